@@ -1,0 +1,3 @@
+export type { CasResult, Fields, Guard, PollResult, Store } from './types.ts';
+export { keys } from './keys.ts';
+export { MemoryStore, type MemoryStoreOptions } from './memory-store.ts';

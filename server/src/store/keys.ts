@@ -1,0 +1,39 @@
+/**
+ * The logical keys of Countersign. Tenancy is part of every key (DESIGN.md guarantee 5), and
+ * the `{…}` hash tag groups what one atomic operation or one request touches into one Redis
+ * Cluster slot. Tenants, subjects and ids are restricted to characters without braces, so a
+ * caller cannot move a key into another tag.
+ */
+export const keys = {
+  /** Hash: one approval request, its state, poll rate and redemption. */
+  request: (tenant: string, authReqId: string) => `req:{${tenant}:${authReqId}}`,
+  /** String: `transaction_id` → `auth_req_id` of the same client (idempotency). */
+  transaction: (tenant: string, clientId: string, transactionId: string) =>
+    `txn:{${tenant}:${clientId}}:${transactionId}`,
+  /** String: `redemption_id` → `auth_req_id`. */
+  redemption: (tenant: string, redemptionId: string) => `rdm:{${tenant}:${redemptionId}}`,
+  /** String (single use): a WebAuthn decision challenge → its nonce record. */
+  decisionChallenge: (tenant: string, challenge: string) => `chl:{${tenant}}:${challenge}`,
+  /** Set: the `auth_req_id`s waiting for one user. */
+  userRequests: (tenant: string, sub: string) => `inbox:{${tenant}:${sub}}`,
+  /** String: a client record (JSON), found by `client_id` alone at authentication. */
+  client: (clientId: string) => `client:{${clientId}}`,
+  /** String: a user record (JSON). */
+  user: (tenant: string, sub: string) => `user:{${tenant}:${sub}}`,
+  /** Set: a user's device ids. */
+  userDevices: (tenant: string, sub: string) => `devices:{${tenant}:${sub}}`,
+  /** String: one device (JSON: credential, counter, name). */
+  device: (tenant: string, sub: string, deviceId: string) => `device:{${tenant}:${sub}}:${deviceId}`,
+  /** Hash: one device's push subscriptions, endpoint → `PushSubscription` JSON. */
+  devicePush: (tenant: string, sub: string, deviceId: string) => `push:{${tenant}:${sub}}:${deviceId}`,
+  /** String (single use): an enrollment code → its record. */
+  enrollment: (code: string) => `enroll:{${code}}`,
+  /** String: a device session → `{tenant, sub, device_id}`. */
+  session: (sessionId: string) => `session:{${sessionId}}`,
+  /** List: the audit events of one request. */
+  requestAudit: (tenant: string, authReqId: string) => `audit:{${tenant}:${authReqId}}`,
+  /** List: every audit event of a tenant. */
+  tenantAudit: (tenant: string) => `audit:{${tenant}}`,
+  /** String: server-generated configuration kept in the store (signing key, VAPID keys). */
+  config: (name: string) => `config:{${name}}`,
+} as const;

@@ -1,0 +1,174 @@
+import type { CasResult, Fields, Guard, PollResult, Store } from './types.ts';
+
+type Value = { kind: 'string'; value: string } | { kind: 'hash'; value: Map<string, string> } | { kind: 'set'; value: Set<string> } | { kind: 'list'; value: string[] };
+interface Entry { data: Value; expiresAt: number | undefined }
+
+/** Options of {@link MemoryStore}. */
+export interface MemoryStoreOptions {
+  /** The clock for TTLs, epoch milliseconds; `Date.now` by default. */
+  now?: () => number;
+}
+
+/** Evaluates one guard against a record; shared with nothing else so it mirrors the Lua exactly. */
+export function guardHolds(fields: Map<string, string>, guard: Guard): boolean {
+  const current = fields.get(guard.field);
+  switch (guard.op) {
+    case 'absent':
+      return current === undefined;
+    case 'present':
+      return current !== undefined;
+    case 'eq':
+      return current === guard.value;
+    case 'ne':
+      return current !== undefined && current !== guard.value;
+    case 'lt':
+      return current !== undefined && Number(current) < guard.value;
+    case 'gt':
+      return current !== undefined && Number(current) > guard.value;
+  }
+}
+
+/**
+ * The in-memory {@link Store}: the embedded default when `REDIS_URL` is unset. Every operation
+ * runs to completion inside one turn of the event loop, which is what makes it atomic. It keeps
+ * nothing across restarts and is for development and tests only.
+ */
+export class MemoryStore implements Store {
+  readonly kind = 'memory' as const;
+  readonly #entries = new Map<string, Entry>();
+  readonly #now: () => number;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    this.#now = options.now ?? Date.now;
+  }
+
+  #live(key: string): Entry | undefined {
+    const entry = this.#entries.get(key);
+    if (entry?.expiresAt !== undefined && entry.expiresAt <= this.#now()) {
+      this.#entries.delete(key);
+      return undefined;
+    }
+    return entry;
+  }
+
+  #of<K extends Value['kind']>(key: string, kind: K): Extract<Value, { kind: K }> | undefined {
+    const entry = this.#live(key);
+    if (!entry) return undefined;
+    if (entry.data.kind !== kind) throw new TypeError(`WRONGTYPE: ${key} holds a ${entry.data.kind}`);
+    return entry.data as Extract<Value, { kind: K }>;
+  }
+
+  #expiry(ttlSeconds: number | undefined): number | undefined {
+    return ttlSeconds === undefined ? undefined : this.#now() + ttlSeconds * 1000;
+  }
+
+  #touch(key: string, ttlSeconds: number | undefined): void {
+    const entry = this.#entries.get(key);
+    if (entry && ttlSeconds !== undefined) entry.expiresAt = this.#expiry(ttlSeconds);
+  }
+
+  #ensure<K extends Value['kind']>(key: string, kind: K, make: () => Extract<Value, { kind: K }>['value']): Extract<Value, { kind: K }> {
+    const existing = this.#of(key, kind);
+    if (existing) return existing;
+    const data = { kind, value: make() } as unknown as Extract<Value, { kind: K }>;
+    this.#entries.set(key, { data, expiresAt: undefined });
+    return data;
+  }
+
+  async get(key: string): Promise<string | null> {
+    return this.#of(key, 'string')?.value ?? null;
+  }
+
+  async set(key: string, value: string, options: { ttlSeconds?: number; onlyIfAbsent?: boolean } = {}): Promise<boolean> {
+    if (options.onlyIfAbsent && this.#live(key)) return false;
+    this.#entries.set(key, { data: { kind: 'string', value }, expiresAt: this.#expiry(options.ttlSeconds) });
+    return true;
+  }
+
+  async take(key: string): Promise<string | null> {
+    const value = this.#of(key, 'string')?.value ?? null;
+    this.#entries.delete(key);
+    return value;
+  }
+
+  async delete(key: string): Promise<boolean> {
+    const existed = this.#live(key) !== undefined;
+    this.#entries.delete(key);
+    return existed;
+  }
+
+  async hashCreate(key: string, fields: Fields, ttlSeconds: number): Promise<boolean> {
+    if (this.#live(key)) return false;
+    this.#entries.set(key, { data: { kind: 'hash', value: new Map(Object.entries(fields)) }, expiresAt: this.#expiry(ttlSeconds) });
+    return true;
+  }
+
+  async hashGet(key: string): Promise<Fields | null> {
+    const hash = this.#of(key, 'hash');
+    return hash ? Object.fromEntries(hash.value) : null;
+  }
+
+  async hashSet(key: string, fields: Fields, ttlSeconds?: number): Promise<void> {
+    const hash = this.#ensure(key, 'hash', () => new Map());
+    for (const [field, value] of Object.entries(fields)) hash.value.set(field, value);
+    this.#touch(key, ttlSeconds);
+  }
+
+  async hashDelete(key: string, field: string): Promise<boolean> {
+    const hash = this.#of(key, 'hash');
+    if (!hash) return false;
+    const existed = hash.value.delete(field);
+    if (hash.value.size === 0) this.#entries.delete(key);
+    return existed;
+  }
+
+  async compareAndSet(key: string, guards: Guard[], set: Fields, options: { ttlSeconds?: number } = {}): Promise<CasResult> {
+    const hash = this.#of(key, 'hash');
+    if (!hash) return { ok: false, fields: null, failedGuard: -1 };
+    const failed = guards.findIndex((guard) => !guardHolds(hash.value, guard));
+    if (failed !== -1) return { ok: false, fields: Object.fromEntries(hash.value), failedGuard: failed };
+    for (const [field, value] of Object.entries(set)) hash.value.set(field, value);
+    this.#touch(key, options.ttlSeconds);
+    return { ok: true, fields: Object.fromEntries(hash.value) };
+  }
+
+  async pollThrottle(key: string, nowMs: number, leewayMs = 0): Promise<PollResult> {
+    const hash = this.#of(key, 'hash');
+    if (!hash) return { status: 'missing', fields: null };
+    let interval = Number(hash.value.get('interval') ?? '5');
+    const next = hash.value.get('next_poll_at');
+    const early = next !== undefined && nowMs < Number(next) - leewayMs;
+    if (early) interval += 5;
+    hash.value.set('interval', String(interval));
+    hash.value.set('next_poll_at', String(nowMs + interval * 1000));
+    return { status: early ? 'slow_down' : 'ok', fields: Object.fromEntries(hash.value) };
+  }
+
+  async setAdd(key: string, member: string, ttlSeconds?: number): Promise<void> {
+    this.#ensure(key, 'set', () => new Set()).value.add(member);
+    this.#touch(key, ttlSeconds);
+  }
+
+  async setRemove(key: string, member: string): Promise<void> {
+    const set = this.#of(key, 'set');
+    set?.value.delete(member);
+    if (set?.value.size === 0) this.#entries.delete(key);
+  }
+
+  async setMembers(key: string): Promise<string[]> {
+    return [...(this.#of(key, 'set')?.value ?? [])];
+  }
+
+  async listAppend(key: string, value: string, ttlSeconds?: number): Promise<void> {
+    this.#ensure(key, 'list', () => []).value.push(value);
+    this.#touch(key, ttlSeconds);
+  }
+
+  async listRange(key: string): Promise<string[]> {
+    return [...(this.#of(key, 'list')?.value ?? [])];
+  }
+
+  async close(): Promise<void> {
+    this.#entries.clear();
+  }
+}

@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import { formatAmount, isCurrencyCode } from '../money/index.ts';
+import { displayText, identifier } from '../schemas/text.ts';
+import type { ActionDisplay } from './display.ts';
+
+/**
+ * The `payment` authorization details type (DESIGN.md, fixed): one payment or refund of
+ * `amount_minor` minor units of `currency` to `payee`. Unknown members are refused, not dropped.
+ *
+ * @see RFC 9396 §2 (authorization details), ISO 4217
+ */
+export const paymentDetails = z.strictObject({
+  type: z.literal('payment'),
+  /** The client's idempotency key for this action. */
+  transaction_id: identifier(64),
+  /** Positive safe integer, in the currency's minor unit (cents for EUR). */
+  amount_minor: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+  /** ISO 4217 alphabetic code. */
+  currency: z.string().refine(isCurrencyCode, 'must be an ISO 4217 currency code'),
+  payee: z.strictObject({
+    id: identifier(64),
+    name: displayText(140),
+  }),
+  purpose: displayText(5000),
+});
+
+/** A validated `payment` action. */
+export type PaymentDetails = z.infer<typeof paymentDetails>;
+
+/** What the person sees for a payment: amount from minor units, payee and purpose. */
+export function displayPayment(details: PaymentDetails): ActionDisplay {
+  const amount = formatAmount(details.amount_minor, details.currency);
+  return {
+    type: 'payment',
+    title: `Pay ${amount.formatted_code} to ${details.payee.name}`,
+    summary: `${amount.formatted_code} to ${details.payee.name}`,
+    amount,
+    fields: [
+      { label: 'Amount', value: amount.formatted_code },
+      { label: 'Payee', value: `${details.payee.name} (${details.payee.id})` },
+      { label: 'Purpose', value: details.purpose },
+      { label: 'Transaction', value: details.transaction_id },
+    ],
+  };
+}

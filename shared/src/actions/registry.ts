@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import type { ActionDisplay } from './display.ts';
+import { displayPayment, paymentDetails, type PaymentDetails } from './payment.ts';
+
+/** One registered `authorization_details` type: its zod schema and how a person sees it. */
+export interface ActionType<T extends { type: string }> {
+  schema: z.ZodType<T, unknown>;
+  display(details: T): ActionDisplay;
+}
+
+/**
+ * The registry of `authorization_details` types the server accepts (RFC 9396 §2), advertised in
+ * discovery as `authorization_details_types_supported`.
+ */
+export const ACTION_TYPES = {
+  payment: { schema: paymentDetails, display: displayPayment } satisfies ActionType<PaymentDetails>,
+} as const;
+
+/** The registered type names. */
+export const ACTION_TYPE_NAMES = Object.keys(ACTION_TYPES) as (keyof typeof ACTION_TYPES)[];
+
+/** One action of any registered type. */
+export const authorizationDetail = z.discriminatedUnion('type', [paymentDetails]);
+
+/** A validated action of any registered type. */
+export type AuthorizationDetail = z.infer<typeof authorizationDetail>;
+
+/** `authorization_details`: one to ten actions, each of a registered type (RFC 9396 §2). */
+export const authorizationDetails = z.array(authorizationDetail).min(1).max(10);
+
+/** A validated `authorization_details` array. */
+export type AuthorizationDetails = z.infer<typeof authorizationDetails>;
+
+/** How a person sees one action (dispatches on its `type`). */
+export function displayAction(detail: AuthorizationDetail): ActionDisplay {
+  switch (detail.type) {
+    case 'payment':
+      return ACTION_TYPES.payment.display(detail);
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * The stable error codes of Countersign, with the HTTP status each one answers with by default.
+ *
+ * Agent-facing codes are the OAuth 2.0 / CIBA words (RFC 6749 §5.2, CIBA Core 1.0 §11 and §13,
+ * RFC 9396 §5); the rest are Countersign's own snake_case reason codes, also used in the audit trail.
+ * Callers (agents, the PWA) `switch` on the code, never on the description.
+ */
+export const ERROR_CODES = {
+  // RFC 6749 §5.2 and CIBA Core §11 / §13
+  invalid_request: 400,
+  invalid_client: 401,
+  invalid_grant: 400,
+  unauthorized_client: 400,
+  unsupported_grant_type: 400,
+  invalid_scope: 400,
+  access_denied: 400,
+  authorization_pending: 400,
+  slow_down: 400,
+  expired_token: 400,
+  unknown_user_id: 400,
+  invalid_binding_message: 400,
+  invalid_user_code: 400,
+  missing_user_code: 400,
+  // RFC 9396 §5
+  invalid_authorization_details: 400,
+  // RFC 6750 §3.1
+  invalid_token: 401,
+  // Countersign: the gate
+  transaction_conflict: 409,
+  approval_mismatch: 400,
+  stale_record: 409,
+  already_redeemed: 409,
+  outcome_conflict: 409,
+  request_not_pending: 409,
+  // Countersign: device and operator surfaces
+  invalid_origin: 403,
+  login_required: 401,
+  invalid_enrollment_code: 400,
+  invalid_assertion: 400,
+  counter_regression: 400,
+  not_found: 404,
+  unsupported_media_type: 415,
+  request_too_large: 413,
+  rate_limited: 429,
+  // Generic
+  server_error: 500,
+  temporarily_unavailable: 503,
+} as const;
+
+/** One of the stable error codes of {@link ERROR_CODES}. */
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** True when `value` is one of Countersign's stable error codes. */
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.hasOwn(ERROR_CODES, value);
+}

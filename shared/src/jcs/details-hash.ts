@@ -1,0 +1,32 @@
+import { canonicalize } from './canonicalize.ts';
+import { base64url, sha256 } from './sha256.ts';
+
+/**
+ * The `details_hash` of an action: base64url(SHA-256(JCS(authorization_details))).
+ *
+ * Stored with the request, signed into the approval token and recomputed at redemption
+ * (DESIGN.md guarantee 3). Hash the *validated* details, so that the same action always gives
+ * the same hash however its JSON was spelled.
+ *
+ * @param authorizationDetails - the RFC 9396 `authorization_details` array.
+ * @returns 43 base64url characters.
+ * @see RFC 8785 (JCS), RFC 9396 §2
+ */
+export async function detailsHash(authorizationDetails: unknown): Promise<string> {
+  return base64url(await sha256(canonicalize(authorizationDetails)));
+}
+
+/**
+ * The WebAuthn challenge for one decision on one request:
+ * SHA-256(JCS({auth_req_id, details_hash, decision, nonce})), as 32 bytes.
+ *
+ * @see DESIGN.md guarantee 4; WebAuthn Level 3 §13.4.3 (cryptographic challenges)
+ */
+export async function decisionChallenge(input: {
+  auth_req_id: string;
+  details_hash: string;
+  decision: 'approve' | 'deny';
+  nonce: string;
+}): Promise<Uint8Array> {
+  return sha256(canonicalize(input));
+}

@@ -1,0 +1,2 @@
+export { CURRENCY_EXPONENTS, currencyExponent, isCurrencyCode } from './iso4217.ts';
+export { formatAmount, minorToDecimal, type FormattedAmount } from './format-amount.ts';

@@ -1,0 +1,4 @@
+export * from './ciba.ts';
+export * from './device.ts';
+export * from './admin.ts';
+export { bindingMessage, displayText, identifier } from './text.ts';
