@@ -1,0 +1,84 @@
+import { CountersignError, createClientBody, createEnrollmentBody, createUserBody, tenantName } from '@countersign/shared';
+import { Hono, type Context } from 'hono';
+import { bearerAuth } from 'hono/bearer-auth';
+import { createClient } from '../clients/index.ts';
+import type { Deps } from '../deps.ts';
+import { createEnrollment } from '../devices/index.ts';
+import { readJson } from '../http/index.ts';
+import { loadRequest, requestDisplay, settleExpiry } from '../requests/index.ts';
+import { ensureUser, findUser } from '../users/index.ts';
+
+function tenantOf(c: Context): string {
+  const parsed = tenantName.safeParse(c.req.query('tenant') ?? 'default');
+  if (!parsed.success) throw new CountersignError('invalid_request', 'tenant is malformed.');
+  return parsed.data;
+}
+
+/** Accepts a notification endpoint only where the deployment mode allows it (DESIGN.md "Start-up"). */
+function checkNotificationEndpoint(url: string | undefined, production: boolean): void {
+  if (!url) return;
+  const parsed = new URL(url);
+  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(parsed.hostname);
+  if (parsed.protocol === 'https:' && (!production || !loopback)) return;
+  if (!production && loopback) return;
+  throw new CountersignError('invalid_request', production ? 'The notification endpoint must be https.' : 'The notification endpoint must be https or on this machine.');
+}
+
+/**
+ * The operator's API under `/api/admin`, behind `Authorization: Bearer <ADMIN_TOKEN>`: register
+ * clients and users, create enrollment links, read a request and its audit trail.
+ */
+export function adminRoutes(deps: Deps, adminToken: string): Hono {
+  const app = new Hono();
+  app.use(
+    '*',
+    bearerAuth({
+      token: adminToken,
+      noAuthenticationHeader: { message: { error: 'invalid_token', error_description: 'The admin token is required.' } },
+      invalidAuthenticationHeader: { message: { error: 'invalid_request', error_description: 'Use Authorization: Bearer <ADMIN_TOKEN>.' } },
+      invalidToken: { message: { error: 'invalid_token', error_description: 'The admin token is not valid.' } },
+    }),
+  );
+
+  app.post('/clients', async (c) => {
+    const body = await readJson(c, createClientBody);
+    checkNotificationEndpoint(body.backchannel_client_notification_endpoint, deps.config.production);
+    if (body.token_delivery_mode !== 'poll' && !body.backchannel_client_notification_endpoint) {
+      throw new CountersignError('invalid_request', 'ping and push clients need a backchannel_client_notification_endpoint.');
+    }
+    if (body.token_delivery_mode !== 'poll') throw new CountersignError('invalid_request', 'Only the poll delivery mode is supported so far.');
+    const { record, client_secret } = await createClient(deps.store, body, deps.clock.now());
+    const { secret_hash: _hash, ...client } = record;
+    return c.json({ ...client, client_secret }, 201, { 'Cache-Control': 'no-store' });
+  });
+
+  app.post('/users', async (c) => {
+    const body = await readJson(c, createUserBody);
+    const { user, created } = await ensureUser(deps.store, body, deps.clock.now());
+    return c.json(user, created ? 201 : 200);
+  });
+
+  app.post('/users/:sub/enrollments', async (c) => {
+    const raw = await c.req.text();
+    const body = raw.trim() === '' ? createEnrollmentBody.parse({}) : await readJson(c, createEnrollmentBody);
+    const user = await findUser(deps.store, body.tenant, c.req.param('sub'));
+    if (!user) throw new CountersignError('not_found', 'No such user.');
+    return c.json(await createEnrollment(deps, user), 201, { 'Cache-Control': 'no-store' });
+  });
+
+  app.get('/requests/:auth_req_id', async (c) => {
+    const found = await loadRequest(deps.store, tenantOf(c), c.req.param('auth_req_id'));
+    if (!found) throw new CountersignError('not_found', 'No such request.');
+    const request = await settleExpiry(deps, found);
+    const { token_jti: _jti, ...stored } = request;
+    return c.json({ request: stored, display: requestDisplay(request, deps.clock.now()) });
+  });
+
+  app.get('/audit', async (c) => {
+    const authReqId = c.req.query('auth_req_id');
+    if (!authReqId || !/^[A-Za-z0-9_-]{16,128}$/.test(authReqId)) throw new CountersignError('invalid_request', 'auth_req_id is required.');
+    return c.json({ events: await deps.audit.forRequest(tenantOf(c), authReqId) });
+  });
+
+  return app;
+}

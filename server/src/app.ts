@@ -1,0 +1,86 @@
+import { serveStatic } from '@hono/node-server/serve-static';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { secureHeaders } from 'hono/secure-headers';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { adminRoutes } from './admin/index.ts';
+import { bcAuthorizeHandler, discoveryRoutes, tokenHandler } from './ciba/index.ts';
+import type { Deps } from './deps.ts';
+import { deviceRoutes } from './devices/index.ts';
+import { errorHandler, notFound } from './http/index.ts';
+import { redemptionRoutes } from './redemption/index.ts';
+
+/** Request bodies larger than this are refused with 413 before they are read. */
+const MAX_BODY_BYTES = 64 * 1024;
+
+/** Where `pnpm build` puts the approver PWA. */
+export const PWA_DIST = fileURLToPath(new URL('../../approver-pwa/dist/', import.meta.url));
+
+/** Options of {@link createApp}. */
+export interface AppOptions {
+  /** The admin API's bearer token; without one the admin API is off. */
+  adminToken?: string;
+  /** A built PWA to serve at `/`; {@link PWA_DIST} by default, nothing when it is missing. */
+  pwaRoot?: string | false;
+}
+
+/**
+ * The Countersign HTTP application: the CIBA endpoints for agents, the redemption endpoints for
+ * executors, the device API for the approver PWA, the admin API, and the PWA itself.
+ */
+export function createApp(deps: Deps, options: AppOptions = {}): Hono {
+  const app = new Hono();
+  app.onError(errorHandler(deps.log));
+  app.notFound(notFound);
+  app.use(
+    '*',
+    secureHeaders({
+      contentSecurityPolicy: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+        workerSrc: ["'self'"],
+        manifestSrc: ["'self'"],
+        frameAncestors: ["'none'"],
+        baseUri: ["'none'"],
+        formAction: ["'none'"],
+      },
+      crossOriginEmbedderPolicy: false,
+    }),
+  );
+  app.use('*', bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json({ error: 'request_too_large', error_description: 'The request body is too large.' }, 413) }));
+
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.get('/readyz', async (c) => {
+    try {
+      await deps.store.get('readyz');
+      return c.json({ status: 'ready', store: deps.store.kind });
+    } catch {
+      return c.json({ error: 'temporarily_unavailable', error_description: 'The store is not reachable.' }, 503, { 'Retry-After': '5' });
+    }
+  });
+
+  app.route('/', discoveryRoutes(deps));
+  app.post('/bc-authorize', bcAuthorizeHandler(deps));
+  app.post('/token', tokenHandler(deps));
+  app.route('/', redemptionRoutes(deps));
+  app.route('/api/device', deviceRoutes(deps));
+  if (options.adminToken) app.route('/api/admin', adminRoutes(deps, options.adminToken));
+  app.all('/api/*', notFound);
+
+  const pwaRoot = options.pwaRoot ?? PWA_DIST;
+  if (pwaRoot && existsSync(pwaRoot)) {
+    // The service worker must never be cached by HTTP, or an update could take a day to reach phones.
+    app.use('/sw.js', async (c, next) => {
+      await next();
+      c.header('Cache-Control', 'no-cache');
+      c.header('Service-Worker-Allowed', '/');
+    });
+    app.use('/*', serveStatic({ root: pwaRoot }));
+    app.get('/', serveStatic({ root: pwaRoot, path: 'index.html' }));
+  }
+  return app;
+}

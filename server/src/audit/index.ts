@@ -1,0 +1,1 @@
+export { createAuditLog, type AuditChannel, type AuditEvent, type AuditLog, type AuditType } from './audit-log.ts';

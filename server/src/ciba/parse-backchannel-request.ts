@@ -1,0 +1,90 @@
+import { authorizationDetails, bindingMessage, CountersignError, type AuthorizationDetails } from '@countersign/shared';
+import type { Config } from '../config/index.ts';
+import { describeIssue } from '../http/index.ts';
+import type { ClientRecord } from '../clients/index.ts';
+
+/** A validated backchannel authentication request. `requested_expiry` in seconds. */
+export interface BackchannelRequest {
+  scope: string;
+  login_hint: string;
+  binding_message: string | null;
+  authorization_details: AuthorizationDetails;
+  expires_in: number;
+  client_notification_token: string | null;
+}
+
+const KNOWN = new Set([
+  'scope', 'login_hint', 'login_hint_token', 'id_token_hint', 'binding_message', 'user_code', 'authorization_details',
+  'requested_expiry', 'client_notification_token', 'acr_values', 'client_id', 'client_secret',
+]);
+
+/**
+ * Validates the parameters of `POST /bc-authorize`. Pure: it reads no store and changes nothing,
+ * so every refusal leaves no trace but the audit line the caller writes.
+ *
+ * @throws CountersignError `invalid_request` (unknown or missing parameter, bad `requested_expiry`,
+ *   unsupported hint), `invalid_scope` (no `openid`), `invalid_binding_message`,
+ *   `invalid_authorization_details`.
+ * @see CIBA Core 1.0 §7.1 (request parameters) and §13 (error words); RFC 9396 §5
+ */
+export function parseBackchannelRequest(form: Record<string, string>, client: ClientRecord, config: Config): BackchannelRequest {
+  for (const name of Object.keys(form)) {
+    if (!KNOWN.has(name)) throw new CountersignError('invalid_request', `Unknown parameter: ${name}.`);
+  }
+  const scope = form.scope ?? '';
+  if (!scope.split(' ').includes('openid')) throw new CountersignError('invalid_scope', 'scope must include openid.');
+  if (scope.length > 512 || !/^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/.test(scope)) {
+    throw new CountersignError('invalid_scope', 'scope is malformed.');
+  }
+
+  const hints = ['login_hint', 'login_hint_token', 'id_token_hint'].filter((name) => form[name] !== undefined);
+  if (hints.length !== 1) throw new CountersignError('invalid_request', 'Exactly one of login_hint, login_hint_token and id_token_hint is required.');
+  if (form.login_hint === undefined) throw new CountersignError('invalid_request', `${hints[0]} is not supported; use login_hint.`);
+  const loginHint = form.login_hint;
+  if (!/^[A-Za-z0-9._:-]{1,128}$/.test(loginHint)) throw new CountersignError('unknown_user_id', 'The user is not known.');
+
+  if (form.user_code !== undefined) throw new CountersignError('invalid_request', 'user_code is not supported.');
+
+  let binding: string | null = null;
+  if (form.binding_message !== undefined) {
+    const parsed = bindingMessage.safeParse(form.binding_message);
+    if (!parsed.success) throw new CountersignError('invalid_binding_message', describeIssue(parsed.error, 'binding_message'));
+    binding = parsed.data;
+  }
+
+  if (form.authorization_details === undefined) throw new CountersignError('invalid_request', 'authorization_details is required: say exactly what is to be approved.');
+  let raw: unknown;
+  try {
+    raw = JSON.parse(form.authorization_details);
+  } catch {
+    throw new CountersignError('invalid_authorization_details', 'authorization_details is not valid JSON.');
+  }
+  const details = authorizationDetails.safeParse(raw);
+  if (!details.success) throw new CountersignError('invalid_authorization_details', describeIssue(details.error, 'authorization_details'));
+
+  let expiresIn = config.requestExpiryDefault;
+  if (form.requested_expiry !== undefined) {
+    if (!/^[0-9]{1,6}$/.test(form.requested_expiry)) throw new CountersignError('invalid_request', 'requested_expiry must be a positive whole number of seconds.');
+    expiresIn = Number(form.requested_expiry);
+    if (expiresIn < 1 || expiresIn > config.requestExpiryMax) {
+      throw new CountersignError('invalid_request', `requested_expiry must be between 1 and ${config.requestExpiryMax} seconds.`);
+    }
+  }
+
+  const notificationToken = form.client_notification_token ?? null;
+  if (client.token_delivery_mode !== 'poll') {
+    if (!notificationToken) throw new CountersignError('invalid_request', 'client_notification_token is required for ping and push clients.');
+  }
+  if (notificationToken !== null && (notificationToken.length > 1024 || !/^[\x21-\x7e]+$/.test(notificationToken))) {
+    throw new CountersignError('invalid_request', 'client_notification_token must be at most 1024 printable characters.');
+  }
+
+  return {
+    scope,
+    login_hint: loginHint,
+    binding_message: binding,
+    authorization_details: details.data,
+    expires_in: expiresIn,
+    client_notification_token: notificationToken,
+  };
+}

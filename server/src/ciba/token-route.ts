@@ -1,0 +1,53 @@
+import { CIBA_GRANT_TYPE, CountersignError } from '@countersign/shared';
+import type { Context } from 'hono';
+import { authenticateClient } from '../clients/index.ts';
+import type { Deps } from '../deps.ts';
+import { readForm } from '../http/index.ts';
+import { effectiveState, loadRequest, settleExpiry } from '../requests/index.ts';
+import { keys } from '../store/index.ts';
+import { issueTokens } from './issue-tokens.ts';
+
+/** A poll that arrives this early is still on time: timers and clocks of two machines drift a little. */
+const POLL_LEEWAY_MS = 250;
+
+/**
+ * `POST /token` for the CIBA grant: `authorization_pending`, `slow_down`, `access_denied`,
+ * `expired_token`, `invalid_grant`, or the token response (once).
+ *
+ * The poll rate is checked and recorded in one atomic step before the state is read, so that ten
+ * polls fired together get one `authorization_pending` and nine `slow_down`.
+ *
+ * @see CIBA Core 1.0 §10.1 (token request), §11 (token error response); RFC 6749 §5.2
+ */
+export function tokenHandler(deps: Deps) {
+  return async function token(c: Context): Promise<Response> {
+    const form = await readForm(c);
+    const client = await authenticateClient(c, deps.store, form);
+    if (form.grant_type !== CIBA_GRANT_TYPE) {
+      throw new CountersignError(form.grant_type ? 'unsupported_grant_type' : 'invalid_request', form.grant_type ? 'Only the CIBA grant is supported.' : 'grant_type is required.');
+    }
+    const authReqId = form.auth_req_id;
+    if (!authReqId) throw new CountersignError('invalid_request', 'auth_req_id is required.');
+
+    let request = await loadRequest(deps.store, client.tenant, authReqId);
+    // Another client's request answers exactly like an unknown one (DESIGN.md guarantee 5).
+    if (!request || request.client_id !== client.client_id) throw new CountersignError('invalid_grant', 'The auth_req_id is not valid.');
+
+    const poll = await deps.store.pollThrottle(keys.request(client.tenant, authReqId), deps.clock.now(), POLL_LEEWAY_MS);
+    request = await settleExpiry(deps, request);
+    const noStore = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+    switch (effectiveState(request, deps.clock.now())) {
+      case 'pending':
+        if (poll.status === 'slow_down') throw new CountersignError('slow_down', `Poll at most every ${poll.fields?.interval ?? request.interval} seconds.`);
+        throw new CountersignError('authorization_pending', 'The user has not decided yet.');
+      case 'denied':
+        throw new CountersignError('access_denied', 'The user denied the request.');
+      case 'expired':
+        throw new CountersignError('expired_token', 'The request has expired.');
+      case 'redeemed':
+        throw new CountersignError('invalid_grant', 'The auth_req_id was already used.');
+      case 'approved':
+        return c.json(await issueTokens(deps, request), 200, noStore);
+    }
+  };
+}

@@ -1,0 +1,111 @@
+import { CountersignError, decisionBody, enrollOptionsBody, enrollVerifyBody, pushSubscription } from '@countersign/shared';
+import { Hono } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import type { Deps } from '../deps.ts';
+import { readJson } from '../http/index.ts';
+import { isAllowedPushEndpoint, savePushSubscription } from '../push/index.ts';
+import { loadRequest, requestDisplay, settleExpiry } from '../requests/index.ts';
+import { decisionOptions } from './decision-options.ts';
+import { findDevice, listDevices, type DeviceRecord } from './device-record.ts';
+import { enrollmentOptions, verifyEnrollment } from './enrollment.ts';
+import { listInbox } from './inbox.ts';
+import { requireSameOrigin, requireSession, startSession, type DeviceSession } from './session.ts';
+import { verifyDecision } from './verify-decision.ts';
+import type { UserRecord } from '../users/index.ts';
+import { findUser } from '../users/index.ts';
+
+/** Seconds between keep-alive comments on the event stream (proxies close idle connections). */
+const HEARTBEAT_SECONDS = 25;
+
+function whoAmI(deps: Deps, user: UserRecord, device: DeviceRecord) {
+  return {
+    user: { sub: user.sub, display_name: user.display_name },
+    device: { device_id: device.device_id, name: device.name },
+    vapid_public_key: deps.vapidPublicKey,
+  };
+}
+
+/**
+ * The approver PWA's API under `/api/device`: enrollment (WebAuthn registration), the push
+ * subscription, the inbox, one request with its decision options, the decision, and a live event
+ * stream. Every state-changing call needs `Origin: PUBLIC_URL`; all but enrollment need the session.
+ */
+export function deviceRoutes(deps: Deps): Hono<{ Variables: { session: DeviceSession } }> {
+  const app = new Hono<{ Variables: { session: DeviceSession } }>();
+  app.use('*', requireSameOrigin(deps));
+
+  app.post('/enroll/options', async (c) => {
+    const body = await readJson(c, enrollOptionsBody);
+    return c.json(await enrollmentOptions(deps, body.enrollment_code));
+  });
+
+  app.post('/enroll/verify', async (c) => {
+    const body = await readJson(c, enrollVerifyBody);
+    const { user, device } = await verifyEnrollment(deps, body.enrollment_code, body.response, body.device_name);
+    await startSession(c, deps, { tenant: user.tenant, sub: user.sub, device_id: device.device_id });
+    return c.json(whoAmI(deps, user, device));
+  });
+
+  app.use('*', requireSession(deps));
+
+  app.get('/me', async (c) => {
+    const session = c.get('session');
+    const [user, device] = await Promise.all([findUser(deps.store, session.tenant, session.sub), findDevice(deps.store, session.tenant, session.sub, session.device_id)]);
+    if (!user || !device) throw new CountersignError('login_required', 'This device is no longer enrolled.');
+    return c.json(whoAmI(deps, user, device));
+  });
+
+  app.put('/push-subscription', async (c) => {
+    const session = c.get('session');
+    const subscription = await readJson(c, pushSubscription);
+    if (!isAllowedPushEndpoint(subscription.endpoint, { production: deps.config.production, allowedHosts: deps.config.pushAllowedHosts })) {
+      throw new CountersignError('invalid_request', 'This push endpoint is not accepted.');
+    }
+    const saved = await savePushSubscription(deps.store, { tenant: session.tenant, sub: session.sub, deviceId: session.device_id }, subscription);
+    if (!saved.saved) throw new CountersignError('invalid_request', 'This device has too many push subscriptions.');
+    return c.body(null, 204);
+  });
+
+  app.get('/requests', async (c) => c.json({ requests: await listInbox(deps, c.get('session')) }, 200, { 'Cache-Control': 'no-store' }));
+
+  app.get('/requests/:auth_req_id', async (c) => {
+    const session = c.get('session');
+    const found = await loadRequest(deps.store, session.tenant, c.req.param('auth_req_id'));
+    // A device sees only its own user's requests (DESIGN.md guarantee 5).
+    if (!found || found.sub !== session.sub) throw new CountersignError('not_found', 'No such request.');
+    const request = await settleExpiry(deps, found);
+    let options = null;
+    if (request.state === 'pending') {
+      const devices = await listDevices(deps.store, session.tenant, session.sub);
+      const [approve, deny] = await Promise.all([decisionOptions(deps, request, 'approve', devices), decisionOptions(deps, request, 'deny', devices)]);
+      options = { approve, deny };
+      await deps.audit.record({ type: 'viewed', tenant: session.tenant, auth_req_id: request.auth_req_id, client_id: request.client_id, sub: session.sub, device_id: session.device_id, channel: 'device' });
+    }
+    return c.json({ request: requestDisplay(request, deps.clock.now()), options }, 200, { 'Cache-Control': 'no-store' });
+  });
+
+  app.post('/requests/:auth_req_id/decision', async (c) => {
+    const session = c.get('session');
+    const body = await readJson(c, decisionBody);
+    const request = await verifyDecision(deps, session, c.req.param('auth_req_id'), body.decision, body.response);
+    return c.json({ request: requestDisplay(request, deps.clock.now()) }, 200, { 'Cache-Control': 'no-store' });
+  });
+
+  app.get('/events', (c) => {
+    const session = c.get('session');
+    return streamSSE(c, async (stream) => {
+      const unsubscribe = deps.events.subscribe(session.tenant, session.sub, (event) => {
+        void stream.writeSSE({ event: 'request', data: JSON.stringify(event) });
+      });
+      stream.onAbort(unsubscribe);
+      await stream.writeSSE({ event: 'ready', data: '{}' });
+      while (!stream.aborted && !stream.closed) {
+        await stream.sleep(HEARTBEAT_SECONDS * 1000);
+        if (!stream.aborted && !stream.closed) await stream.write(': keep-alive\n\n');
+      }
+      unsubscribe();
+    });
+  });
+
+  return app;
+}

@@ -1,0 +1,74 @@
+import { CountersignError } from '@countersign/shared';
+import type { Context, MiddlewareHandler } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { createHash } from 'node:crypto';
+import type { Deps } from '../deps.ts';
+import { keys } from '../store/index.ts';
+
+/** A device session: which user's which device is calling. */
+export interface DeviceSession {
+  tenant: string;
+  sub: string;
+  device_id: string;
+}
+
+/** Device sessions last 30 days from enrollment; the device re-enrolls after that. */
+const SESSION_SECONDS = 30 * 86_400;
+
+function cookieName(deps: Pick<Deps, 'config'>): string {
+  // The __Host- prefix (RFC 6265bis §4.1.3.2) pins the cookie to this origin, but needs Secure, which needs https.
+  return deps.config.publicUrl.startsWith('https:') ? '__Host-cs_device' : 'cs_device';
+}
+
+/** Sessions are stored under a hash of their id, so a copy of the store holds no live session. */
+function sessionKey(sessionId: string): string {
+  return keys.session(createHash('sha256').update(sessionId).digest('base64url'));
+}
+
+/** Starts a session for a device and sets it as an HttpOnly, SameSite=Strict cookie. */
+export async function startSession(c: Context, deps: Pick<Deps, 'config' | 'store' | 'ids'>, session: DeviceSession): Promise<void> {
+  const sessionId = deps.ids(32);
+  await deps.store.set(sessionKey(sessionId), JSON.stringify(session), { ttlSeconds: SESSION_SECONDS });
+  setCookie(c, cookieName(deps), sessionId, {
+    httpOnly: true,
+    sameSite: 'Strict',
+    secure: deps.config.publicUrl.startsWith('https:'),
+    path: '/',
+    maxAge: SESSION_SECONDS,
+  });
+}
+
+/** Ends the caller's session, if any. */
+export async function endSession(c: Context, deps: Pick<Deps, 'config' | 'store'>): Promise<void> {
+  const sessionId = getCookie(c, cookieName(deps));
+  if (sessionId) await deps.store.delete(sessionKey(sessionId));
+  deleteCookie(c, cookieName(deps), { path: '/' });
+}
+
+/**
+ * Requires a device session; puts it in `c.get('session')`.
+ * @throws CountersignError `login_required` (401) without a valid session.
+ */
+export function requireSession(deps: Pick<Deps, 'config' | 'store'>): MiddlewareHandler<{ Variables: { session: DeviceSession } }> {
+  return async function deviceSession(c, next) {
+    const sessionId = getCookie(c, cookieName(deps));
+    const json = sessionId && /^[A-Za-z0-9_-]{20,100}$/.test(sessionId) ? await deps.store.get(sessionKey(sessionId)) : null;
+    if (!json) throw new CountersignError('login_required', 'This device is not enrolled, or its session has ended.');
+    c.set('session', JSON.parse(json) as DeviceSession);
+    await next();
+  };
+}
+
+/**
+ * Refuses a state-changing device call whose `Origin` is not `PUBLIC_URL` (CSRF): the session
+ * cookie is SameSite=Strict already; this is the second lock.
+ * @throws CountersignError `invalid_origin` (403).
+ */
+export function requireSameOrigin(deps: Pick<Deps, 'config'>): MiddlewareHandler {
+  return async function sameOrigin(c, next) {
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD' && c.req.header('origin') !== deps.config.publicUrl) {
+      throw new CountersignError('invalid_origin', 'This call must come from the approver app.');
+    }
+    await next();
+  };
+}

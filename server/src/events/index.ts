@@ -1,0 +1,1 @@
+export { EventBus, type RequestChanged } from './event-bus.ts';

@@ -1,0 +1,48 @@
+import { CountersignError } from '@countersign/shared';
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { z } from 'zod';
+import type { Logger } from '../runtime/index.ts';
+
+/** A one-line description of the first zod issue, naming the field but never echoing its value. */
+export function describeIssue(error: z.ZodError, prefix = ''): string {
+  const issue = error.issues[0];
+  if (!issue) return 'invalid input';
+  const path = [prefix, ...issue.path.map(String)].filter(Boolean).join('.');
+  return path ? `${path}: ${issue.message}` : issue.message;
+}
+
+/**
+ * The one place that turns errors into responses (node-oidc-provider style): a
+ * {@link CountersignError} becomes its OAuth body `{error, error_description}` and status; hono's
+ * own exceptions (e.g. the body limit) keep their status with an OAuth body; anything else is
+ * logged and answered as a bare `server_error`, with no stack trace and no detail.
+ */
+export function errorHandler(log: Logger) {
+  return function onError(error: Error, c: Context): Response {
+    if (error instanceof CountersignError) {
+      if (!error.expose) log.error('internal error', { code: error.code, error: String(error.cause ?? error.message) });
+      return c.json(error.toJSON(), error.status as ContentfulStatusCode, { 'Cache-Control': 'no-store', ...error.headers });
+    }
+    if (error instanceof HTTPException && error.status < 500) {
+      const code = error.status === 413 ? 'request_too_large' : 'invalid_request';
+      const description = error.status === 413 ? 'The request body is too large.' : error.message || 'The request is malformed.';
+      return c.json({ error: code, error_description: description }, error.status, { 'Cache-Control': 'no-store' });
+    }
+    log.error('unhandled error', { path: c.req.path, error: String(error) });
+    return c.json({ error: 'server_error', error_description: 'The server could not complete the request.' }, 500, {
+      'Cache-Control': 'no-store',
+    });
+  };
+}
+
+/** 404 for unknown paths, with an OAuth-style body. */
+export function notFound(c: Context): Response {
+  return c.json({ error: 'not_found', error_description: 'No such resource.' }, 404);
+}
+
+/** Shorthand for a refusal: `throw refuse('invalid_request', '…')`. */
+export function refuse(code: ConstructorParameters<typeof CountersignError>[0], description: string, options?: ConstructorParameters<typeof CountersignError>[2]): CountersignError {
+  return new CountersignError(code, description, options);
+}

@@ -1,0 +1,42 @@
+import { serve } from '@hono/node-server';
+import { createApp } from './app.ts';
+import { loadConfig, type Config } from './config/index.ts';
+import { createDeps } from './create-deps.ts';
+import { seedDevelopment } from './seed-development.ts';
+import { consoleLogger, randomId } from './runtime/index.ts';
+import { connectRedisStore, MemoryStore, type Store } from './store/index.ts';
+
+async function openStore(config: Config): Promise<Store> {
+  if (config.redisUrl) {
+    return connectRedisStore(config.redisUrl, { onError: (error) => consoleLogger.error('redis error', { error: error.message }) });
+  }
+  consoleLogger.warn('REDIS_URL is unset: using the in-memory store. Everything is lost on restart; use it for development only.');
+  return new MemoryStore();
+}
+
+/** `pnpm start`: validate the configuration, open the store, load keys, serve. */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const store = await openStore(config);
+  const deps = await createDeps(config, store);
+  const adminToken = config.adminToken ?? randomId(24);
+  const app = createApp(deps, { adminToken });
+  const server = serve({ fetch: app.fetch, port: config.port, hostname: config.production ? '0.0.0.0' : 'localhost' }, async (info) => {
+    deps.log.info('countersign listening', { port: info.port, issuer: config.publicUrl, store: store.kind, mode: config.production ? 'production' : 'development' });
+    if (!config.production) await seedDevelopment(deps, { adminToken, adminTokenGenerated: !config.adminToken });
+  });
+  const stop = () => {
+    server.close(async () => {
+      await deps.background.drain();
+      await store.close();
+      process.exit(0);
+    });
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,56 @@
+import { CountersignError, type OutcomeReport } from '@countersign/shared';
+import type { ClientRecord } from '../clients/index.ts';
+import type { Deps } from '../deps.ts';
+import { fromFields, loadRequest, type ApprovalRequest } from '../requests/index.ts';
+import { keys } from '../store/index.ts';
+
+function sameOutcome(request: ApprovalRequest, report: OutcomeReport): boolean {
+  const outcome = request.outcome;
+  if (!outcome || outcome.status === 'unknown') return false;
+  return outcome.status === report.status && outcome.reference === report.reference && outcome.reason === report.reason;
+}
+
+/**
+ * Records what really happened after a redemption: `unknown → succeeded | failed`, once. The same
+ * report sent again is accepted (a retry); a different one is refused with `outcome_conflict`.
+ *
+ * @throws CountersignError `not_found` (404: unknown id or another client's), `outcome_conflict` (409).
+ * @see DESIGN.md guarantee 8
+ */
+export async function reportOutcome(deps: Deps, client: ClientRecord, redemptionId: string, report: OutcomeReport): Promise<{ redemption_id: string; auth_req_id: string; outcome: OutcomeReport }> {
+  const notFound = new CountersignError('not_found', 'No such redemption.');
+  if (!/^rdm_[A-Za-z0-9_-]{10,40}$/.test(redemptionId)) throw notFound;
+  const authReqId = await deps.store.get(keys.redemption(client.tenant, redemptionId));
+  const request = authReqId ? await loadRequest(deps.store, client.tenant, authReqId) : null;
+  if (!request || request.client_id !== client.client_id || request.redemption_id !== redemptionId) throw notFound;
+
+  const result = await deps.store.compareAndSet(
+    keys.request(request.tenant, request.auth_req_id),
+    [
+      { field: 'redemption_id', op: 'eq', value: redemptionId },
+      { field: 'outcome_status', op: 'eq', value: 'unknown' },
+    ],
+    {
+      outcome_status: report.status,
+      ...(report.reference ? { outcome_reference: report.reference } : {}),
+      ...(report.reason ? { outcome_reason: report.reason } : {}),
+      outcome_at: String(deps.clock.now()),
+    },
+  );
+  if (!result.ok) {
+    const current = result.fields ? fromFields(result.fields) : null;
+    if (current && sameOutcome(current, report)) return { redemption_id: redemptionId, auth_req_id: request.auth_req_id, outcome: report };
+    throw new CountersignError('outcome_conflict', 'A different outcome was already reported for this redemption.');
+  }
+  await deps.audit.record({
+    type: 'outcome',
+    tenant: request.tenant,
+    auth_req_id: request.auth_req_id,
+    client_id: client.client_id,
+    sub: request.sub,
+    channel: 'agent',
+    detail: { redemption_id: redemptionId, status: report.status },
+  });
+  deps.events.publish(request.tenant, request.sub, { auth_req_id: request.auth_req_id, state: 'redeemed' });
+  return { redemption_id: redemptionId, auth_req_id: request.auth_req_id, outcome: report };
+}

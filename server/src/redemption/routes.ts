@@ -1,0 +1,83 @@
+import { CountersignError, outcomeReport, redeemBody, type ClientRequestView, type OutcomeReport } from '@countersign/shared';
+import { Hono } from 'hono';
+import { authenticateClient, type ClientRecord } from '../clients/index.ts';
+import type { Deps } from '../deps.ts';
+import { readJson } from '../http/index.ts';
+import { loadRequest, settleExpiry } from '../requests/index.ts';
+import { redeem } from './redeem.ts';
+import { reportOutcome } from './report-outcome.ts';
+
+async function auditRefusal(deps: Deps, client: ClientRecord, error: unknown, endpoint: string, authReqId?: string): Promise<void> {
+  if (error instanceof CountersignError && error.expose) {
+    await deps.audit.record({
+      type: 'refused',
+      reason: error.code,
+      tenant: client.tenant,
+      client_id: client.client_id,
+      channel: 'agent',
+      ...(authReqId ? { auth_req_id: authReqId } : {}),
+      detail: { endpoint },
+    });
+  }
+}
+
+/** Reads `auth_req_id` from a token without trusting it, only to file a refusal under its request. */
+function unverifiedAuthReqId(token: string): string | undefined {
+  try {
+    const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { auth_req_id?: unknown };
+    return typeof payload.auth_req_id === 'string' && /^[A-Za-z0-9_-]{16,128}$/.test(payload.auth_req_id) ? payload.auth_req_id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The executor's side: `POST /redeem`, `POST /redemptions/{id}/outcome`, and the client's view
+ * `GET /requests/{auth_req_id}`. All authenticate the client (client_secret_basic).
+ */
+export function redemptionRoutes(deps: Deps): Hono {
+  const app = new Hono();
+
+  app.post('/redeem', async (c) => {
+    const client = await authenticateClient(c, deps.store);
+    const body = await readJson(c, redeemBody);
+    try {
+      const result = await redeem(deps, client, body.token, body.authorization_details);
+      await deps.audit.record({
+        type: 'redeemed',
+        tenant: client.tenant,
+        auth_req_id: unverifiedAuthReqId(body.token),
+        client_id: client.client_id,
+        channel: 'agent',
+        detail: { redemption_id: result.redemption_id },
+      });
+      return c.json(result, 200, { 'Cache-Control': 'no-store' });
+    } catch (error) {
+      await auditRefusal(deps, client, error, 'redeem', unverifiedAuthReqId(body.token));
+      throw error;
+    }
+  });
+
+  app.post('/redemptions/:redemption_id/outcome', async (c) => {
+    const client = await authenticateClient(c, deps.store);
+    const report: OutcomeReport = await readJson(c, outcomeReport);
+    return c.json(await reportOutcome(deps, client, c.req.param('redemption_id'), report), 200, { 'Cache-Control': 'no-store' });
+  });
+
+  app.get('/requests/:auth_req_id', async (c) => {
+    const client = await authenticateClient(c, deps.store);
+    const found = await loadRequest(deps.store, client.tenant, c.req.param('auth_req_id'));
+    if (!found || found.client_id !== client.client_id) throw new CountersignError('not_found', 'No such request.');
+    const request = await settleExpiry(deps, found);
+    const outcome = request.outcome && request.outcome.status !== 'unknown' ? request.outcome : null;
+    const view: ClientRequestView = {
+      auth_req_id: request.auth_req_id,
+      state: request.state,
+      expires_at: new Date(request.state === 'pending' ? request.expires_at : (request.approval_expires_at ?? request.expires_at)).toISOString(),
+      outcome,
+    };
+    return c.json(view, 200, { 'Cache-Control': 'no-store' });
+  });
+
+  return app;
+}

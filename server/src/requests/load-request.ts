@@ -1,0 +1,48 @@
+import type { Deps } from '../deps.ts';
+import { keys, type Store } from '../store/index.ts';
+import { effectiveState, fromFields, type ApprovalRequest } from './request-record.ts';
+
+/** A request by tenant and id, or null. Tenancy is in the key: another tenant's id is not found. */
+export async function loadRequest(store: Store, tenant: string, authReqId: string): Promise<ApprovalRequest | null> {
+  if (!/^[A-Za-z0-9_-]{16,128}$/.test(authReqId)) return null;
+  const fields = await store.hashGet(keys.request(tenant, authReqId));
+  return fields?.auth_req_id ? fromFields(fields) : null;
+}
+
+/**
+ * Writes down an expiry the clock has already decided: `pending → expired` or
+ * `approved → expired`, as a compare-and-swap guarded by the deadline, so it happens once and
+ * never races a decision or a redemption that beat the deadline. Audits and announces it.
+ *
+ * @returns the request as it now stands.
+ */
+export async function settleExpiry(deps: Pick<Deps, 'store' | 'clock' | 'audit' | 'events' | 'config'>, request: ApprovalRequest): Promise<ApprovalRequest> {
+  const now = deps.clock.now();
+  if (effectiveState(request, now) !== 'expired' || request.state === 'expired') return request;
+  const deadlineField = request.state === 'pending' ? 'expires_at' : 'approval_expires_at';
+  const result = await deps.store.compareAndSet(
+    keys.request(request.tenant, request.auth_req_id),
+    [
+      { field: 'state', op: 'eq', value: request.state },
+      { field: deadlineField, op: 'lt', value: now + 1 },
+    ],
+    { state: 'expired', expired_at: String(now) },
+    { ttlSeconds: deps.config.graceSeconds },
+  );
+  if (!result.fields) return { ...request, state: 'expired' };
+  const settled = fromFields(result.fields);
+  if (result.ok) {
+    await deps.store.setRemove(keys.userRequests(request.tenant, request.sub), request.auth_req_id);
+    await deps.audit.record({
+      type: 'expired',
+      tenant: request.tenant,
+      auth_req_id: request.auth_req_id,
+      client_id: request.client_id,
+      sub: request.sub,
+      channel: 'system',
+      detail: { from: request.state },
+    });
+    deps.events.publish(request.tenant, request.sub, { auth_req_id: request.auth_req_id, state: 'expired' });
+  }
+  return settled;
+}

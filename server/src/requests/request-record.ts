@@ -1,0 +1,106 @@
+import type { AuthorizationDetails, Outcome, RequestState } from '@countersign/shared';
+import type { Fields } from '../store/index.ts';
+
+/**
+ * One approval request (a CIBA backchannel authentication request) as the server holds it.
+ * Times are epoch milliseconds; `interval` is seconds. The action (`authorization_details`) and its
+ * hash are written once at creation and never change (DESIGN.md guarantee 2).
+ */
+export interface ApprovalRequest {
+  auth_req_id: string;
+  tenant: string;
+  client_id: string;
+  /** The client's name when the request was made, shown to the person. */
+  client_name: string;
+  sub: string;
+  scope: string;
+  binding_message: string | null;
+  authorization_details: AuthorizationDetails;
+  details_hash: string;
+  state: RequestState;
+  created_at: number;
+  /** Deadline for a decision (`expires_in` after creation). */
+  expires_at: number;
+  interval: number;
+  decided_at?: number;
+  /** The device whose passkey decided. */
+  decided_by?: string;
+  /** Deadline for redemption once approved (approval token lifetime). */
+  approval_expires_at?: number;
+  token_jti?: string;
+  redemption_id?: string;
+  redeemed_at?: number;
+  outcome: Outcome | null;
+}
+
+const optionalNumber = (value: string | undefined) => (value === undefined ? undefined : Number(value));
+
+/** The hash fields of a new request. */
+export function toFields(request: ApprovalRequest): Fields {
+  return {
+    auth_req_id: request.auth_req_id,
+    tenant: request.tenant,
+    client_id: request.client_id,
+    client_name: request.client_name,
+    sub: request.sub,
+    scope: request.scope,
+    binding_message: request.binding_message ?? '',
+    authorization_details: JSON.stringify(request.authorization_details),
+    details_hash: request.details_hash,
+    state: request.state,
+    created_at: String(request.created_at),
+    expires_at: String(request.expires_at),
+    interval: String(request.interval),
+  };
+}
+
+/** Reads a request back from its hash fields. */
+export function fromFields(fields: Fields): ApprovalRequest {
+  const outcomeStatus = fields.outcome_status;
+  let outcome: Outcome | null = null;
+  if (outcomeStatus === 'unknown') outcome = { status: 'unknown' };
+  else if (outcomeStatus === 'succeeded' || outcomeStatus === 'failed') {
+    outcome = {
+      status: outcomeStatus,
+      ...(fields.outcome_reference ? { reference: fields.outcome_reference } : {}),
+      ...(fields.outcome_reason ? { reason: fields.outcome_reason } : {}),
+    };
+  }
+  return {
+    auth_req_id: fields.auth_req_id!,
+    tenant: fields.tenant!,
+    client_id: fields.client_id!,
+    client_name: fields.client_name!,
+    sub: fields.sub!,
+    scope: fields.scope!,
+    binding_message: fields.binding_message || null,
+    authorization_details: JSON.parse(fields.authorization_details!) as AuthorizationDetails,
+    details_hash: fields.details_hash!,
+    state: fields.state as RequestState,
+    created_at: Number(fields.created_at),
+    expires_at: Number(fields.expires_at),
+    interval: Number(fields.interval),
+    decided_at: optionalNumber(fields.decided_at),
+    decided_by: fields.decided_by,
+    approval_expires_at: optionalNumber(fields.approval_expires_at),
+    token_jti: fields.token_jti,
+    redemption_id: fields.redemption_id,
+    redeemed_at: optionalNumber(fields.redeemed_at),
+    outcome,
+  };
+}
+
+/**
+ * The state a request is in at `nowMs`: a pending request past `expires_at`, or an approved one
+ * past `approval_expires_at`, is expired even before the store has been told.
+ */
+export function effectiveState(request: ApprovalRequest, nowMs: number): RequestState {
+  if (request.state === 'pending' && nowMs >= request.expires_at) return 'expired';
+  if (request.state === 'approved' && nowMs >= (request.approval_expires_at ?? 0)) return 'expired';
+  return request.state;
+}
+
+/** The deadline that matters in the request's current state (epoch ms). */
+export function currentDeadline(request: ApprovalRequest): number {
+  return request.state === 'approved' || request.state === 'redeemed' ? (request.approval_expires_at ?? request.expires_at) : request.expires_at;
+}

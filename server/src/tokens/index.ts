@@ -1,0 +1,3 @@
+export { KeyRing, SIGNING_ALGORITHMS } from './key-ring.ts';
+export { approvalAudience, atHash, signApprovalToken, signIdToken, type ApprovalClaims } from './sign-tokens.ts';
+export { verifyApprovalToken } from './verify-approval-token.ts';

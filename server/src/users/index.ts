@@ -1,0 +1,1 @@
+export { ensureUser, findUser, type UserRecord } from './users.ts';
