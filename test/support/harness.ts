@@ -1,0 +1,141 @@
+import { serve, type ServerType } from '@hono/node-server';
+import { createApp, createDeps, loadConfig, ManualClock, MemoryStore, silentLogger, type Deps, type PushSender, type Store } from '@countersign/server';
+import type { Hono } from 'hono';
+import { createServer } from 'node:net';
+import { createSoftAuthenticator, type AssertionOverrides, type SoftAuthenticator } from './soft-authenticator.ts';
+import { testRedisStore } from './redis.ts';
+
+/** A free TCP port on loopback, for a server whose `PUBLIC_URL` must be known before it starts. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Options of {@link createHarness}. */
+export interface HarnessOptions {
+  store?: 'memory' | 'redis';
+  /** `PUBLIC_URL`; `http://localhost:8080` by default (requests go through `app.request`, no socket). */
+  publicUrl?: string;
+  pushSender?: PushSender;
+  env?: Record<string, string>;
+}
+
+/** An enrolled user: their software passkey and their device session cookie. */
+export interface EnrolledUser {
+  sub: string;
+  authenticator: SoftAuthenticator;
+  cookie: string;
+}
+
+/**
+ * A whole Countersign server for tests: real app, real store (memory or the test Redis), an
+ * injected clock, and helpers that play the operator and the person's phone (a software passkey
+ * through the real device API).
+ */
+export interface Harness {
+  app: Hono;
+  deps: Deps;
+  store: Store;
+  clock: ManualClock;
+  issuer: string;
+  adminToken: string;
+  /** A `fetch` that sends absolute URLs under the issuer to the app, for the agent client. */
+  fetch: typeof fetch;
+  /** Calls the app with a JSON body (or none) and answers status and parsed JSON. */
+  call(method: string, path: string, init?: { body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
+  admin(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  createClient(name?: string): Promise<{ client_id: string; client_secret: string }>;
+  enrollUser(sub: string): Promise<EnrolledUser>;
+  /** Opens the request on the phone and decides it with the passkey; answers the decision call. */
+  decide(user: EnrolledUser, authReqId: string, decision: 'approve' | 'deny', overrides?: AssertionOverrides): Promise<{ status: number; body: any }>;
+  /** Serves the app on `port` (the one in `publicUrl`) for browsers and real HTTP clients. */
+  listen(port: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const issuer = options.publicUrl ?? 'http://localhost:8080';
+  const clock = new ManualClock(Date.now());
+  const store = options.store === 'redis' ? await testRedisStore() : new MemoryStore({ now: () => clock.now() });
+  const adminToken = 'test-admin-token-0123456789abcdef';
+  const config = loadConfig({ PUBLIC_URL: issuer, NODE_ENV: 'test', ...options.env });
+  const deps = await createDeps(config, store, { clock, log: silentLogger, ...(options.pushSender ? { pushSender: options.pushSender } : {}) });
+  const app = createApp(deps, { adminToken });
+  let server: ServerType | undefined;
+
+  const fetchApp: typeof fetch = async (input, init) => app.request(input instanceof Request ? input : String(input), init);
+
+  const call: Harness['call'] = async (method, path, init = {}) => {
+    const headers: Record<string, string> = { ...init.headers };
+    if (init.body !== undefined) headers['content-type'] ??= 'application/json';
+    const response = await app.request(`${issuer}${path}`, {
+      method,
+      headers,
+      body: init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body),
+    });
+    const text = await response.text();
+    let body: unknown = text;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {
+      /* not JSON: keep the text */
+    }
+    return { status: response.status, body, headers: response.headers };
+  };
+
+  const admin: Harness['admin'] = (method, path, body) => call(method, `/api/admin${path}`, { body, headers: { authorization: `Bearer ${adminToken}` } });
+
+  const device = (user: EnrolledUser, method: string, path: string, body?: unknown) =>
+    call(method, `/api/device${path}`, { body, headers: { cookie: user.cookie, origin: issuer } });
+
+  return {
+    app,
+    deps,
+    store,
+    clock,
+    issuer,
+    adminToken,
+    fetch: fetchApp,
+    call,
+    admin,
+    async createClient(name = 'Test agent') {
+      const { status, body } = await admin('POST', '/clients', { name });
+      if (status !== 201) throw new Error(`client not created: ${JSON.stringify(body)}`);
+      return { client_id: body.client_id, client_secret: body.client_secret };
+    },
+    async enrollUser(sub) {
+      await admin('POST', '/users', { sub, display_name: sub });
+      const enrollment = await admin('POST', `/users/${sub}/enrollments`);
+      const code = enrollment.body.enrollment_code as string;
+      const authenticator = createSoftAuthenticator({ origin: issuer, rpId: new URL(issuer).hostname });
+      const optionsCall = await call('POST', '/api/device/enroll/options', { body: { enrollment_code: code }, headers: { origin: issuer } });
+      const response = await authenticator.register(optionsCall.body);
+      const verify = await call('POST', '/api/device/enroll/verify', { body: { enrollment_code: code, response, device_name: 'Test phone' }, headers: { origin: issuer } });
+      if (verify.status !== 200) throw new Error(`enrollment failed: ${JSON.stringify(verify.body)}`);
+      const cookie = (verify.headers.get('set-cookie') ?? '').split(';')[0]!;
+      return { sub, authenticator, cookie };
+    },
+    async decide(user, authReqId, decision, overrides) {
+      const view = await device(user, 'GET', `/requests/${authReqId}`);
+      if (view.status !== 200 || !view.body.options) return view;
+      const response = await user.authenticator.authenticate(view.body.options[decision], overrides);
+      return device(user, 'POST', `/requests/${authReqId}/decision`, { decision, response });
+    },
+    async listen(port) {
+      await new Promise<void>((resolve) => {
+        server = serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }, () => resolve());
+      });
+    },
+    async close() {
+      await deps.background.drain();
+      if (server) await new Promise<void>((resolve) => server!.close(() => resolve()));
+      await store.close();
+    },
+  };
+}
