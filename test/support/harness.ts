@@ -2,7 +2,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import { createApp, createDeps, loadConfig, ManualClock, MemoryStore, silentLogger, type Deps, type PushSender, type Store } from '@countersign/server';
 import type { Hono } from 'hono';
 import { createServer } from 'node:net';
-import { createSoftAuthenticator, type AssertionOverrides, type SoftAuthenticator } from './soft-authenticator.ts';
+import { createSoftAuthenticator, type AssertionOverrides, type SoftAuthenticator, type SoftAuthenticatorOptions } from './soft-authenticator.ts';
 import { testRedisStore } from './redis.ts';
 
 /** A free TCP port on loopback, for a server whose `PUBLIC_URL` must be known before it starts. */
@@ -51,7 +51,8 @@ export interface Harness {
   call(method: string, path: string, init?: { body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
   admin(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
   createClient(name?: string): Promise<{ client_id: string; client_secret: string }>;
-  enrollUser(sub: string): Promise<EnrolledUser>;
+  /** Creates the user, an enrollment, and registers a software passkey through the device API. */
+  enrollUser(sub: string, authenticator?: Partial<SoftAuthenticatorOptions>): Promise<EnrolledUser>;
   /** Opens the request on the phone and decides it with the passkey; answers the decision call. */
   decide(user: EnrolledUser, authReqId: string, decision: 'approve' | 'deny', overrides?: AssertionOverrides): Promise<{ status: number; body: any }>;
   /** Serves the app on `port` (the one in `publicUrl`) for browsers and real HTTP clients. */
@@ -109,11 +110,11 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
       if (status !== 201) throw new Error(`client not created: ${JSON.stringify(body)}`);
       return { client_id: body.client_id, client_secret: body.client_secret };
     },
-    async enrollUser(sub) {
+    async enrollUser(sub, authenticatorOptions = {}) {
       await admin('POST', '/users', { sub, display_name: sub });
       const enrollment = await admin('POST', `/users/${sub}/enrollments`);
       const code = enrollment.body.enrollment_code as string;
-      const authenticator = createSoftAuthenticator({ origin: issuer, rpId: new URL(issuer).hostname });
+      const authenticator = createSoftAuthenticator({ origin: issuer, rpId: new URL(issuer).hostname, ...authenticatorOptions });
       const optionsCall = await call('POST', '/api/device/enroll/options', { body: { enrollment_code: code }, headers: { origin: issuer } });
       const response = await authenticator.register(optionsCall.body);
       const verify = await call('POST', '/api/device/enroll/verify', { body: { enrollment_code: code, response, device_name: 'Test phone' }, headers: { origin: issuer } });

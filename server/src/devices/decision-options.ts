@@ -26,7 +26,8 @@ export async function decisionOptions(deps: Pick<Deps, 'store' | 'clock' | 'ids'
   const nonce = deps.ids(32);
   const challenge = await decisionChallenge({ auth_req_id: request.auth_req_id, details_hash: request.details_hash, decision, nonce });
   const record: ChallengeRecord = { auth_req_id: request.auth_req_id, decision, nonce, sub: request.sub };
-  const ttl = Math.max(1, secondsUntil(request.expires_at, deps.clock.now()));
+  // Kept a minute past the deadline, so a late answer is told "expired" rather than "unknown prompt".
+  const ttl = secondsUntil(request.expires_at, deps.clock.now()) + 60;
   await deps.store.set(keys.decisionChallenge(request.tenant, base64url(challenge)), JSON.stringify(record), { ttlSeconds: ttl });
   return generateAuthenticationOptions({
     rpID: deps.config.rpId,
