@@ -49,7 +49,8 @@ export function formatAmount(amountMinor: number, currency: string, locale = 'en
     currency,
     exponent,
     decimal,
-    formatted: new Intl.NumberFormat(locale, { ...options, currencyDisplay: 'narrowSymbol' }).format(value),
+    // Plain spaces: the text is compared, hashed into notifications and laid out by CSS, which keeps it on one line.
+    formatted: new Intl.NumberFormat(locale, { ...options, currencyDisplay: 'narrowSymbol' }).format(value).replace(/\u00a0/g, ' '),
     formatted_code: new Intl.NumberFormat(locale, { ...options, currencyDisplay: 'code' }).format(value).replace(/\u00a0/g, ' '),
   };
 }
