@@ -8,7 +8,7 @@ import { defineConfig } from 'vitest/config';
  */
 export default defineConfig({
   test: {
-    include: ['shared/src/**/*.test.ts', 'server/src/**/*.test.ts', 'examples/**/src/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['shared/src/**/*.test.ts', 'approver-pwa/src/**/*.test.ts', 'server/src/**/*.test.ts', 'examples/**/src/**/*.test.ts', 'test/**/*.test.ts'],
     globalSetup: ['test/setup/redis.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -1,0 +1,76 @@
+import type { DeviceSession } from './api/index.ts';
+import { DEVICE_EVENTS_URL } from './api/index.ts';
+import { createRequestEvents } from './live/request-events.ts';
+import type { Route } from './router.ts';
+import { mountEnrollScreen } from './screens/enroll-screen.ts';
+import { mountInboxScreen } from './screens/inbox-screen.ts';
+import { mountRequestScreen } from './screens/request-screen.ts';
+import type { Dispose, ScreenContext } from './screens/screen.ts';
+import { showLoadError, showNotEnrolled, showNotFound } from './screens/status-screens.ts';
+import { clearSession, loadSession, setSession } from './session.ts';
+import { setFlash } from './ui/flash.ts';
+
+/**
+ * Mounts the screen for each route into `root`, disposing the previous one first. Screens of an
+ * enrolled device wait for the session; without one they show "This device is not enrolled".
+ */
+export function createApp(root: HTMLElement): (route: Route) => void {
+  const events = createRequestEvents({ url: DEVICE_EVENTS_URL });
+  let dispose: Dispose | undefined;
+  let controller: AbortController | undefined;
+  let generation = 0;
+
+  const leave = () => {
+    controller?.abort();
+    dispose?.();
+    dispose = undefined;
+  };
+
+  const onEnrolled = (session: DeviceSession) => {
+    setSession(session);
+    setFlash(`This phone is set up. Requests for ${session.user.display_name || session.user.sub} will appear here.`);
+    // Replace, not push: the enrollment code leaves this tab's history.
+    location.replace('#/');
+  };
+
+  async function show(route: Route): Promise<void> {
+    leave();
+    const current = ++generation;
+    controller = new AbortController();
+    window.scrollTo(0, 0);
+    switch (route.name) {
+      case 'not_found':
+        return showNotFound(root);
+      case 'enroll':
+        dispose = mountEnrollScreen(root, route.code, onEnrolled);
+        return;
+      case 'inbox':
+      case 'request':
+        break;
+    }
+    let session: DeviceSession | null;
+    try {
+      session = await loadSession();
+    } catch (error) {
+      if (current === generation) showLoadError(root, error, () => void show(route));
+      return;
+    }
+    if (current !== generation) return;
+    if (!session) return showNotEnrolled(root);
+    const ctx: ScreenContext = {
+      root,
+      signal: controller.signal,
+      session,
+      events,
+      loginRequired: () => {
+        if (current !== generation) return;
+        leave();
+        clearSession();
+        showNotEnrolled(root);
+      },
+    };
+    dispose = route.name === 'inbox' ? mountInboxScreen(ctx) : mountRequestScreen(ctx, route.authReqId);
+  }
+
+  return (route) => void show(route);
+}

@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { parseRoute, requestHref } from './router.ts';
+
+describe('parseRoute', () => {
+  it('opens the inbox for an empty fragment or #/', () => {
+    expect(parseRoute('')).toEqual({ name: 'inbox' });
+    expect(parseRoute('#')).toEqual({ name: 'inbox' });
+    expect(parseRoute('#/')).toEqual({ name: 'inbox' });
+  });
+
+  it('reads the enrollment code from #/enroll/<code>', () => {
+    expect(parseRoute('#/enroll/enr_AbC-123_xyz')).toEqual({ name: 'enroll', code: 'enr_AbC-123_xyz' });
+  });
+
+  it('reads and decodes the request id from #/requests/<id>', () => {
+    expect(parseRoute(requestHref('areq_1/2'))).toEqual({ name: 'request', authReqId: 'areq_1/2' });
+  });
+
+  it('refuses anything else', () => {
+    expect(parseRoute('#/enroll/')).toEqual({ name: 'not_found' });
+    expect(parseRoute('#/requests/a/b')).toEqual({ name: 'not_found' });
+    expect(parseRoute('#main')).toEqual({ name: 'not_found' });
+    expect(parseRoute('#/requests/%E0%A4%A')).toEqual({ name: 'not_found' });
+  });
+});

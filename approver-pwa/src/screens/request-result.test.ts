@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { fieldTestId } from './action-card.ts';
+import { describeResult } from './request-result.ts';
+
+describe('describeResult', () => {
+  it('follows the request from approval to its outcome', () => {
+    expect(describeResult({ state: 'pending', outcome: null }).kind).toBe('pending');
+    expect(describeResult({ state: 'approved', outcome: null }).kind).toBe('approved');
+    expect(describeResult({ state: 'redeemed', outcome: null }).kind).toBe('awaiting_outcome');
+    expect(describeResult({ state: 'redeemed', outcome: { status: 'unknown' } }).kind).toBe('awaiting_outcome');
+    expect(describeResult({ state: 'redeemed', outcome: { status: 'succeeded', reference: 're_1' } })).toMatchObject({ kind: 'executed', headline: 'Executed' });
+    expect(describeResult({ state: 'redeemed', outcome: { status: 'failed', reason: 'card declined' } })).toMatchObject({ kind: 'failed', headline: 'Failed' });
+  });
+
+  it('says denied and expired requests lead to nothing', () => {
+    expect(describeResult({ state: 'denied', outcome: null })).toMatchObject({ kind: 'denied', headline: 'Denied' });
+    expect(describeResult({ state: 'expired', outcome: null })).toMatchObject({ kind: 'expired', headline: 'Expired' });
+  });
+});
+
+describe('fieldTestId', () => {
+  it('slugs labels and keeps clear of the screen’s own test ids', () => {
+    expect(fieldTestId('Payee')).toBe('payee');
+    expect(fieldTestId('Reference no.')).toBe('reference-no');
+    expect(fieldTestId('Amount')).toBe('field-amount');
+    expect(fieldTestId('—')).toBe('field');
+  });
+});

@@ -1,0 +1,33 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vite';
+
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+/**
+ * The approver PWA: the app shell from `index.html`, and the service worker `src/sw.ts` as a
+ * second entry emitted at `dist/sw.js` without a hash, so it can be registered at `/sw.js` with
+ * scope `/` and its URL stays stable across releases (a hashed URL would strand old workers).
+ * The server serves `dist/` at `/`; during `vite` development, `/api` is proxied to it.
+ */
+export default defineConfig({
+  base: '/',
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    target: 'es2022',
+    rolldownOptions: {
+      input: {
+        main: here('index.html'),
+        sw: here('src/sw.ts'),
+      },
+      output: {
+        entryFileNames: (chunk) => (chunk.name === 'sw' ? 'sw.js' : 'assets/[name]-[hash].js'),
+      },
+    },
+  },
+  server: {
+    proxy: {
+      '/api': { target: process.env.COUNTERSIGN_URL ?? 'http://localhost:8080' },
+    },
+  },
+});
