@@ -9,7 +9,15 @@ export interface MemoryStoreOptions {
   now?: () => number;
 }
 
-/** Evaluates one guard against a record; shared with nothing else so it mirrors the Lua exactly. */
+/**
+ * A numeric field's value: a plain decimal as the server writes them (epoch ms, seconds), else
+ * NaN, so a numeric guard on anything else fails. The Lua in redis-store.ts applies the same rule.
+ */
+export function decimal(value: string): number {
+  return /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : Number.NaN;
+}
+
+/** Evaluates one guard against a record, as the compare-and-set Lua script of redis-store.ts does. */
 export function guardHolds(fields: Map<string, string>, guard: Guard): boolean {
   const current = fields.get(guard.field);
   switch (guard.op) {
@@ -22,9 +30,9 @@ export function guardHolds(fields: Map<string, string>, guard: Guard): boolean {
     case 'ne':
       return current !== undefined && current !== guard.value;
     case 'lt':
-      return current !== undefined && Number(current) < guard.value;
+      return current !== undefined && decimal(current) < guard.value;
     case 'gt':
-      return current !== undefined && Number(current) > guard.value;
+      return current !== undefined && decimal(current) > guard.value;
   }
 }
 
@@ -135,9 +143,9 @@ export class MemoryStore implements Store {
   async pollThrottle(key: string, nowMs: number, leewayMs = 0): Promise<PollResult> {
     const hash = this.#of(key, 'hash');
     if (!hash) return { status: 'missing', fields: null };
-    let interval = Number(hash.value.get('interval') ?? '5');
+    let interval = decimal(hash.value.get('interval') ?? '5');
     const next = hash.value.get('next_poll_at');
-    const early = next !== undefined && nowMs < Number(next) - leewayMs;
+    const early = next !== undefined && nowMs < decimal(next) - leewayMs;
     if (early) interval += 5;
     hash.value.set('interval', String(interval));
     hash.value.set('next_poll_at', String(nowMs + interval * 1000));

@@ -1,0 +1,66 @@
+/** Lua scripts of the Redis store: one per multi-step operation, one key each. */
+
+// Numeric fields are plain decimals written by the server (epoch ms, seconds). Anything else is
+// not a number, so a numeric guard on it fails: the same rule as `decimal()` in memory-store.ts.
+const NUMBERS = `
+local function num(s)
+  if string.find(s, '^%-?%d+$') or string.find(s, '^%-?%d+%.%d+$') then return tonumber(s) end
+  return 0/0
+end
+`;
+
+/**
+ * The Lua scripts of {@link RedisStore}, registered with `defineCommand`. Each touches KEYS[1]
+ * only, so it runs on one Redis Cluster slot.
+ */
+export const SCRIPTS = {
+  // ARGV: ttl ms or '', guard count n, n × (field, op, value), then field/value pairs to write.
+  // One script, because a read-check-write over several commands would let two redeemers both
+  // see `approved` (DESIGN.md guarantee 7). Mirrors `guardHolds` in memory-store.ts.
+  countersignCompareAndSet: `${NUMBERS}
+if redis.call('EXISTS', KEYS[1]) == 0 then return {'missing'} end
+local n = tonumber(ARGV[2])
+for i = 0, n - 1 do
+  local op, want = ARGV[4 + i * 3], ARGV[5 + i * 3]
+  local have = redis.call('HGET', KEYS[1], ARGV[3 + i * 3])
+  local holds = false
+  if op == 'absent' then holds = not have
+  elseif not have then holds = false
+  elseif op == 'present' then holds = true
+  elseif op == 'eq' then holds = have == want
+  elseif op == 'ne' then holds = have ~= want
+  elseif op == 'lt' then holds = num(have) < tonumber(want)
+  elseif op == 'gt' then holds = num(have) > tonumber(want) end
+  if not holds then return {'failed', i, redis.call('HGETALL', KEYS[1])} end
+end
+if #ARGV >= 3 + n * 3 then redis.call('HSET', KEYS[1], unpack(ARGV, 3 + n * 3)) end
+if ARGV[1] ~= '' then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return {'ok', -1, redis.call('HGETALL', KEYS[1])}`,
+  // ARGV: ttl ms, then field/value pairs. HSETNX guards one field only, and a separate EXPIRE
+  // could be lost in a crash and leave a record that never expires.
+  countersignHashCreate: `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return 1`,
+  // ARGV: now ms, leeway ms (CIBA Core §7.3 interval, §11 slow_down). Concurrent polls are
+  // serialised here, so only one of them can see the old `next_poll_at`.
+  countersignPollThrottle: `${NUMBERS}
+if redis.call('EXISTS', KEYS[1]) == 0 then return {'missing'} end
+local now, leeway = tonumber(ARGV[1]), tonumber(ARGV[2])
+local interval = num(redis.call('HGET', KEYS[1], 'interval') or '5')
+local nextAt = redis.call('HGET', KEYS[1], 'next_poll_at')
+local early = nextAt and now < num(nextAt) - leeway
+if early then interval = interval + 5 end
+redis.call('HSET', KEYS[1], 'interval', string.format('%d', interval), 'next_poll_at', string.format('%d', now + interval * 1000))
+return {early and 'slow_down' or 'ok', redis.call('HGETALL', KEYS[1])}`,
+  // ARGV: ttl ms, then the command's arguments: the write and its new TTL land together.
+  countersignHashSetTtl: withTtl('HSET'),
+  countersignSetAddTtl: withTtl('SADD'),
+  countersignListAppendTtl: withTtl('RPUSH'),
+} as const;
+
+function withTtl(command: string): string {
+  return `redis.call('${command}', KEYS[1], unpack(ARGV, 2))\nredis.call('PEXPIRE', KEYS[1], ARGV[1])`;
+}
+
