@@ -18,6 +18,20 @@ const KNOWN = new Set([
   'requested_expiry', 'client_notification_token', 'acr_values', 'client_id', 'client_secret',
 ]);
 
+/** A JSON string (skipped), or a number written with a fraction or an exponent (captured). */
+const NUMBER_SPELLING = /"(?:[^"\\]|\\.)*"|(-?\d+(?:\.\d+)?[eE][+-]?\d+|-?\d+\.\d+)/g;
+
+/**
+ * Whether JSON text writes a number as `4.9e4` or `49000.0`. Every number in an action is a whole
+ * count of minor units, and the text is what the agent meant: `JSON.parse` would read both as
+ * 49000, while the agent's or executor's own parser may read a float, or a decimal, and then do
+ * its own rounding. Refusing the spelling keeps one meaning for the bytes that were approved.
+ */
+function hasNonIntegerSpelling(json: string): boolean {
+  for (const match of json.matchAll(NUMBER_SPELLING)) if (match[1] !== undefined) return true;
+  return false;
+}
+
 /**
  * Validates the parameters of `POST /bc-authorize`. Pure: it reads no store and changes nothing,
  * so every refusal leaves no trace but the audit line the caller writes.
@@ -58,6 +72,9 @@ export function parseBackchannelRequest(form: Record<string, string>, client: Cl
     raw = JSON.parse(form.authorization_details);
   } catch {
     throw new CountersignError('invalid_authorization_details', 'authorization_details is not valid JSON.');
+  }
+  if (hasNonIntegerSpelling(form.authorization_details)) {
+    throw new CountersignError('invalid_authorization_details', 'authorization_details: numbers must be written as plain integers (no fraction, no exponent).');
   }
   const details = authorizationDetails.safeParse(raw);
   if (!details.success) throw new CountersignError('invalid_authorization_details', describeIssue(details.error, 'authorization_details'));

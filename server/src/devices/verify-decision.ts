@@ -1,7 +1,7 @@
 import { base64url, CountersignError, decisionChallenge, type Decision } from '@countersign/shared';
 import { verifyAuthenticationResponse, type AuthenticationResponseJSON } from '@simplewebauthn/server';
 import type { Deps } from '../deps.ts';
-import { fromFields, loadRequest, settleExpiry, type ApprovalRequest } from '../requests/index.ts';
+import { fromFields, isRequestId, loadRequest, settleExpiry, type ApprovalRequest } from '../requests/index.ts';
 import { keys } from '../store/index.ts';
 import type { ChallengeRecord } from './decision-options.ts';
 import { listDevices, saveDevice, type DeviceRecord } from './device-record.ts';
@@ -44,8 +44,9 @@ export async function verifyDecision(deps: Deps, session: DeviceSession, authReq
   const challenge = clientChallenge(response);
   const taken = challenge ? await deps.store.take(keys.decisionChallenge(session.tenant, challenge)) : null;
   const record = taken ? (JSON.parse(taken) as ChallengeRecord) : null;
+  // The id comes from the URL: a malformed one is audited on the tenant's trail only, never used as a key.
   const audit = (reason: string, device?: DeviceRecord) =>
-    deps.audit.record({ type: 'refused', reason, tenant: session.tenant, auth_req_id: authReqId, sub: session.sub, channel: 'device', device_id: device?.device_id ?? session.device_id, ...(device ? { credential_id: device.credential_id } : {}), detail: { decision } });
+    deps.audit.record({ type: 'refused', reason, tenant: session.tenant, ...(isRequestId(authReqId) ? { auth_req_id: authReqId } : {}), sub: session.sub, channel: 'device', device_id: device?.device_id ?? session.device_id, ...(device ? { credential_id: device.credential_id } : {}), detail: { decision } });
   if (!record || record.auth_req_id !== authReqId || record.decision !== decision || record.sub !== session.sub) {
     await audit('invalid_assertion');
     throw new CountersignError('invalid_assertion', 'This approval prompt is not valid any more. Open the request again.');

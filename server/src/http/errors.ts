@@ -13,21 +13,42 @@ export function describeIssue(error: z.ZodError, prefix = ''): string {
   return path ? `${path}: ${issue.message}` : issue.message;
 }
 
+/** The longest `error_description` sent: a refusal names the field, it never replays the input. */
+const MAX_DESCRIPTION = 200;
+
+/**
+ * An `error_description` as RFC 6749 §5.2 allows it (printable ASCII without `"` and `\`), cut to
+ * {@link MAX_DESCRIPTION}: descriptions can quote what the caller sent (an unknown field's name),
+ * and must not carry it back at length or with characters a client's log or UI would act on.
+ */
+export function oauthDescription(description: string): string {
+  const safe = description.replace(/["\\]/g, "'").replace(/[^\x20-\x7e]/g, '?');
+  return safe.length > MAX_DESCRIPTION ? `${safe.slice(0, MAX_DESCRIPTION - 3)}...` : safe;
+}
+
 /**
  * The one place that turns errors into responses (node-oidc-provider style): a
  * {@link CountersignError} becomes its OAuth body `{error, error_description}` and status; hono's
  * own exceptions (e.g. the body limit) keep their status with an OAuth body; anything else is
- * logged and answered as a bare `server_error`, with no stack trace and no detail.
+ * logged and answered as a bare `server_error`, with no stack trace and no detail. Every
+ * description passes through {@link oauthDescription}.
  */
 export function errorHandler(log: Logger) {
   return function onError(error: Error, c: Context): Response {
     if (error instanceof CountersignError) {
       if (!error.expose) log.error('internal error', { code: error.code, error: String(error.cause ?? error.message) });
-      return c.json(error.toJSON(), error.status as ContentfulStatusCode, { 'Cache-Control': 'no-store', ...error.headers });
+      const body = error.toJSON();
+      return c.json({ ...body, error_description: oauthDescription(String(body.error_description)) }, error.status as ContentfulStatusCode, { 'Cache-Control': 'no-store', ...error.headers });
+    }
+    // A middleware that built its own answer (bearerAuth: OAuth body and WWW-Authenticate) keeps it.
+    if (error instanceof HTTPException && error.status < 500 && error.res) {
+      const response = error.getResponse();
+      response.headers.set('Cache-Control', 'no-store');
+      return response;
     }
     if (error instanceof HTTPException && error.status < 500) {
       const code = error.status === 413 ? 'request_too_large' : 'invalid_request';
-      const description = error.status === 413 ? 'The request body is too large.' : error.message || 'The request is malformed.';
+      const description = error.status === 413 ? 'The request body is too large.' : oauthDescription(error.message || 'The request is malformed.');
       return c.json({ error: code, error_description: description }, error.status, { 'Cache-Control': 'no-store' });
     }
     log.error('unhandled error', { path: c.req.path, error: String(error) });

@@ -21,7 +21,7 @@ async function auditRefusal(deps: Deps, client: ClientRecord, error: unknown, en
   }
 }
 
-/** Reads `auth_req_id` from a token without trusting it, only to file a refusal under its request. */
+/** Reads `auth_req_id` from a token's payload without verifying it: call only once the token has verified. */
 function unverifiedAuthReqId(token: string): string | undefined {
   try {
     const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { auth_req_id?: unknown };
@@ -53,7 +53,9 @@ export function redemptionRoutes(deps: Deps): Hono {
       });
       return c.json(result, 200, { 'Cache-Control': 'no-store' });
     } catch (error) {
-      await auditRefusal(deps, client, error, 'redeem', unverifiedAuthReqId(body.token));
+      // Every refusal but invalid_token comes after the token verified, so only then is its auth_req_id trusted to file it under.
+      const verified = error instanceof CountersignError && error.code !== 'invalid_token';
+      await auditRefusal(deps, client, error, 'redeem', verified ? unverifiedAuthReqId(body.token) : undefined);
       throw error;
     }
   });

@@ -2,9 +2,18 @@ import type { Deps } from '../deps.ts';
 import { keys, type Store } from '../store/index.ts';
 import { effectiveState, fromFields, type ApprovalRequest } from './request-record.ts';
 
+/**
+ * Whether `value` has the shape of an `auth_req_id` (base64url, 16 to 128 characters). Anything
+ * else is never looked up nor used in a key: no braces to move a key into another hash tag, no
+ * kilobytes of junk under which to open an audit trail.
+ */
+export function isRequestId(value: string): boolean {
+  return /^[A-Za-z0-9_-]{16,128}$/.test(value);
+}
+
 /** A request by tenant and id, or null. Tenancy is in the key: another tenant's id is not found. */
 export async function loadRequest(store: Store, tenant: string, authReqId: string): Promise<ApprovalRequest | null> {
-  if (!/^[A-Za-z0-9_-]{16,128}$/.test(authReqId)) return null;
+  if (!isRequestId(authReqId)) return null;
   const fields = await store.hashGet(keys.request(tenant, authReqId));
   return fields?.auth_req_id ? fromFields(fields) : null;
 }

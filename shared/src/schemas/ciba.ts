@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { displayText } from './text.ts';
 import type { ActionDisplay } from '../actions/index.ts';
 import type { AuthorizationDetails } from '../actions/index.ts';
 
@@ -13,10 +14,10 @@ export type RequestState = (typeof REQUEST_STATES)[number];
 /** An executor's report of what really happened (DESIGN.md guarantee 8). */
 export const outcomeReport = z.strictObject({
   status: z.enum(['succeeded', 'failed']),
-  /** The executor's own reference, e.g. the payment provider's refund id. */
-  reference: z.string().min(1).max(200).optional(),
-  /** Why it failed, in the executor's words. */
-  reason: z.string().min(1).max(500).optional(),
+  /** The executor's own reference, e.g. the payment provider's refund id. Shown to the person. */
+  reference: displayText(200).optional(),
+  /** Why it failed, in the executor's words. Shown to the person, so held to the same rules as the action's text. */
+  reason: displayText(500).optional(),
 });
 /** A validated outcome report. */
 export type OutcomeReport = z.infer<typeof outcomeReport>;

@@ -1,11 +1,13 @@
 import { z } from 'zod';
 
 /**
- * Characters that let a text show something other than what it holds: C0/C1 controls,
- * bidirectional overrides and isolates (the "Trojan Source" attack, CVE-2021-42574), zero-width
- * joiners and the BOM. A person must see exactly the bytes they approve.
+ * Characters that let a text show something other than what it holds: C0/C1 controls (Cc); every
+ * format character (Cf): bidirectional overrides, isolates and marks including the Arabic letter
+ * mark (the "Trojan Source" attack, CVE-2021-42574), zero-width joiners, soft hyphens, the BOM and
+ * invisible tag characters; lone surrogates (Cs); line and paragraph separators (Zl, Zp). A person
+ * must see exactly the bytes they approve.
  */
-const DECEPTIVE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/u;
+const DECEPTIVE = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/u;
 
 /**
  * A string shown to the person who approves: NFC-normalised, trimmed, 1 to `max` characters,
