@@ -133,7 +133,7 @@ describe('the approver PWA in a phone browser', () => {
       issuer: origin,
       clientId: client_id,
       clientSecret: client_secret,
-      // The server runs on the harness's manual clock: the agent waits its `interval` on that clock.
+      // The agent waits its `interval` by moving the server's clock, not by sleeping.
       now: () => clock.now(),
       sleep: async (ms) => clock.advance(ms / 1000),
     });

@@ -1,5 +1,5 @@
 import { serve, type ServerType } from '@hono/node-server';
-import { createApp, createDeps, loadConfig, ManualClock, MemoryStore, silentLogger, type Deps, type PushSender, type Store } from '@countersign/server';
+import { createApp, createDeps, loadConfig, MemoryStore, OffsetClock, silentLogger, type Deps, type PushSender, type Store } from '@countersign/server';
 import type { Hono } from 'hono';
 import { createServer } from 'node:net';
 import { createSoftAuthenticator, type AssertionOverrides, type SoftAuthenticator, type SoftAuthenticatorOptions } from './soft-authenticator.ts';
@@ -42,7 +42,8 @@ export interface Harness {
   app: Hono;
   deps: Deps;
   store: Store;
-  clock: ManualClock;
+  /** The server's clock: real time, plus whatever a test `advance`s. */
+  clock: OffsetClock;
   issuer: string;
   adminToken: string;
   /** A `fetch` that sends absolute URLs under the issuer to the app, for the agent client. */
@@ -62,7 +63,7 @@ export interface Harness {
 
 export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
   const issuer = options.publicUrl ?? 'http://localhost:8080';
-  const clock = new ManualClock(Date.now());
+  const clock = new OffsetClock();
   const store = options.store === 'redis' ? await testRedisStore() : new MemoryStore({ now: () => clock.now() });
   const adminToken = 'test-admin-token-0123456789abcdef';
   const config = loadConfig({ PUBLIC_URL: issuer, NODE_ENV: 'test', ...options.env });

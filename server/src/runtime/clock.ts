@@ -25,6 +25,21 @@ export class ManualClock implements Clock {
   }
 }
 
+/**
+ * The wall clock plus an offset that tests move forward: time passes as usual (so real clients
+ * that sleep see it pass), and `advance` jumps ahead without waiting.
+ */
+export class OffsetClock implements Clock {
+  #offset = 0;
+  now(): number {
+    return Date.now() + this.#offset;
+  }
+  /** Moves the clock forward by `seconds`. */
+  advance(seconds: number): void {
+    this.#offset += seconds * 1000;
+  }
+}
+
 /** Whole seconds from `nowMs` until `deadlineMs`, never negative. */
 export function secondsUntil(deadlineMs: number, nowMs: number): number {
   return Math.max(0, Math.ceil((deadlineMs - nowMs) / 1000));

@@ -1,4 +1,4 @@
 export { Background } from './background.ts';
-export { ManualClock, secondsUntil, systemClock, type Clock } from './clock.ts';
+export { ManualClock, OffsetClock, secondsUntil, systemClock, type Clock } from './clock.ts';
 export { randomId, type IdGenerator } from './ids.ts';
 export { consoleLogger, silentLogger, type Logger } from './logger.ts';
