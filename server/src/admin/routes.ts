@@ -1,7 +1,7 @@
 import { CountersignError, createClientBody, createEnrollmentBody, createUserBody, tenantName } from '@countersign/shared';
 import { Hono, type Context } from 'hono';
 import { bearerAuth } from 'hono/bearer-auth';
-import { createClient } from '../clients/index.ts';
+import { createClient, type NewClient } from '../clients/index.ts';
 import type { Deps } from '../deps.ts';
 import { createEnrollment } from '../devices/index.ts';
 import { readJson } from '../http/index.ts';
@@ -43,13 +43,9 @@ export function adminRoutes(deps: Deps, adminToken: string): Hono {
   app.post('/clients', async (c) => {
     const body = await readJson(c, createClientBody);
     checkNotificationEndpoint(body.backchannel_client_notification_endpoint, deps.config.production);
-    if (body.token_delivery_mode !== 'poll' && !body.backchannel_client_notification_endpoint) {
-      throw new CountersignError('invalid_request', 'ping and push clients need a backchannel_client_notification_endpoint.');
-    }
-    if (body.token_delivery_mode !== 'poll') throw new CountersignError('invalid_request', 'Only the poll delivery mode is supported so far.');
-    const { record, client_secret } = await createClient(deps.store, body, deps.clock.now());
+    const { record, client_secret } = await createClient(deps.store, body as NewClient, deps.clock.now());
     const { secret_hash: _hash, ...client } = record;
-    return c.json({ ...client, client_secret }, 201, { 'Cache-Control': 'no-store' });
+    return c.json({ ...client, ...(client_secret ? { client_secret } : {}) }, 201, { 'Cache-Control': 'no-store' });
   });
 
   app.post('/users', async (c) => {

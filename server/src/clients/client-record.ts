@@ -1,3 +1,5 @@
+import type { CLIENT_SIGNING_ALGS, TOKEN_ENDPOINT_AUTH_METHODS } from '@countersign/shared';
+import type { JWK } from 'jose';
 import { createHash, timingSafeEqual } from 'node:crypto';
 
 /** A registered client (agent or backend), as stored. The secret is kept only as a hash. */
@@ -5,8 +7,16 @@ export interface ClientRecord {
   client_id: string;
   tenant: string;
   name: string;
-  /** base64url(SHA-256(client_secret)): the secret is 256 random bits, so a fast hash suffices. */
-  secret_hash: string;
+  /** base64url(SHA-256(client_secret)): the secret is 256 random bits, so a fast hash suffices. Absent for `private_key_jwt`. */
+  secret_hash?: string;
+  /** The one method this client authenticates with (RFC 7591 §2). */
+  token_endpoint_auth_method: (typeof TOKEN_ENDPOINT_AUTH_METHODS)[number];
+  /** The client's public keys, for `private_key_jwt` and signed authentication requests. */
+  jwks?: { keys: JWK[] };
+  /** When set, every authentication request must be a `request` JWT signed with this algorithm (CIBA Core §7.1.1). */
+  backchannel_authentication_request_signing_alg?: (typeof CLIENT_SIGNING_ALGS)[number];
+  /** `fapi-ciba`: the FAPI-CIBA profile's stricter rules apply. */
+  profile: 'default' | 'fapi-ciba';
   token_delivery_mode: 'poll' | 'ping' | 'push';
   backchannel_client_notification_endpoint?: string;
   /** Epoch ms. */

@@ -3,29 +3,23 @@ import { keys } from '../store/index.ts';
 import { randomId } from '../runtime/index.ts';
 import { hashSecret, type ClientRecord } from './client-record.ts';
 
-/** Input of {@link createClient}; the endpoint is checked by the caller against the deployment mode. */
-export interface NewClient {
-  name: string;
-  tenant: string;
-  token_delivery_mode: ClientRecord['token_delivery_mode'];
-  backchannel_client_notification_endpoint?: string;
-}
+/** Input of {@link createClient}: validated metadata; the endpoint is checked by the caller against the deployment mode. */
+export type NewClient = Omit<ClientRecord, 'client_id' | 'secret_hash' | 'created_at' | 'token_endpoint_auth_method' | 'profile'> &
+  Partial<Pick<ClientRecord, 'token_endpoint_auth_method' | 'profile'>>;
 
 /**
- * Registers a client and returns its record and its secret. The secret is returned once, here,
- * and stored only as a hash.
+ * Registers a client and returns its record and, for a secret-based client, its secret. The secret
+ * is returned once, here, and stored only as a hash; a `private_key_jwt` client has none.
  */
-export async function createClient(store: Store, input: NewClient, nowMs: number): Promise<{ record: ClientRecord; client_secret: string }> {
-  const client_secret = randomId(32);
+export async function createClient(store: Store, input: NewClient, nowMs: number): Promise<{ record: ClientRecord; client_secret: string | undefined }> {
+  const method = input.token_endpoint_auth_method ?? 'client_secret_basic';
+  const client_secret = method === 'private_key_jwt' ? undefined : randomId(32);
   const record: ClientRecord = {
+    ...input,
     client_id: randomId(16, 'cli_'),
-    tenant: input.tenant,
-    name: input.name,
-    secret_hash: hashSecret(client_secret),
-    token_delivery_mode: input.token_delivery_mode,
-    ...(input.backchannel_client_notification_endpoint
-      ? { backchannel_client_notification_endpoint: input.backchannel_client_notification_endpoint }
-      : {}),
+    token_endpoint_auth_method: method,
+    profile: input.profile ?? 'default',
+    ...(client_secret ? { secret_hash: hashSecret(client_secret) } : {}),
     created_at: nowMs,
   };
   await store.set(keys.client(record.client_id), JSON.stringify(record));

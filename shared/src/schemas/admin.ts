@@ -4,13 +4,50 @@ import { displayText, identifier } from './text.ts';
 /** A tenant name: lower-case letters, digits and `-`, 1 to 40 characters. */
 export const tenantName = z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'must be lower-case letters, digits and -');
 
-/** `POST /api/admin/clients` body. */
-export const createClientBody = z.strictObject({
-  name: displayText(80),
-  token_delivery_mode: z.enum(['poll', 'ping', 'push']).default('poll'),
-  backchannel_client_notification_endpoint: z.url({ protocol: /^https?$/ }).max(2048).optional(),
-  tenant: tenantName.default('default'),
-});
+/** A public JWK as a client registers it (RFC 7517 §4); private members are refused. */
+export const publicJwk = z
+  .looseObject({ kty: z.enum(['EC', 'RSA', 'OKP']), kid: z.string().min(1).max(128).optional() })
+  .refine((jwk) => !['d', 'p', 'q', 'dp', 'dq', 'qi', 'k'].some((member) => member in jwk), 'must be a public key (no private members)');
+
+/** A client's JWK Set (RFC 7517 §5), for `private_key_jwt` and signed authentication requests. */
+export const clientJwks = z.strictObject({ keys: z.array(publicJwk).min(1).max(10) });
+
+/** How a client authenticates at the token, backchannel and redemption endpoints (RFC 7591 §2). */
+export const TOKEN_ENDPOINT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'] as const;
+
+/** Algorithms accepted for `private_key_jwt` assertions and signed authentication requests (FAPI-CIBA §5.2.2). */
+export const CLIENT_SIGNING_ALGS = ['ES256', 'PS256'] as const;
+
+/**
+ * `POST /api/admin/clients` body: client metadata in the words of RFC 7591 §2 and CIBA Core §4.
+ * `profile: 'fapi-ciba'` asks for the FAPI-CIBA profile: `private_key_jwt`, signed authentication
+ * requests, and no push mode.
+ */
+export const createClientBody = z
+  .strictObject({
+    name: displayText(80),
+    token_delivery_mode: z.enum(['poll', 'ping', 'push']).default('poll'),
+    backchannel_client_notification_endpoint: z.url({ protocol: /^https?$/ }).max(2048).optional(),
+    token_endpoint_auth_method: z.enum(TOKEN_ENDPOINT_AUTH_METHODS).default('client_secret_basic'),
+    jwks: clientJwks.optional(),
+    backchannel_authentication_request_signing_alg: z.enum(CLIENT_SIGNING_ALGS).optional(),
+    profile: z.enum(['default', 'fapi-ciba']).default('default'),
+    tenant: tenantName.default('default'),
+  })
+  .superRefine((client, context) => {
+    const problem = (message: string) => context.addIssue({ code: 'custom', message });
+    if (client.token_delivery_mode !== 'poll' && !client.backchannel_client_notification_endpoint) {
+      problem('ping and push clients need a backchannel_client_notification_endpoint');
+    }
+    if ((client.token_endpoint_auth_method === 'private_key_jwt' || client.backchannel_authentication_request_signing_alg) && !client.jwks) {
+      problem('private_key_jwt and signed authentication requests need jwks');
+    }
+    if (client.profile === 'fapi-ciba') {
+      if (client.token_delivery_mode === 'push') problem('the FAPI-CIBA profile does not allow the push mode');
+      if (client.token_endpoint_auth_method !== 'private_key_jwt') problem('the FAPI-CIBA profile needs private_key_jwt');
+      if (!client.backchannel_authentication_request_signing_alg) problem('the FAPI-CIBA profile needs signed authentication requests');
+    }
+  });
 
 /** `POST /api/admin/users` body. `sub` is what agents send as `login_hint`. */
 export const createUserBody = z.strictObject({
