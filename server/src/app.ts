@@ -49,6 +49,9 @@ export function createApp(deps: Deps, options: AppOptions = {}): Hono {
         formAction: ["'none'"],
       },
       crossOriginEmbedderPolicy: false,
+      xFrameOptions: 'DENY',
+      // HSTS only means something over https; on http://localhost it would only confuse a browser.
+      strictTransportSecurity: deps.config.publicUrl.startsWith('https:') ? 'max-age=63072000; includeSubDomains' : false,
     }),
   );
   app.use('*', bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json({ error: 'request_too_large', error_description: 'The request body is too large.' }, 413) }));

@@ -40,6 +40,12 @@ export function adminRoutes(deps: Deps, adminToken: string): Hono {
     }),
   );
 
+  // Admin answers hold client secrets, enrollment codes and audit trails: never cached.
+  app.use('*', async (c, next) => {
+    await next();
+    c.header('Cache-Control', 'no-store');
+  });
+
   app.post('/clients', async (c) => {
     const body = await readJson(c, createClientBody);
     checkNotificationEndpoint(body.backchannel_client_notification_endpoint, deps.config.production);
