@@ -129,6 +129,15 @@ describe.each(['memory', 'redis'] as const)('the approval gate end to end (%s st
     expect(await agent.pollToken(asked.auth_req_id)).toEqual({ status: 'pending' });
   });
 
+  it('lets one of ten polls fired together through and answers slow_down to the other nine', async () => {
+    const asked = await agent.requestApproval({ login_hint: customer.sub, authorization_details: payment() });
+    const results = await Promise.all(Array.from({ length: 10 }, () => agent.pollToken(asked.auth_req_id)));
+    expect(results.filter((result) => result.status === 'pending')).toHaveLength(1);
+    expect(results.filter((result) => result.status === 'slow_down')).toHaveLength(9);
+    // Every slow_down added 5 s for the later polls (CIBA Core §11): 5 + 9 × 5 = 50 s.
+    expect((await harness.store.hashGet(`req:{default:${asked.auth_req_id}}`))?.interval).toBe('50');
+  });
+
   it('keeps one client out of another client’s requests and approvals', async () => {
     const { token, auth_req_id } = await approved();
     const other = await harness.createClient('Other agent');
