@@ -1,23 +1,29 @@
 import { CountersignError, type BcAuthorizeResponse } from '@countersign/shared';
 import type { Context } from 'hono';
-import { authenticateClient } from '../clients/index.ts';
+import { authenticateClient, useJtiOnce } from '../clients/index.ts';
 import type { Deps } from '../deps.ts';
 import { readForm } from '../http/index.ts';
 import { secondsUntil } from '../runtime/index.ts';
 import { createRequest } from './create-request.ts';
 import { parseBackchannelRequest } from './parse-backchannel-request.ts';
+import { readAuthenticationParams } from './request-object.ts';
 
 /**
  * `POST /bc-authorize`: authenticate the client, validate, store, push, answer
  * `{auth_req_id, expires_in, interval}`. A refusal stores nothing and is audited with its code.
- * @see CIBA Core 1.0 §7
+ * A signed request's `jti` is used once, after validation and before anything is stored.
+ * @see CIBA Core 1.0 §7, §7.1.1 (signed request)
  */
 export function bcAuthorizeHandler(deps: Deps) {
   return async function bcAuthorize(c: Context): Promise<Response> {
     const form = await readForm(c);
-    const client = await authenticateClient(c, deps.store, form);
+    const client = await authenticateClient(c, deps, form);
     try {
-      const input = parseBackchannelRequest(form, client, deps.config);
+      const { params, requestObject } = await readAuthenticationParams(form, client, deps.config.publicUrl, deps.clock.now());
+      const input = parseBackchannelRequest(params, client, deps.config);
+      if (requestObject && !(await useJtiOnce(deps.store, 'request', client.client_id, requestObject.jti, requestObject.exp, deps.clock.now()))) {
+        throw new CountersignError('invalid_request', 'request: this request object was already used (jti).');
+      }
       const { request } = await createRequest(deps, client, input);
       const body: BcAuthorizeResponse = {
         auth_req_id: request.auth_req_id,

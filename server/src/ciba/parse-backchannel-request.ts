@@ -15,7 +15,9 @@ export interface BackchannelRequest {
 
 const KNOWN = new Set([
   'scope', 'login_hint', 'login_hint_token', 'id_token_hint', 'binding_message', 'user_code', 'authorization_details',
-  'requested_expiry', 'client_notification_token', 'acr_values', 'client_id', 'client_secret',
+  'requested_expiry', 'client_notification_token', 'acr_values',
+  // Client authentication (RFC 6749 §2.3.1, RFC 7523 §2.2): checked before, ignored here.
+  'client_id', 'client_secret', 'client_assertion', 'client_assertion_type',
 ]);
 
 /** A JSON string (skipped), or a number written with a fraction or an exponent (captured). */
@@ -26,20 +28,22 @@ const NUMBER_SPELLING = /"(?:[^"\\]|\\.)*"|(-?\d+(?:\.\d+)?[eE][+-]?\d+|-?\d+\.\
  * count of minor units, and the text is what the agent meant: `JSON.parse` would read both as
  * 49000, while the agent's or executor's own parser may read a float, or a decimal, and then do
  * its own rounding. Refusing the spelling keeps one meaning for the bytes that were approved.
+ * @see RFC 8259 §6 (numbers), RFC 8785 §3.2.2.3 (JCS serializes numbers as ECMAScript does)
  */
-function hasNonIntegerSpelling(json: string): boolean {
+export function hasNonIntegerSpelling(json: string): boolean {
   for (const match of json.matchAll(NUMBER_SPELLING)) if (match[1] !== undefined) return true;
   return false;
 }
 
 /**
- * Validates the parameters of `POST /bc-authorize`. Pure: it reads no store and changes nothing,
- * so every refusal leaves no trace but the audit line the caller writes.
+ * Validates the parameters of `POST /bc-authorize`: the form of a plain request, or the merged
+ * parameters of a signed one (see `readAuthenticationParams`). Pure: it reads no store and
+ * changes nothing, so every refusal leaves no trace but the audit line the caller writes.
  *
  * @throws CountersignError `invalid_request` (unknown or missing parameter, bad `requested_expiry`,
  *   unsupported hint), `invalid_scope` (no `openid`), `invalid_binding_message`,
  *   `invalid_authorization_details`.
- * @see CIBA Core 1.0 §7.1 (request parameters) and §13 (error words); RFC 9396 §5
+ * @see CIBA Core 1.0 §7.1 (request parameters), §7.1.1 (signed request) and §13 (error words); RFC 9396 §5
  */
 export function parseBackchannelRequest(form: Record<string, string>, client: ClientRecord, config: Config): BackchannelRequest {
   for (const name of Object.keys(form)) {

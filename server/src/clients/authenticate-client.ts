@@ -1,64 +1,76 @@
-import { CountersignError } from '@countersign/shared';
 import type { Context } from 'hono';
+import type { Config } from '../config/index.ts';
+import type { Clock, Logger } from '../runtime/index.ts';
 import type { Store } from '../store/index.ts';
+import { useJtiOnce } from './client-jwt.ts';
 import type { ClientRecord } from './client-record.ts';
 import { secretMatches } from './client-record.ts';
 import { findClient } from './create-client.ts';
+import { invalidClient, readCredentials, type PresentedCredentials } from './read-credentials.ts';
+import { verifyClientAssertion } from './verify-client-assertion.ts';
 
-const CHALLENGE = 'Basic realm="countersign", charset="UTF-8"';
-
-function invalidClient(description: string): CountersignError {
-  return new CountersignError('invalid_client', description, { headers: { 'WWW-Authenticate': CHALLENGE } });
-}
-
-/** Decodes an `application/x-www-form-urlencoded` component ('+' is a space). */
-function formDecode(value: string): string {
-  return decodeURIComponent(value.replaceAll('+', ' '));
+/** What client authentication reads: a subset of the server's `Deps`. @see RFC 6749 §2.3 */
+export interface ClientAuthDeps {
+  store: Store;
+  clock: Clock;
+  config: Pick<Config, 'publicUrl'>;
+  log: Logger;
 }
 
 /**
- * Reads client credentials from `Authorization: Basic` (client_secret_basic: id and secret each
- * form-urlencoded before base64, RFC 6749 §2.3.1, as openid-client sends them) or from the form
- * (client_secret_post). Using both at once is refused (RFC 6749 §2.3).
+ * The `aud` values a client assertion may carry here: the issuer (what openid-client sends), the
+ * token endpoint (OpenID Connect Core §9 "SHOULD"), and the exact endpoint being called. CIBA
+ * Core §7.1 makes the OP accept the first two at the backchannel endpoint as well.
  */
-function readCredentials(c: Context, form: Record<string, string> | undefined): { id: string; secret: string } | null {
-  const header = c.req.header('authorization');
-  const inForm = form?.client_secret !== undefined;
-  if (header !== undefined) {
-    if (inForm) throw new CountersignError('invalid_request', 'Use one client authentication method, not two.');
-    const match = /^Basic ([A-Za-z0-9+/]+={0,2})$/i.exec(header.trim());
-    if (!match) throw invalidClient('Client authentication failed.');
-    const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    if (colon < 0) throw invalidClient('Client authentication failed.');
-    try {
-      return { id: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)) };
-    } catch {
-      throw invalidClient('Client authentication failed.');
-    }
+function audiences(c: Context, issuer: string): string[] {
+  return [...new Set([issuer, `${issuer}/token`, `${issuer}${c.req.path}`])];
+}
+
+/** Checks presented credentials against the client's record; answers the reason it refuses, or null. */
+async function refusal(c: Context, deps: ClientAuthDeps, presented: PresentedCredentials, client: ClientRecord | null): Promise<string | null> {
+  if (presented.method !== 'private_key_jwt') {
+    // Compare even for an unknown client or a key-only one, so the answer takes the same time either way.
+    const matches = secretMatches(presented.secret, client?.secret_hash ?? 'x'.repeat(43));
+    if (!client) return 'unknown_client';
+    if ((client.token_endpoint_auth_method ?? 'client_secret_basic') !== presented.method) return 'method_not_registered';
+    return matches ? null : 'wrong_secret';
   }
-  if (inForm && form?.client_id !== undefined) return { id: form.client_id, secret: form.client_secret! };
+  if (!client) return 'unknown_client';
+  if (client.token_endpoint_auth_method !== 'private_key_jwt') return 'method_not_registered';
+  const nowMs = deps.clock.now();
+  const result = await verifyClientAssertion(presented.assertion, client, { audience: audiences(c, deps.config.publicUrl), nowMs });
+  if (!result.verified) return result.reason;
+  // Last, once every check has passed: a refused assertion does not use up its jti.
+  if (!(await useJtiOnce(deps.store, 'assertion', client.client_id, result.jti, result.exp, nowMs))) return 'jti_replayed';
   return null;
 }
 
 /**
- * Authenticates the calling client.
+ * Authenticates the calling client with the one method it registered
+ * (`token_endpoint_auth_method`): a client_secret_basic client cannot send its secret in the body,
+ * a client_secret_post client cannot use the header, and a private_key_jwt client has no secret.
+ * A `private_key_jwt` assertion is verified with the client's JWKS and its `jti` used once.
  *
- * @param form - the parsed form of a form-encoded endpoint, for client_secret_post; omit for JSON endpoints.
+ * @param params - the form of a form-encoded endpoint, or the client-authentication members of a
+ *   JSON body (`client_id`, `client_secret`, `client_assertion_type`, `client_assertion`).
  * @returns the client's record.
  * @throws CountersignError `invalid_client` (401, with `WWW-Authenticate`) for missing or wrong
- *   credentials or an unknown client; `invalid_request` for two methods at once.
- * @see RFC 6749 §2.3.1 and §5.2, OpenID Connect Core §9
+ *   credentials, an unknown client, or a method the client did not register (which check failed
+ *   goes to the log only); `invalid_request` for two methods at once.
+ * @see RFC 6749 §2.3 and §5.2, RFC 7523 §2.2 and §3, OpenID Connect Core 1.0 §9, RFC 7591 §2
  */
-export async function authenticateClient(c: Context, store: Store, form?: Record<string, string>): Promise<ClientRecord> {
-  const credentials = readCredentials(c, form);
-  if (!credentials) throw invalidClient('Client authentication is required.');
-  const client = await findClient(store, credentials.id);
-  // Compare even for an unknown client, so the answer takes the same time either way.
-  const matches = secretMatches(credentials.secret, client?.secret_hash ?? 'x'.repeat(43));
-  if (!client || !matches) throw invalidClient('Client authentication failed.');
-  if (form && form.client_id !== undefined && form.client_id !== client.client_id) {
-    throw invalidClient('client_id does not match the authenticated client.');
+export async function authenticateClient(c: Context, deps: ClientAuthDeps, params: Record<string, string> = {}): Promise<ClientRecord> {
+  const presented = readCredentials(c.req.header('authorization'), params);
+  if (!presented) throw invalidClient();
+  const client = await findClient(deps.store, presented.clientId);
+  const reason = await refusal(c, deps, presented, client);
+  if (reason || !client) {
+    deps.log.warn('client authentication refused', { client_id: client?.client_id, method: presented.method, reason, endpoint: c.req.path });
+    throw invalidClient();
+  }
+  if (params.client_id !== undefined && params.client_id !== client.client_id) {
+    deps.log.warn('client authentication refused', { client_id: client.client_id, method: presented.method, reason: 'client_id_mismatch', endpoint: c.req.path });
+    throw invalidClient();
   }
   return client;
 }

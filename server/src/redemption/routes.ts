@@ -1,4 +1,4 @@
-import { CountersignError, outcomeReport, redeemBody, type ClientRequestView, type OutcomeReport } from '@countersign/shared';
+import { CountersignError, outcomeBody, redeemBody, type ClientRequestView } from '@countersign/shared';
 import { Hono } from 'hono';
 import { authenticateClient, type ClientRecord } from '../clients/index.ts';
 import type { Deps } from '../deps.ts';
@@ -31,16 +31,34 @@ function unverifiedAuthReqId(token: string): string | undefined {
   }
 }
 
+/** The client authentication members a JSON body may carry (see `clientAuthMembers`). */
+const AUTH_MEMBERS = ['client_id', 'client_secret', 'client_assertion_type', 'client_assertion'] as const;
+type AuthMember = (typeof AUTH_MEMBERS)[number];
+
+/** Splits a JSON body into its client authentication members, as the form-like parameters `authenticateClient` reads, and the rest. */
+function splitAuth<T extends Partial<Record<AuthMember, string>>>(body: T): { auth: Record<string, string>; rest: Omit<T, AuthMember> } {
+  const auth: Record<string, string> = {};
+  const rest: Record<string, unknown> = { ...body };
+  for (const name of AUTH_MEMBERS) {
+    if (body[name] !== undefined) auth[name] = body[name];
+    delete rest[name];
+  }
+  return { auth, rest: rest as Omit<T, AuthMember> };
+}
+
 /**
  * The executor's side: `POST /redeem`, `POST /redemptions/{id}/outcome`, and the client's view
- * `GET /requests/{auth_req_id}`. All authenticate the client (client_secret_basic).
+ * `GET /requests/{auth_req_id}`. All authenticate the client: the two POSTs with its registered
+ * method, read from the header or from the JSON body's client authentication members (the body
+ * is read first, so a malformed one answers `invalid_request` before any credential is checked);
+ * the GET, which has no body, with client_secret_basic only.
  */
 export function redemptionRoutes(deps: Deps): Hono {
   const app = new Hono();
 
   app.post('/redeem', async (c) => {
-    const client = await authenticateClient(c, deps.store);
-    const body = await readJson(c, redeemBody);
+    const { auth, rest: body } = splitAuth(await readJson(c, redeemBody));
+    const client = await authenticateClient(c, deps, auth);
     try {
       const result = await redeem(deps, client, body.token, body.authorization_details);
       await deps.audit.record({
@@ -61,13 +79,13 @@ export function redemptionRoutes(deps: Deps): Hono {
   });
 
   app.post('/redemptions/:redemption_id/outcome', async (c) => {
-    const client = await authenticateClient(c, deps.store);
-    const report: OutcomeReport = await readJson(c, outcomeReport);
+    const { auth, rest: report } = splitAuth(await readJson(c, outcomeBody));
+    const client = await authenticateClient(c, deps, auth);
     return c.json(await reportOutcome(deps, client, c.req.param('redemption_id'), report), 200, { 'Cache-Control': 'no-store' });
   });
 
   app.get('/requests/:auth_req_id', async (c) => {
-    const client = await authenticateClient(c, deps.store);
+    const client = await authenticateClient(c, deps);
     const found = await loadRequest(deps.store, client.tenant, c.req.param('auth_req_id'));
     if (!found || found.client_id !== client.client_id) throw new CountersignError('not_found', 'No such request.');
     const request = await settleExpiry(deps, found);

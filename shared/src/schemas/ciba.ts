@@ -42,11 +42,28 @@ export interface TokenResponse {
   authorization_details: AuthorizationDetails;
 }
 
+/**
+ * Client authentication members a JSON endpoint (`/redeem`, `/redemptions/{id}/outcome`) accepts
+ * in its body: the JSON counterparts of the form parameters of client_secret_post and
+ * private_key_jwt, for executors that cannot use `Authorization: Basic`.
+ * @see RFC 6749 §2.3.1, RFC 7521 §4.2, RFC 7523 §2.2
+ */
+export const clientAuthMembers = {
+  client_id: z.string().min(1).max(256).optional(),
+  client_secret: z.string().min(1).max(256).optional(),
+  client_assertion_type: z.string().min(1).max(256).optional(),
+  client_assertion: z.string().min(1).max(8192).optional(),
+};
+
 /** `POST /redeem` body: the approval token and the exact action the executor is about to run. */
 export const redeemBody = z.strictObject({
   token: z.string().min(1).max(8192),
   authorization_details: z.unknown(),
+  ...clientAuthMembers,
 });
+
+/** `POST /redemptions/{redemption_id}/outcome` body: the outcome report, and client authentication members. @see DESIGN.md guarantee 8, RFC 7523 §2.2 */
+export const outcomeBody = z.strictObject({ ...outcomeReport.shape, ...clientAuthMembers });
 
 /** A redemption record, as returned on success and with `already_redeemed`. */
 export interface Redemption {
