@@ -22,9 +22,9 @@ import { createSoftAuthenticator } from './support/soft-authenticator.ts';
 // Watching the store: which keys a call writes, and what they held before and after.
 // ---------------------------------------------------------------------------------------------
 
-const MUTATORS = ['set', 'take', 'delete', 'hashCreate', 'hashSet', 'hashDelete', 'compareAndSet', 'pollThrottle', 'setAdd', 'setRemove', 'listAppend'] as const;
+const MUTATORS = ['set', 'take', 'delete', 'hashCreate', 'hashSet', 'hashDelete', 'compareAndSet', 'pollThrottle', 'setAdd', 'setRemove', 'sortedAdd', 'sortedRemove', 'listAppend'] as const;
 
-type KeyState = { kind: 'string'; value: string } | { kind: 'hash'; value: Record<string, string> } | { kind: 'set'; value: string[] } | { kind: 'list'; value: string[] } | null;
+type KeyState = { kind: 'string'; value: string } | { kind: 'hash'; value: Record<string, string> } | { kind: 'set'; value: string[] } | { kind: 'sorted'; value: string[] } | { kind: 'list'; value: string[] } | null;
 
 /** A key's whole value, whatever its kind, read through the Store interface; null when absent. */
 async function readKey(store: Store, key: string): Promise<KeyState> {
@@ -40,6 +40,10 @@ async function readKey(store: Store, key: string): Promise<KeyState> {
     async () => {
       const value = await store.setMembers(key);
       return value.length === 0 ? null : { kind: 'set', value: [...value].sort() };
+    },
+    async () => {
+      const value = await store.sortedRangeByScore(key, Number.POSITIVE_INFINITY, 100_000);
+      return value.length === 0 ? null : { kind: 'sorted', value };
     },
     async () => {
       const value = await store.listRange(key);

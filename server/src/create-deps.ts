@@ -2,7 +2,9 @@ import { createAuditLog } from './audit/index.ts';
 import type { Config } from './config/index.ts';
 import type { Deps } from './deps.ts';
 import { EventBus } from './events/index.ts';
+import { createClientNotifier, type ClientNotifierOptions } from './notifications/index.ts';
 import { createPushNotifier, createWebPushSender, isAllowedPushEndpoint, loadVapidKeys, type PushSender } from './push/index.ts';
+import { createExpirySweeper, type ExpirySweeperOptions } from './requests/index.ts';
 import { Background, consoleLogger, randomId, systemClock, type Clock, type IdGenerator, type Logger } from './runtime/index.ts';
 import type { Store } from './store/index.ts';
 import { KeyRing } from './tokens/index.ts';
@@ -13,11 +15,17 @@ export interface DepsOverrides {
   ids?: IdGenerator;
   log?: Logger;
   pushSender?: PushSender;
+  /** Ping and push delivery: `fetch`, `sleep` (tests record the backoff instead of waiting), `timeoutMs`, `retryDelaysMs`. */
+  notifications?: ClientNotifierOptions;
+  /** The expiry sweeper's interval, batch size and timer. */
+  sweeper?: ExpirySweeperOptions;
 }
 
 /**
  * Builds the server's dependencies once at start: loads (or, in development, generates and keeps)
- * the signing key and the VAPID keys, and wires the push notifier and the audit log to the store.
+ * the signing key and the VAPID keys, and wires the push notifier, the client notifier, the
+ * expiry sweeper and the audit log to the store. The sweeper is built, not started: whoever owns
+ * the process (`main.ts`) starts and stops it.
  */
 export async function createDeps(config: Config, store: Store, overrides: DepsOverrides = {}): Promise<Deps> {
   const log = overrides.log ?? consoleLogger;
@@ -32,7 +40,8 @@ export async function createDeps(config: Config, store: Store, overrides: DepsOv
     log: (entry) => log.info('push', { ...entry }),
     allowEndpoint: (endpoint) => isAllowedPushEndpoint(endpoint, policy),
   });
-  return {
+  // The notifier and the sweeper work on the very Deps they are part of; they read it when they run.
+  const deps: Deps = {
     config,
     store,
     clock,
@@ -44,5 +53,8 @@ export async function createDeps(config: Config, store: Store, overrides: DepsOv
     events: new EventBus(),
     background: new Background(log),
     log,
+    notifier: createClientNotifier(() => deps, overrides.notifications),
+    sweeper: createExpirySweeper(() => deps, overrides.sweeper),
   };
+  return deps;
 }

@@ -1,6 +1,7 @@
 import type { AuditLog } from './audit/index.ts';
 import type { Config } from './config/index.ts';
 import type { EventBus } from './events/index.ts';
+import type { ApprovalRequest, ExpirySweeper } from './requests/index.ts';
 import type { Background, Clock, IdGenerator, Logger } from './runtime/index.ts';
 import type { Store } from './store/index.ts';
 import type { KeyRing } from './tokens/index.ts';
@@ -8,6 +9,19 @@ import type { KeyRing } from './tokens/index.ts';
 /** Sends Web Push notifications to all of a user's devices. */
 export interface UserNotifier {
   notifyUser(input: { tenant: string; sub: string; auth_req_id: string; summary: string; ttlSeconds: number }): Promise<{ sent: number; removed: number; failed: number }>;
+}
+
+/**
+ * Tells ping and push clients how their requests ended (CIBA Core §10.2 ping, §10.3 push, §12
+ * push errors). Implemented in `notifications/`; the request lifecycle only calls it.
+ */
+export interface ClientNotifier {
+  /**
+   * Schedules the notification of a request that has just been settled: approved, denied, or
+   * expired while pending. Returns at once (the delivery and its retries run in the background)
+   * and never throws; does nothing for a poll client.
+   */
+  requestSettled(request: ApprovalRequest): void;
 }
 
 /** Everything the server's handlers use, passed in once: no module-level state, no globals. */
@@ -20,6 +34,10 @@ export interface Deps {
   /** The VAPID public key the PWA subscribes with (RFC 8292 §3.2), base64url. */
   vapidPublicKey: string;
   push: UserNotifier;
+  /** Ping and push notifications to clients. */
+  notifier: ClientNotifier;
+  /** Finds requests past their deadline and settles them; `main.ts` starts it, tests call `sweep()`. */
+  sweeper: ExpirySweeper;
   audit: AuditLog;
   events: EventBus;
   background: Background;

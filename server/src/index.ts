@@ -1,7 +1,9 @@
 export { createApp, PWA_DIST, type AppOptions } from './app.ts';
 export { loadConfig, type Config } from './config/index.ts';
 export { createDeps, type DepsOverrides } from './create-deps.ts';
-export type { Deps, UserNotifier } from './deps.ts';
+export type { ClientNotifier, Deps, UserNotifier } from './deps.ts';
+export { DEFAULT_RETRY_DELAYS_MS, type ClientNotifierOptions, type NotificationFetch, type Sleep } from './notifications/index.ts';
+export { intervalTicker, type ExpirySweeper, type ExpirySweeperOptions, type Ticker } from './requests/index.ts';
 export { createPushNotifier, createWebPushSender, type PushSender } from './push/index.ts';
 export { ManualClock, OffsetClock, silentLogger, systemClock, type Clock, type Logger } from './runtime/index.ts';
 export { keys, MemoryStore, RedisStore, connectRedisStore, type Store } from './store/index.ts';

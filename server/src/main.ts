@@ -21,11 +21,14 @@ async function main(): Promise<void> {
   const deps = await createDeps(config, store);
   const adminToken = config.adminToken ?? randomId(24);
   const app = createApp(deps, { adminToken });
+  // Expire loudly: requests past their deadline are settled, and ping/push clients told, without a poll.
+  deps.sweeper.start();
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.production ? '0.0.0.0' : 'localhost' }, async (info) => {
     deps.log.info('countersign listening', { port: info.port, issuer: config.publicUrl, store: store.kind, mode: config.production ? 'production' : 'development' });
     if (!config.production) await seedDevelopment(deps, { adminToken, adminTokenGenerated: !config.adminToken });
   });
   const stop = () => {
+    deps.sweeper.stop();
     server.close(async () => {
       await deps.background.drain();
       await store.close();

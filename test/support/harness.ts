@@ -1,5 +1,5 @@
 import { serve, type ServerType } from '@hono/node-server';
-import { createApp, createDeps, loadConfig, MemoryStore, OffsetClock, silentLogger, type Deps, type PushSender, type Store } from '@countersign/server';
+import { createApp, createDeps, loadConfig, MemoryStore, OffsetClock, silentLogger, type ClientNotifierOptions, type Deps, type PushSender, type Store } from '@countersign/server';
 import type { Hono } from 'hono';
 import { createServer } from 'node:net';
 import { createSoftAuthenticator, type AssertionOverrides, type SoftAuthenticator, type SoftAuthenticatorOptions } from './soft-authenticator.ts';
@@ -24,6 +24,11 @@ export interface HarnessOptions {
   publicUrl?: string;
   pushSender?: PushSender;
   env?: Record<string, string>;
+  /**
+   * Ping and push delivery options (`fetch`, `timeoutMs`, `retryDelaysMs`, `sleep`). Unless a test
+   * gives its own `sleep`, the backoff waits are recorded in {@link Harness.sleeps} and not waited.
+   */
+  notifications?: ClientNotifierOptions;
 }
 
 /** An enrolled user: their software passkey and their device session cookie. */
@@ -44,6 +49,8 @@ export interface Harness {
   store: Store;
   /** The server's clock: real time, plus whatever a test `advance`s. */
   clock: OffsetClock;
+  /** Every backoff wait (ms) the client notifier asked for, in order; none of them was waited. */
+  sleeps: number[];
   issuer: string;
   adminToken: string;
   /** A `fetch` that sends absolute URLs under the issuer to the app, for the agent client. */
@@ -67,7 +74,14 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   const store = options.store === 'redis' ? await testRedisStore() : new MemoryStore({ now: () => clock.now() });
   const adminToken = 'test-admin-token-0123456789abcdef';
   const config = loadConfig({ PUBLIC_URL: issuer, NODE_ENV: 'test', ...options.env });
-  const deps = await createDeps(config, store, { clock, log: silentLogger, ...(options.pushSender ? { pushSender: options.pushSender } : {}) });
+  const sleeps: number[] = [];
+  const notifications: ClientNotifierOptions = {
+    sleep: async (ms) => {
+      sleeps.push(ms);
+    },
+    ...options.notifications,
+  };
+  const deps = await createDeps(config, store, { clock, log: silentLogger, notifications, ...(options.pushSender ? { pushSender: options.pushSender } : {}) });
   const app = createApp(deps, { adminToken });
   let server: ServerType | undefined;
 
@@ -101,6 +115,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     deps,
     store,
     clock,
+    sleeps,
     issuer,
     adminToken,
     fetch: fetchApp,

@@ -14,11 +14,13 @@ export type AuditType =
   | 'redeemed'
   | 'refused'
   | 'outcome'
+  | 'notified'
+  | 'notify_failed'
   | 'device_enrolled'
   | 'push_subscription_removed';
 
-/** Where a decision came from. */
-export type AuditChannel = 'agent' | 'device' | 'admin' | 'system' | 'push';
+/** Where a decision came from; `notification` is the client's notification endpoint (CIBA ping and push). */
+export type AuditChannel = 'agent' | 'device' | 'admin' | 'system' | 'push' | 'notification';
 
 /** One audit event as written: who, what, when and channel. Never a secret or a token. */
 export interface AuditEvent {

@@ -1,7 +1,7 @@
 import { CountersignError, detailsHash, displayAction } from '@countersign/shared';
 import type { ClientRecord } from '../clients/index.ts';
 import type { Deps } from '../deps.ts';
-import { effectiveState, loadRequest, toFields, type ApprovalRequest } from '../requests/index.ts';
+import { effectiveState, loadRequest, toFields, trackDeadline, type ApprovalRequest } from '../requests/index.ts';
 import { secondsUntil } from '../runtime/index.ts';
 import { keys } from '../store/index.ts';
 import { findUser } from '../users/index.ts';
@@ -56,10 +56,13 @@ export async function createRequest(deps: Deps, client: ClientRecord, input: Bac
     created_at: now,
     expires_at: now + input.expires_in * 1000,
     interval: deps.config.pollInterval,
+    token_delivery_mode: client.token_delivery_mode,
     outcome: null,
   };
   const requestKey = keys.request(tenant, request.auth_req_id);
-  await store.hashCreate(requestKey, toFields(request), input.expires_in + deps.config.graceSeconds);
+  // The client_notification_token is kept beside the request for the ping or push, never in it (CIBA Core §7.1).
+  const fields = toFields(request, { client_notification_token: client.token_delivery_mode === 'poll' ? null : input.client_notification_token });
+  await store.hashCreate(requestKey, fields, input.expires_in + deps.config.graceSeconds);
 
   const txKey = transactionKey(client, input);
   if (txKey && !(await store.set(txKey, request.auth_req_id, { onlyIfAbsent: true, ttlSeconds: deps.config.retentionSeconds }))) {
@@ -77,7 +80,8 @@ export async function createRequest(deps: Deps, client: ClientRecord, input: Bac
     await store.set(txKey, request.auth_req_id, { ttlSeconds: deps.config.retentionSeconds });
   }
 
-  await store.setAdd(keys.userRequests(tenant, user.sub), request.auth_req_id, deps.config.requestExpiryMax + deps.config.graceSeconds);
+  const indexTtl = deps.config.requestExpiryMax + deps.config.graceSeconds;
+  await Promise.all([store.setAdd(keys.userRequests(tenant, user.sub), request.auth_req_id, indexTtl), trackDeadline(store, request, indexTtl)]);
   await deps.audit.record({
     type: 'proposed',
     tenant,

@@ -25,6 +25,10 @@ export function providerMetadata(issuer: string) {
     backchannel_token_delivery_modes_supported: ['poll', 'ping', 'push'],
     backchannel_authentication_request_signing_alg_values_supported: [...CLIENT_SIGNING_ALGS],
     backchannel_user_code_parameter_supported: false,
+    backchannel_authentication_endpoint_auth_methods_supported: [...TOKEN_ENDPOINT_AUTH_METHODS],
+    backchannel_authentication_endpoint_auth_signing_alg_values_supported: [...CLIENT_SIGNING_ALGS],
+    request_parameter_supported: true,
+    request_uri_parameter_supported: false,
     // RFC 9396 §10
     authorization_details_types_supported: ACTION_TYPE_NAMES,
     // Approval tokens are JWTs signed like ID tokens (RFC 9068 §2.1).

@@ -12,19 +12,25 @@ const POLL_LEEWAY_MS = 250;
 
 /**
  * `POST /token` for the CIBA grant: `authorization_pending`, `slow_down`, `access_denied`,
- * `expired_token`, `invalid_grant`, or the token response (once).
+ * `expired_token`, `invalid_grant`, or the token response (once). Poll and ping clients are
+ * answered alike (a ping only says when to ask); a push client gets `unauthorized_client`.
  *
  * The poll rate is checked and recorded in one atomic step before the state is read, so that ten
  * polls fired together get one `authorization_pending` and nine `slow_down`.
  *
- * @see CIBA Core 1.0 §10.1 (token request), §11 (token error response); RFC 6749 §5.2
+ * @see CIBA Core 1.0 §10.1 (token request), §10.2 (ping), §11 (token error response); RFC 6749 §5.2
  */
 export function tokenHandler(deps: Deps) {
   return async function token(c: Context): Promise<Response> {
     const form = await readForm(c);
-    const client = await authenticateClient(c, deps.store, form);
+    const client = await authenticateClient(c, deps, form);
     if (form.grant_type !== CIBA_GRANT_TYPE) {
       throw new CountersignError(form.grant_type ? 'unsupported_grant_type' : 'invalid_request', form.grant_type ? 'Only the CIBA grant is supported.' : 'grant_type is required.');
+    }
+    // CIBA Core §10.1 and §11: a push client receives its tokens at its notification endpoint and
+    // must not ask here; handing them out again would give one approval two tokens.
+    if (client.token_delivery_mode === 'push') {
+      throw new CountersignError('unauthorized_client', 'This client is registered for the push mode: its tokens are delivered to its notification endpoint.');
     }
     const authReqId = form.auth_req_id;
     if (!authReqId) throw new CountersignError('invalid_request', 'auth_req_id is required.');

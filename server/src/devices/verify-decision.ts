@@ -1,7 +1,7 @@
 import { base64url, CountersignError, decisionChallenge, type Decision } from '@countersign/shared';
 import { verifyAuthenticationResponse, type AuthenticationResponseJSON } from '@simplewebauthn/server';
 import type { Deps } from '../deps.ts';
-import { fromFields, isRequestId, loadRequest, settleExpiry, type ApprovalRequest } from '../requests/index.ts';
+import { fromFields, isRequestId, loadRequest, settleExpiry, untrackDeadline, type ApprovalRequest } from '../requests/index.ts';
 import { keys } from '../store/index.ts';
 import type { ChallengeRecord } from './decision-options.ts';
 import { listDevices, saveDevice, type DeviceRecord } from './device-record.ts';
@@ -28,7 +28,8 @@ function signCount(response: Record<string, unknown>): number | null {
 
 /**
  * Verifies a person's decision on a request and moves it: `pending → approved` or
- * `pending → denied`, in one compare-and-swap guarded by the deadline.
+ * `pending → denied`, in one compare-and-swap guarded by the deadline; then schedules the ping or
+ * push to the client, if it uses one.
  *
  * The challenge named in the assertion is taken from the store (GETDEL) before anything else, so
  * it is used once, pass or fail. It must have been issued for this request, this decision and this
@@ -112,7 +113,10 @@ export async function verifyDecision(deps: Deps, session: DeviceSession, authReq
     if (current && current.state !== 'pending') throw new CountersignError('request_not_pending', `The request is already ${current.state}.`);
     throw new CountersignError('expired_token', 'The request has expired.');
   }
-  await deps.store.setRemove(keys.userRequests(session.tenant, session.sub), authReqId);
+  await Promise.all([
+    deps.store.setRemove(keys.userRequests(session.tenant, session.sub), authReqId),
+    untrackDeadline(deps.store, { tenant: session.tenant, auth_req_id: authReqId }),
+  ]);
   await deps.audit.record({
     type: approve ? 'approved' : 'denied',
     tenant: session.tenant,
@@ -124,5 +128,8 @@ export async function verifyDecision(deps: Deps, session: DeviceSession, authReq
     channel: 'device',
   });
   deps.events.publish(session.tenant, session.sub, { auth_req_id: authReqId, state: approve ? 'approved' : 'denied' });
-  return fromFields(result.fields!);
+  const decided = fromFields(result.fields!);
+  // A ping or push client is told now (CIBA Core §10.2, §10.3); a poll client finds out at /token.
+  deps.notifier.requestSettled(decided);
+  return decided;
 }

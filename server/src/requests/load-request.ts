@@ -1,5 +1,6 @@
 import type { Deps } from '../deps.ts';
 import { keys, type Store } from '../store/index.ts';
+import { untrackDeadline } from './request-deadlines.ts';
 import { effectiveState, fromFields, type ApprovalRequest } from './request-record.ts';
 
 /**
@@ -18,14 +19,21 @@ export async function loadRequest(store: Store, tenant: string, authReqId: strin
   return fields?.auth_req_id ? fromFields(fields) : null;
 }
 
+/** What {@link settleExpiry} needs of the server's dependencies. */
+export type SettleExpiryDeps = Pick<Deps, 'store' | 'clock' | 'audit' | 'events' | 'config' | 'notifier'>;
+
 /**
  * Writes down an expiry the clock has already decided: `pending → expired` or
  * `approved → expired`, as a compare-and-swap guarded by the deadline, so it happens once and
- * never races a decision or a redemption that beat the deadline. Audits and announces it.
+ * never races a decision or a redemption that beat the deadline. Whichever caller wins the swap
+ * (a poll, the device, the expiry sweeper) audits it, announces it to the user's open PWA and,
+ * for a request that expired undecided, has the ping or push client told (CIBA Core §10.2,
+ * §12 `expired_token`). An approval that runs out is not announced to the client again: it was
+ * told at the approval.
  *
  * @returns the request as it now stands.
  */
-export async function settleExpiry(deps: Pick<Deps, 'store' | 'clock' | 'audit' | 'events' | 'config'>, request: ApprovalRequest): Promise<ApprovalRequest> {
+export async function settleExpiry(deps: SettleExpiryDeps, request: ApprovalRequest): Promise<ApprovalRequest> {
   const now = deps.clock.now();
   if (effectiveState(request, now) !== 'expired' || request.state === 'expired') return request;
   const deadlineField = request.state === 'pending' ? 'expires_at' : 'approval_expires_at';
@@ -41,7 +49,10 @@ export async function settleExpiry(deps: Pick<Deps, 'store' | 'clock' | 'audit' 
   if (!result.fields) return { ...request, state: 'expired' };
   const settled = fromFields(result.fields);
   if (result.ok) {
-    await deps.store.setRemove(keys.userRequests(request.tenant, request.sub), request.auth_req_id);
+    await Promise.all([
+      deps.store.setRemove(keys.userRequests(request.tenant, request.sub), request.auth_req_id),
+      request.state === 'pending' ? untrackDeadline(deps.store, request) : undefined,
+    ]);
     await deps.audit.record({
       type: 'expired',
       tenant: request.tenant,
@@ -52,6 +63,7 @@ export async function settleExpiry(deps: Pick<Deps, 'store' | 'clock' | 'audit' 
       detail: { from: request.state },
     });
     deps.events.publish(request.tenant, request.sub, { auth_req_id: request.auth_req_id, state: 'expired' });
+    if (request.state === 'pending') deps.notifier.requestSettled(settled);
   }
   return settled;
 }

@@ -22,6 +22,13 @@ export interface ApprovalRequest {
   /** Deadline for a decision (`expires_in` after creation). */
   expires_at: number;
   interval: number;
+  /**
+   * How the client is told the result (CIBA Core §5): `poll`, or `ping` / `push` to its
+   * notification endpoint. Taken from the client's registration when the request was made.
+   */
+  token_delivery_mode: 'poll' | 'ping' | 'push';
+  /** When the ping or push notification about this request was accepted by the client (epoch ms). */
+  notified_at?: number;
   decided_at?: number;
   /** The device whose passkey decided. */
   decided_by?: string;
@@ -35,9 +42,26 @@ export interface ApprovalRequest {
 
 const optionalNumber = (value: string | undefined) => (value === undefined ? undefined : Number(value));
 
-/** The hash fields of a new request. */
-export function toFields(request: ApprovalRequest): Fields {
+/**
+ * The hash field that keeps the client's `client_notification_token` (CIBA Core §7.1) next to the
+ * request. It is a bearer secret, so it is deliberately not a member of {@link ApprovalRequest}:
+ * whatever serialises a request (the admin view, a log line, the audit) cannot carry it. Only the
+ * notifier reads it, with {@link notificationTokenOf}.
+ */
+const NOTIFICATION_TOKEN_FIELD = 'notification_token';
+
+/** The `client_notification_token` stored with a request, or null (poll clients send none). */
+export function notificationTokenOf(fields: Fields): string | null {
+  return fields[NOTIFICATION_TOKEN_FIELD] || null;
+}
+
+/**
+ * The hash fields of a new request.
+ * @param secrets - the `client_notification_token` of a ping or push client, kept beside the request (never in it).
+ */
+export function toFields(request: ApprovalRequest, secrets: { client_notification_token?: string | null } = {}): Fields {
   return {
+    ...(secrets.client_notification_token ? { [NOTIFICATION_TOKEN_FIELD]: secrets.client_notification_token } : {}),
     auth_req_id: request.auth_req_id,
     tenant: request.tenant,
     client_id: request.client_id,
@@ -51,6 +75,7 @@ export function toFields(request: ApprovalRequest): Fields {
     created_at: String(request.created_at),
     expires_at: String(request.expires_at),
     interval: String(request.interval),
+    token_delivery_mode: request.token_delivery_mode,
   };
 }
 
@@ -80,6 +105,9 @@ export function fromFields(fields: Fields): ApprovalRequest {
     created_at: Number(fields.created_at),
     expires_at: Number(fields.expires_at),
     interval: Number(fields.interval),
+    // Requests stored before delivery modes existed were all polled.
+    token_delivery_mode: fields.token_delivery_mode === 'ping' || fields.token_delivery_mode === 'push' ? fields.token_delivery_mode : 'poll',
+    notified_at: optionalNumber(fields.notified_at),
     decided_at: optionalNumber(fields.decided_at),
     decided_by: fields.decided_by,
     approval_expires_at: optionalNumber(fields.approval_expires_at),

@@ -34,6 +34,18 @@ export const keys = {
   requestAudit: (tenant: string, authReqId: string) => `audit:{${tenant}:${authReqId}}`,
   /** List: every audit event of a tenant. */
   tenantAudit: (tenant: string) => `audit:{${tenant}}`,
+  /**
+   * Sorted set: every pending request, scored by its `expires_at` (epoch ms), member
+   * `<tenant>:<auth_req_id>`; read by the expiry sweeper. One key for the deployment, so it sits
+   * in one slot of its own (see `requests/request-deadlines.ts` for how issue 6 may shard it).
+   */
+  deadlines: () => 'deadlines:{pending}',
+  /**
+   * String (single use, SET NX with a TTL until the JWT's `exp`): a `jti` a client has used, in
+   * its client's hash tag. `use` keeps a client assertion's ids apart from a request object's;
+   * `jtiHash` is base64url(SHA-256(jti)), so a client's id cannot carry braces into the key.
+   */
+  usedJti: (clientId: string, use: 'assertion' | 'request', jtiHash: string) => `jti:{${clientId}}:${use}:${jtiHash}`,
   /** String: server-generated configuration kept in the store (signing key, VAPID keys). */
   config: (name: string) => `config:{${name}}`,
 } as const;

@@ -1,6 +1,9 @@
+import { checkSortedArguments } from './sorted-arguments.ts';
 import type { CasResult, Fields, Guard, PollResult, Store } from './types.ts';
 
-type Value = { kind: 'string'; value: string } | { kind: 'hash'; value: Map<string, string> } | { kind: 'set'; value: Set<string> } | { kind: 'list'; value: string[] };
+/** A sorted set: each member's score, and the members in (score, member) order for range reads. */
+interface Sorted { scores: Map<string, number>; order: { score: number; member: string }[] }
+type Value = { kind: 'string'; value: string } | { kind: 'hash'; value: Map<string, string> } | { kind: 'set'; value: Set<string> } | { kind: 'list'; value: string[] } | { kind: 'sorted'; value: Sorted };
 interface Entry { data: Value; expiresAt: number | undefined }
 
 /** Options of {@link MemoryStore}. */
@@ -34,6 +37,23 @@ export function guardHolds(fields: Map<string, string>, guard: Guard): boolean {
     case 'gt':
       return current !== undefined && decimal(current) > guard.value;
   }
+}
+
+/** Redis's order of a sorted set: by score, then by member (byte order, the same for ASCII members). */
+function compareEntries(a: { score: number; member: string }, b: { score: number; member: string }): number {
+  if (a.score !== b.score) return a.score < b.score ? -1 : 1;
+  return a.member < b.member ? -1 : a.member > b.member ? 1 : 0;
+}
+
+/** The first index of `order` whose entry does not sort before `probe` (binary search). */
+function lowerBound(order: { score: number; member: string }[], probe: { score: number; member: string }): number {
+  let [low, high] = [0, order.length];
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (compareEntries(order[middle]!, probe) < 0) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 /**
@@ -165,6 +185,39 @@ export class MemoryStore implements Store {
 
   async setMembers(key: string): Promise<string[]> {
     return [...(this.#of(key, 'set')?.value ?? [])];
+  }
+
+  async sortedAdd(key: string, member: string, score: number, ttlSeconds?: number): Promise<void> {
+    checkSortedArguments(score);
+    const sorted = this.#ensure(key, 'sorted', () => ({ scores: new Map(), order: [] })).value;
+    const old = sorted.scores.get(member);
+    if (old !== undefined) sorted.order.splice(lowerBound(sorted.order, { score: old, member }), 1);
+    const entry = { score, member };
+    sorted.order.splice(lowerBound(sorted.order, entry), 0, entry);
+    sorted.scores.set(member, score);
+    this.#touch(key, ttlSeconds);
+  }
+
+  async sortedRangeByScore(key: string, maxScore: number, limit: number): Promise<string[]> {
+    checkSortedArguments(maxScore, limit);
+    const order = this.#of(key, 'sorted')?.value.order ?? [];
+    const members: string[] = [];
+    // From the lowest score up: the walk stops at the first later deadline, as ZRANGE BYSCORE does.
+    for (const entry of order) {
+      if (entry.score > maxScore || members.length === limit) break;
+      members.push(entry.member);
+    }
+    return members;
+  }
+
+  async sortedRemove(key: string, member: string): Promise<boolean> {
+    const sorted = this.#of(key, 'sorted')?.value;
+    const score = sorted?.scores.get(member);
+    if (!sorted || score === undefined) return false;
+    sorted.order.splice(lowerBound(sorted.order, { score, member }), 1);
+    sorted.scores.delete(member);
+    if (sorted.scores.size === 0) this.#entries.delete(key);
+    return true;
   }
 
   async listAppend(key: string, value: string, ttlSeconds?: number): Promise<void> {

@@ -58,6 +58,7 @@ return {early and 'slow_down' or 'ok', redis.call('HGETALL', KEYS[1])}`,
   countersignHashSetTtl: withTtl('HSET'),
   countersignSetAddTtl: withTtl('SADD'),
   countersignListAppendTtl: withTtl('RPUSH'),
+  countersignSortedAddTtl: withTtl('ZADD'),
 } as const;
 
 function withTtl(command: string): string {

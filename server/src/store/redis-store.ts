@@ -1,4 +1,5 @@
 import { type Cluster, Redis, type RedisOptions } from 'ioredis';
+import { checkSortedArguments } from './sorted-arguments.ts';
 import { SCRIPTS } from './redis-scripts.ts';
 import type { CasResult, Fields, Guard, PollResult, Store } from './types.ts';
 
@@ -113,6 +114,23 @@ export class RedisStore implements Store {
     return this.#redis.smembers(this.#key(key));
   }
 
+  async sortedAdd(key: string, member: string, score: number, ttlSeconds?: number): Promise<void> {
+    checkSortedArguments(score);
+    if (ttlSeconds === undefined) await this.#redis.zadd(this.#key(key), scoreArg(score), member);
+    else await this.#scripts.countersignSortedAddTtl(this.#key(key), String(ttlMs(ttlSeconds)), scoreArg(score), member);
+  }
+
+  async sortedRangeByScore(key: string, maxScore: number, limit: number): Promise<string[]> {
+    checkSortedArguments(maxScore, limit);
+    // ZRANGE … BYSCORE LIMIT (Redis ≥ 6.2, as GETDEL): O(log N + limit), so reading the due
+    // deadlines costs what is due, however many requests are alive.
+    return (await this.#redis.call('ZRANGE', this.#key(key), '-inf', scoreArg(maxScore), 'BYSCORE', 'LIMIT', '0', String(limit))) as string[];
+  }
+
+  async sortedRemove(key: string, member: string): Promise<boolean> {
+    return (await this.#redis.zrem(this.#key(key), member)) > 0;
+  }
+
   async listAppend(key: string, value: string, ttlSeconds?: number): Promise<void> {
     if (ttlSeconds === undefined) await this.#redis.rpush(this.#key(key), value);
     else await this.#scripts.countersignListAppendTtl(this.#key(key), String(ttlMs(ttlSeconds)), value);
@@ -177,6 +195,13 @@ export async function connectRedisStore(url: string, options: ConnectRedisStoreO
 function ttlMs(ttlSeconds: number): number {
   if (!Number.isFinite(ttlSeconds) || ttlSeconds <= 0) throw new RangeError(`TTL must be a positive number of seconds, got ${ttlSeconds}`);
   return Math.ceil(ttlSeconds * 1000);
+}
+
+/** A score as Redis reads it: infinities spelled `+inf` / `-inf`, finite numbers in full. */
+function scoreArg(score: number): string {
+  if (score === Number.POSITIVE_INFINITY) return '+inf';
+  if (score === Number.NEGATIVE_INFINITY) return '-inf';
+  return String(score);
 }
 
 function pairs(fields: Fields): string[] {

@@ -76,6 +76,20 @@ export interface Store {
   /** All members of a set (empty when there is none). */
   setMembers(key: string): Promise<string[]>;
 
+  /**
+   * Adds a member to a sorted set with `score` (ZADD), or moves an existing member to the new
+   * score; optionally resets the set's TTL. Scores are numbers such as epoch milliseconds.
+   */
+  sortedAdd(key: string, member: string, score: number, ttlSeconds?: number): Promise<void>;
+  /**
+   * Up to `limit` members whose score is at most `maxScore` (inclusive), lowest score first and
+   * members of equal score in byte order (ZRANGE … BYSCORE LIMIT). The cost follows the members
+   * returned, not the size of the set, so a deadline index can be read every second.
+   */
+  sortedRangeByScore(key: string, maxScore: number, limit: number): Promise<string[]>;
+  /** Removes a member from a sorted set (ZREM); answers whether it was there. The last one removes the set. */
+  sortedRemove(key: string, member: string): Promise<boolean>;
+
   /** Appends to a list (append-only log), optionally resetting its TTL. */
   listAppend(key: string, value: string, ttlSeconds?: number): Promise<void>;
   /** The whole list, oldest first. */

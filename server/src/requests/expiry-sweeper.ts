@@ -1,0 +1,107 @@
+import type { Deps } from '../deps.ts';
+import { keys } from '../store/index.ts';
+import { loadRequest, settleExpiry } from './load-request.ts';
+import { parseDeadlineMember } from './request-deadlines.ts';
+
+/** Runs `tick` every `everyMs` milliseconds until the returned function is called. */
+export type Ticker = (tick: () => void, everyMs: number) => () => void;
+
+/** A {@link Ticker} on `setInterval`, unref'd so it never keeps the process alive on its own. */
+export const intervalTicker: Ticker = (tick, everyMs) => {
+  const timer = setInterval(tick, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
+};
+
+/** Options of {@link createExpirySweeper}. */
+export interface ExpirySweeperOptions {
+  /** Milliseconds between sweeps; 1000 by default, so an expiry is announced within about a second. */
+  intervalMs?: number;
+  /** Deadlines read per store call; a sweep reads batches until one comes back short. 100 by default. */
+  batchSize?: number;
+  /** The timer; {@link intervalTicker} by default, a manual one in tests. */
+  ticker?: Ticker;
+}
+
+/** Finds requests whose decision deadline has passed and settles them, so that they expire loudly. */
+export interface ExpirySweeper {
+  /**
+   * One sweep: every request in the deadline index whose `expires_at` is at or before the clock's
+   * now is settled with `settleExpiry` (which audits, tells the PWA and the ping/push client),
+   * then dropped from the index. A sweep called while one runs joins it.
+   *
+   * @returns how many due deadlines the sweep handled.
+   * @throws when the store fails; the entries not yet handled stay in the index for the next sweep.
+   */
+  sweep(): Promise<number>;
+  /** Sweeps every `intervalMs` from now on; a second call does nothing. A failed sweep is logged. */
+  start(): void;
+  /** Stops the timer; a sweep in flight finishes. */
+  stop(): void;
+}
+
+/** At most this many batches per sweep, so one tick stays short even after a long outage. */
+const MAX_BATCHES_PER_SWEEP = 50;
+
+/**
+ * Creates the expiry sweeper (issue 4, "Expire loudly"). Its cost follows the number of requests
+ * that expire, not the number alive: the deadline index is a sorted set read with
+ * `sortedRangeByScore(…, now, batchSize)`, which touches only the due entries.
+ *
+ * Each entry is settled first and removed afterwards, so a crash in between leaves it for the next
+ * sweep (at least once); settling twice is harmless because `settleExpiry` is a compare-and-swap
+ * and only its winner audits and notifies. That is also why several instances sweeping the same
+ * index today give the right result, only with repeated reads. Issue 6 (work done once across
+ * instances) hooks in at {@link ExpirySweeper.sweep}: wrap it in a short Redis lease
+ * (`SET sweep:{pending} <instance> NX PX <interval>`) or feed the due entries to a Streams
+ * consumer group instead of settling them here; and, should one index key become hot, shard it
+ * (`deadlines:{pending:N}`) and sweep the shards in turn.
+ *
+ * @param deps - read when a sweep runs, so the sweeper can be built together with the `Deps` it is part of.
+ * @see CIBA Core 1.0 §7.3 (`expires_in`), §10.2 and §12 (telling the client about an expiry)
+ */
+export function createExpirySweeper(deps: () => Pick<Deps, 'store' | 'clock' | 'audit' | 'events' | 'config' | 'notifier' | 'log'>, options: ExpirySweeperOptions = {}): ExpirySweeper {
+  const intervalMs = options.intervalMs ?? 1000;
+  const batchSize = options.batchSize ?? 100;
+  const ticker = options.ticker ?? intervalTicker;
+  let running: Promise<number> | null = null;
+  let cancel: (() => void) | null = null;
+
+  async function sweepOnce(): Promise<number> {
+    const current = deps();
+    let handled = 0;
+    for (let batch = 0; batch < MAX_BATCHES_PER_SWEEP; batch++) {
+      const due = await current.store.sortedRangeByScore(keys.deadlines(), current.clock.now(), batchSize);
+      for (const member of due) {
+        const ref = parseDeadlineMember(member);
+        const request = ref ? await loadRequest(current.store, ref.tenant, ref.auth_req_id) : null;
+        // A request that is gone (its TTL ran out) or already decided has nothing left to announce.
+        if (request) await settleExpiry(current, request);
+        await current.store.sortedRemove(keys.deadlines(), member);
+        handled += 1;
+      }
+      if (due.length < batchSize) break;
+    }
+    return handled;
+  }
+
+  function sweep(): Promise<number> {
+    running ??= sweepOnce().finally(() => {
+      running = null;
+    });
+    return running;
+  }
+
+  return {
+    sweep,
+    start() {
+      cancel ??= ticker(() => {
+        sweep().catch((error: unknown) => deps().log.error('expiry sweep failed', { error: String(error) }));
+      }, intervalMs);
+    },
+    stop() {
+      cancel?.();
+      cancel = null;
+    },
+  };
+}

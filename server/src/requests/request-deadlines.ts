@@ -1,0 +1,38 @@
+import { keys, type Store } from '../store/index.ts';
+import type { ApprovalRequest } from './request-record.ts';
+
+/** Which request a member of the deadline index stands for. */
+export interface RequestRef {
+  tenant: string;
+  auth_req_id: string;
+}
+
+/**
+ * The member of the deadline index for one request: `<tenant>:<auth_req_id>`. Neither part can
+ * hold a `:` (tenants are `[a-z0-9-]`, ids base64url), so the member splits back unambiguously.
+ */
+export function deadlineMember(ref: RequestRef): string {
+  return `${ref.tenant}:${ref.auth_req_id}`;
+}
+
+/** The request a deadline member names, or null for anything that is not one. */
+export function parseDeadlineMember(member: string): RequestRef | null {
+  const match = /^([a-z0-9][a-z0-9-]{0,39}):([A-Za-z0-9_-]{16,128})$/.exec(member);
+  return match ? { tenant: match[1]!, auth_req_id: match[2]! } : null;
+}
+
+/**
+ * Indexes a pending request by its decision deadline (`expires_at`, epoch ms), so the expiry
+ * sweeper finds it once the deadline passes without reading any request that is still alive.
+ *
+ * @param ttlSeconds - how long the index outlives its newest entry when nothing else is added:
+ *   the longest request lifetime plus the grace period, so an idle deployment leaves nothing behind.
+ */
+export async function trackDeadline(store: Store, request: ApprovalRequest, ttlSeconds: number): Promise<void> {
+  await store.sortedAdd(keys.deadlines(), deadlineMember(request), request.expires_at, ttlSeconds);
+}
+
+/** Drops a request from the deadline index once it no longer waits for a decision (decided or expired). */
+export async function untrackDeadline(store: Store, ref: RequestRef): Promise<void> {
+  await store.sortedRemove(keys.deadlines(), deadlineMember(ref));
+}
