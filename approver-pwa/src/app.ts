@@ -28,7 +28,7 @@ export function createApp(root: HTMLElement): (route: Route) => void {
 
   const onEnrolled = (session: DeviceSession) => {
     setSession(session);
-    setFlash(`This phone is set up. Requests for ${session.user.display_name || session.user.sub} will appear here.`);
+    setFlash(`This device is set up. Requests for ${session.user.display_name || session.user.sub} will appear here.`);
     // Replace, not push: the enrollment code leaves this tab's history.
     location.replace('#/');
   };

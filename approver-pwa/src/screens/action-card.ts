@@ -28,7 +28,7 @@ export function actionCard(action: ActionDisplay, withHeading: boolean): HTMLEle
       ? h(
           'div',
           { class: 'amount-block' },
-          h('p', { class: 'label' }, 'Amount'),
+          h('p', { class: 'amount-label' }, 'Amount'),
           h('p', { class: 'amount', testid: 'amount', attrs: { 'data-currency': amount.currency, 'data-amount-minor': amount.amount_minor } }, amount.formatted_code),
           amount.formatted !== amount.formatted_code ? h('p', { class: 'amount-symbol', testid: 'amount-symbol' }, amount.formatted) : null,
         )

@@ -13,7 +13,7 @@ export function errorMessage(error: unknown): string {
     case 'AbortError':
       return 'The passkey request was cancelled or timed out. Nothing was sent.';
     case 'InvalidStateError':
-      return 'This phone already has a passkey for this account.';
+      return 'This device already has a passkey for this account.';
     case 'SecurityError':
       return "This page's address does not match the server's passkey settings, so the browser refused the passkey.";
     case 'NotSupportedError':

@@ -23,7 +23,7 @@ export function describeResult(request: Pick<RequestDisplay, 'state' | 'outcome'
     case 'approved':
       return { kind: 'approved', headline: 'Approved', detail: 'The agent may now carry out this action, once. This screen shows when it has.' };
     case 'denied':
-      return { kind: 'denied', headline: 'Denied', detail: 'The agent has been told no. Nothing will happen.' };
+      return { kind: 'denied', headline: 'Denied', detail: 'The request will not go ahead.' };
     case 'expired':
       return { kind: 'expired', headline: 'Expired', detail: 'This request is no longer valid. Nothing will happen.' };
     case 'redeemed': {

@@ -26,6 +26,10 @@ export function mountRequestScreen(ctx: ScreenContext, authReqId: string): Dispo
   let error: string | null = null;
   let stopCountdown: Dispose = () => undefined;
   let firstRender = true;
+  /** Whether the last render offered the decision, to notice the moment it no longer does. */
+  let wasPending = false;
+  /** The decision button to focus again after its passkey prompt failed (it was disabled meanwhile). */
+  let refocus: Decision | null = null;
 
   setTitle('Request');
   ctx.root.replaceChildren(h('section', { class: 'screen', attrs: { 'aria-busy': true } }, h('h1', { class: 'visually-hidden' }, 'Request'), h('p', { class: 'muted' }, 'Loading request…')));
@@ -82,12 +86,15 @@ export function mountRequestScreen(ctx: ScreenContext, authReqId: string): Dispo
       busy = null;
       view = { request, options: null };
       render();
-      ctx.root.querySelector<HTMLElement>('[data-testid="result"]')?.focus();
+      // The result panel is at the top, under the app bar: show both, and read the result out.
+      window.scrollTo(0, 0);
+      ctx.root.querySelector<HTMLElement>('[data-testid="result"]')?.focus({ preventScroll: true });
     } catch (caught) {
       busy = null;
       if (ctx.signal.aborted) return;
       if (isApiError(caught, 'login_required')) return ctx.loginRequired();
       error = errorMessage(caught);
+      refocus = decision;
       // A cancelled prompt sent nothing; anything else may have spent this challenge or changed
       // the request, so fetch it again with fresh options.
       if (isPasskeyCancelled(caught)) render();
@@ -118,20 +125,22 @@ export function mountRequestScreen(ctx: ScreenContext, authReqId: string): Dispo
     setTitle(requestTitle(request));
 
     const timeLeft = h('span', { class: 'time-left', testid: 'time-left', attrs: { role: 'timer' } });
+    const deciding = pending && view.options !== null;
     ctx.root.replaceChildren(
       h(
         'section',
         { class: 'screen request', testid: 'request-screen', attrs: { 'data-state': request.state, 'data-auth-req-id': request.auth_req_id } },
-        backLink(),
+        h('div', { class: 'request-nav' }, backLink(), pending ? h('p', { class: 'time-left-line' }, timeLeft) : null),
         h('p', { class: 'eyebrow' }, 'Requested by ', h('strong', { testid: 'client-name' }, request.client_name)),
-        h('h1', { testid: 'request-title' }, requestTitle(request)),
-        pending ? h('p', { class: 'time-left-line' }, timeLeft) : null,
+        // Focusable from script, so focus on it survives a re-render.
+        h('h1', { testid: 'request-title', attrs: { tabindex: -1 } }, requestTitle(request)),
         // Once decided, what became of it comes first; the details below say what it was.
         pending ? null : resultPanel(expiredLocally ? { ...request, state: 'expired' } : request),
         ...request.actions.map((action) => actionCard(action, request.actions.length > 1)),
         request.binding_message ? (pending ? bindingBox(request.binding_message) : bindingLine(request.binding_message)) : null,
-        error ? errorBanner(error) : null,
-        pending && view.options ? decisionBar() : null,
+        // While deciding, an error belongs next to the buttons, which stay in view.
+        error && !deciding ? errorBanner(error) : null,
+        deciding ? decisionBar() : null,
         !pending ? h('p', {}, h('a', { attrs: { href: '#/' } }, 'Back to your requests')) : null,
       ),
     );
@@ -149,12 +158,19 @@ export function mountRequestScreen(ctx: ScreenContext, authReqId: string): Dispo
       });
     }
 
+    const restore = focusedTestId ?? (refocus && !busy ? refocus : undefined);
+    if (!busy) refocus = null;
     if (firstRender) {
       firstRender = false;
       focusHeading(ctx.root);
-    } else if (focusedTestId) {
-      ctx.root.querySelector<HTMLElement>(`[data-testid="${focusedTestId}"]`)?.focus();
+    } else if (wasPending && !pending) {
+      // Decided (here or elsewhere) or expired: what became of it is at the top.
+      window.scrollTo(0, 0);
+      if (restore) ctx.root.querySelector<HTMLElement>(`[data-testid="${restore}"]`)?.focus({ preventScroll: true });
+    } else if (restore) {
+      ctx.root.querySelector<HTMLElement>(`[data-testid="${restore}"]`)?.focus();
     }
+    wasPending = pending;
   }
 
   function decisionBar(): HTMLElement {
@@ -169,12 +185,15 @@ export function mountRequestScreen(ctx: ScreenContext, authReqId: string): Dispo
         },
         label,
       );
+    // Sticky at the bottom of the viewport while the details scroll under it (it keeps its own
+    // place at the end of the screen, so it never covers the last of them).
     return h(
-      'div',
-      { class: 'decision' },
-      h('p', { class: 'hint', attrs: { id: 'decision-hint' } }, 'Both ask for your passkey: your fingerprint, face or screen lock.'),
+      'section',
+      { class: 'decision-bar', testid: 'decision-bar', attrs: { 'aria-label': 'Your decision' } },
+      error ? errorBanner(error) : null,
+      h('p', { class: 'hint decision-hint', attrs: { id: 'decision-hint' } }, 'Both ask for your passkey.'),
       h('div', { class: 'decision-buttons' }, button('deny', 'Deny', 'btn-deny'), button('approve', 'Approve', 'btn-approve')),
-      h('p', { class: 'status', testid: 'decision-status', attrs: { role: 'status' } }, busy ? `Confirm with your passkey to ${VERB[busy]}…` : ''),
+      h('p', { class: 'status decision-status', testid: 'decision-status', attrs: { role: 'status' } }, busy ? `Confirm with your passkey to ${VERB[busy]}…` : ''),
     );
   }
 

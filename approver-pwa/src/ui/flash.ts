@@ -1,6 +1,6 @@
 let pending: string | undefined;
 
-/** Leaves a one-time confirmation for the next screen (e.g. "This phone is set up"). */
+/** Leaves a one-time confirmation for the next screen (e.g. "This device is set up"). */
 export function setFlash(message: string): void {
   pending = message;
 }
