@@ -1,6 +1,7 @@
 import * as oidc from 'openid-client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, freePort, type EnrolledUser, type Harness } from './support/harness.ts';
+import { startNotificationReceiver } from './support/notification-receiver.ts';
 import { payment } from './support/payment.ts';
 
 /**
@@ -61,5 +62,31 @@ describe('interop with openid-client', () => {
     const started = await oidc.initiateBackchannelAuthentication(config, { scope: 'openid', login_hint: customer.sub, authorization_details: JSON.stringify(payment()) });
     await harness.decide(customer, started.auth_req_id, 'deny');
     await expect(oidc.pollBackchannelAuthenticationGrant(config, started)).rejects.toMatchObject({ error: 'access_denied' });
+  });
+
+  it('runs the CIBA ping flow: the ping names the request, then the grant is fetched', async () => {
+    const receiver = await startNotificationReceiver();
+    try {
+      const created = await harness.admin('POST', '/clients', { name: 'Ping agent', token_delivery_mode: 'ping', backchannel_client_notification_endpoint: receiver.url });
+      const config = await discover(created.body.client_id, oidc.ClientSecretBasic(created.body.client_secret));
+      const notificationToken = 'ping-bearer-8f2d1c';
+      const started = await oidc.initiateBackchannelAuthentication(config, {
+        scope: 'openid',
+        login_hint: customer.sub,
+        client_notification_token: notificationToken,
+        authorization_details: JSON.stringify(payment()),
+      });
+      expect((await harness.decide(customer, started.auth_req_id, 'approve')).status).toBe(200);
+      await harness.deps.background.drain();
+      expect(receiver.received).toHaveLength(1);
+      expect(receiver.received[0]!.headers.authorization).toBe(`Bearer ${notificationToken}`);
+      expect(receiver.received[0]!.json).toEqual({ auth_req_id: started.auth_req_id });
+      // A ping client fetches the result with the same grant once told.
+      const tokens = await oidc.pollBackchannelAuthenticationGrant(config, { ...started, interval: 0 });
+      expect(tokens.authorization_details).toEqual(payment());
+      expect(tokens.claims()?.['urn:openid:params:jwt:claim:auth_req_id']).toBe(started.auth_req_id);
+    } finally {
+      await receiver.close();
+    }
   });
 });
