@@ -57,6 +57,12 @@ describe.each(['memory', 'redis'] as const)('the approval gate end to end (%s st
     const audit = await harness.admin('GET', `/audit?auth_req_id=${asked.auth_req_id}`);
     expect(audit.body.events.map((event: { type: string }) => event.type)).toEqual(['proposed', 'pushed', 'viewed', 'approved', 'token_issued', 'redeemed', 'outcome']);
     expect(JSON.stringify(audit.body)).not.toContain(polled.token.access_token);
+    expect(audit.body.events.at(-1)).toMatchObject({ type: 'outcome', detail: { status: 'succeeded', reference: 're_1' } });
+
+    const conflicting = await errorOf(agent.reportOutcome(redeemed.redemption_id, { status: 'failed', reason: 'declined' }));
+    expect([conflicting.code, conflicting.status]).toEqual(['outcome_conflict', 409]);
+    const after = await harness.admin('GET', `/audit?auth_req_id=${asked.auth_req_id}`);
+    expect(after.body.events.at(-1)).toMatchObject({ type: 'refused', reason: 'outcome_conflict' });
   });
 
   it('gives exactly one of 50 concurrent redeems of one token the redemption', async () => {

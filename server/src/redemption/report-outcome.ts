@@ -40,6 +40,16 @@ export async function reportOutcome(deps: Deps, client: ClientRecord, redemption
   if (!result.ok) {
     const current = result.fields ? fromFields(result.fields) : null;
     if (current && sameOutcome(current, report)) return { redemption_id: redemptionId, auth_req_id: request.auth_req_id, outcome: report };
+    await deps.audit.record({
+      type: 'refused',
+      reason: 'outcome_conflict',
+      tenant: request.tenant,
+      auth_req_id: request.auth_req_id,
+      client_id: client.client_id,
+      sub: request.sub,
+      channel: 'agent',
+      detail: { redemption_id: redemptionId, status: report.status },
+    });
     throw new CountersignError('outcome_conflict', 'A different outcome was already reported for this redemption.');
   }
   await deps.audit.record({
@@ -49,7 +59,7 @@ export async function reportOutcome(deps: Deps, client: ClientRecord, redemption
     client_id: client.client_id,
     sub: request.sub,
     channel: 'agent',
-    detail: { redemption_id: redemptionId, status: report.status },
+    detail: { redemption_id: redemptionId, status: report.status, ...(report.reference ? { reference: report.reference } : {}) },
   });
   deps.events.publish(request.tenant, request.sub, { auth_req_id: request.auth_req_id, state: 'redeemed' });
   return { redemption_id: redemptionId, auth_req_id: request.auth_req_id, outcome: report };
