@@ -4,3 +4,4 @@ export * from './money/index.ts';
 export * from './actions/index.ts';
 export * from './schemas/index.ts';
 export * from './agent/index.ts';
+export * from './tools/index.ts';

@@ -1,5 +1,5 @@
+export { defineRefundOrder, refundOrderParameters, type DefineRefundOrderOptions, type RefundOrderGatedTool, type RefundOrderParameters } from './define-refund-order.ts';
 export { createRefundOrderTool, type RefundOrderTool, type RefundOrderToolOptions } from './refund-order-tool.ts';
-export { refundOrderDefinition, type ToolDefinition } from './refund-order-definition.ts';
 export { createFakePaymentLedger, type FakePaymentLedger, type RefundRecord } from './fake-payment-ledger.ts';
 export { createFakeOrderBook } from './fake-order-book.ts';
 export type {

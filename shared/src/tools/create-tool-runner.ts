@@ -1,0 +1,152 @@
+import type { Sleep } from '../agent/index.ts';
+// The client's own abortable sleep; the agent index exports only its type.
+import { sleep as defaultSleep } from '../agent/sleep.ts';
+import { CountersignError } from '../errors/index.ts';
+import { buildApprovalRequest } from './build-action.ts';
+import { isGatedTool } from './define-tool.ts';
+import { describeTool } from './describe-tools.ts';
+import { parseArguments } from './parse-arguments.ts';
+import { createKeyedLock } from './keyed-lock.ts';
+import { createMemoryPendingApprovals, type PendingApprovals } from './pending-approvals.ts';
+import { refusalAsValue, refused } from './refusal.ts';
+import type { ToolCallResult } from './result-types.ts';
+import { createSettler, type RunnerClient } from './settle-approval.ts';
+import type { AnyPlainTool, AnyTool, ToolDescription } from './tool-types.ts';
+import type { WaitStrategy } from './wait-for-approval.ts';
+
+export type { RunnerClient };
+
+/** Options of {@link createToolRunner}. */
+export interface ToolRunnerOptions<C> {
+  /** The agent client (`createAgentClient`); for ping, registered with `token_delivery_mode: 'ping'`. */
+  client: RunnerClient;
+  /** The tools the model may call; names must be unique. */
+  tools: readonly AnyTool<C>[];
+  /** How a call waits for the decision: `'none'`, `'poll'` or `{ ping }` (see {@link WaitStrategy}). */
+  wait: WaitStrategy;
+  /** Seconds a call waits before it ends `approval_pending`; until the request is decided or expires when absent. */
+  waitTimeoutSeconds?: number;
+  /** Where approvals wait between a run that ended waiting and its resumption; in memory by default. */
+  pending?: PendingApprovals;
+  /** Epoch milliseconds; `Date.now` by default. */
+  now?: () => number;
+  /** For the ping deadline; a `setTimeout` sleep by default. Polling uses the client's own. */
+  sleep?: Sleep;
+}
+
+/** Per call: abort a wait (the call then rejects with the signal's reason; the request stays on the server). */
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+/** Runs a model's tool calls and enforces each tool's approval mark. Made by {@link createToolRunner}. */
+export interface ToolRunner<C> {
+  /** Every tool, as shown to a model. */
+  listTools(): ToolDescription[];
+  /** Every tool marked as needing approval. */
+  listGatedTools(): ToolDescription[];
+  /**
+   * Runs one tool call. An ungated tool just runs. A gated tool asks for approval of the exact
+   * action its arguments stand for, waits by the runner's strategy, and runs only after its
+   * approval token was redeemed against the action rebuilt from these same arguments.
+   *
+   * @param name - the tool the model called.
+   * @param args - the model's arguments, validated with the tool's schema.
+   * @param context - handed to the tool's hooks and `execute`.
+   * @returns the {@link ToolCallResult} to give back to the model.
+   * @throws a 5xx or network error of the server (unknown whether anything was spent); the
+   *   signal's reason when it aborts. A refusal, a denial or a failure is a value, not a throw.
+   */
+  call(name: string, args: unknown, context?: C, options?: CallOptions): Promise<ToolCallResult>;
+  /**
+   * Resumes a call that ended `approval_pending`, with the arguments the resumed run would run
+   * the tool with. Reads the decision (one poll, then the runner's strategy) and, once approved,
+   * proceeds as {@link ToolRunner.call}. Arguments other than the approved ones are refused by the
+   * server (`approval_mismatch`) before anything runs, and the approval stays usable for the
+   * approved arguments.
+   *
+   * @returns as {@link ToolRunner.call}; `refused` with `invalid_grant` for an `auth_req_id` this
+   *   runner has no pending approval for (never asked, already spent, denied or expired).
+   */
+  resume(auth_req_id: string, args: unknown, context?: C, options?: CallOptions): Promise<ToolCallResult>;
+}
+
+/**
+ * Creates a tool runner: the place where "this tool needs a person's yes" is enforced, whatever
+ * the prompt or the model says. See {@link ToolRunner}.
+ *
+ * @throws TypeError for two tools of one name.
+ * @see CIBA Core 1.0 §7 (asking), §10 (polling and ping), DESIGN.md guarantees 1, 3, 7, 8
+ * @example One run that waits by polling
+ * ```ts
+ * const runner = createToolRunner({ client: createAgentClient({ issuer, clientId, clientSecret }),
+ *   tools: [lookupOrder, refundOrder], wait: 'poll', waitTimeoutSeconds: 120 });
+ * const result = await runner.call('refund_order', { order_id: '1042', amount_minor: 49000, currency: 'EUR', reason: 'Damaged' });
+ * // { status: 'executed', result: { refund_id: 're_1' }, outcome: { status: 'succeeded', reference: 're_1', … } }
+ * // or { status: 'approval_pending', auth_req_id, … }: end the run; later runner.resume(auth_req_id, sameArgs)
+ * ```
+ */
+export function createToolRunner<C = undefined>(options: ToolRunnerOptions<C>): ToolRunner<C> {
+  const { client, wait, waitTimeoutSeconds } = options;
+  const now = options.now ?? (() => Date.now());
+  const sleep = options.sleep ?? defaultSleep;
+  const pending = options.pending ?? createMemoryPendingApprovals(now);
+  const tools = new Map<string, AnyTool<C>>();
+  for (const tool of options.tools) {
+    if (tools.has(tool.name)) throw new TypeError(`two tools are named ${tool.name}`);
+    tools.set(tool.name, tool);
+  }
+  const descriptions = [...tools.values()].map(describeTool);
+  const exclusive = createKeyedLock();
+  const settle = createSettler<C>({ client, wait, waitTimeoutSeconds, pending, now, sleep });
+
+  async function call(name: string, rawArgs: unknown, context?: C, { signal }: CallOptions = {}): Promise<ToolCallResult> {
+    const tool = tools.get(name);
+    if (!tool) return refused(name, new CountersignError('invalid_request', `there is no tool ${name}`));
+    return refusalAsValue(tool.name, undefined, async () => {
+      const args = parseArguments(tool, rawArgs);
+      if (!isGatedTool(tool)) return runPlain(tool, args, context as C, signal);
+      const request = await buildApprovalRequest(tool, args, context as C);
+      const ping = typeof wait === 'object' ? wait.ping : undefined;
+      const asked = await client.requestApproval({ ...request, ...(ping ? { client_notification_token: ping.client_notification_token } : {}) });
+      // The same transaction_id answers the same auth_req_id: keep a token already fetched for it.
+      const known = await pending.get(asked.auth_req_id);
+      if (known?.tool !== tool.name) {
+        await pending.put({ auth_req_id: asked.auth_req_id, tool: tool.name, interval: asked.interval, expires_at: now() + asked.expires_in * 1000 });
+      }
+      const { auth_req_id } = asked;
+      return refusalAsValue(tool.name, auth_req_id, () =>
+        exclusive(auth_req_id, () => settle({ tool, args, context: context as C, auth_req_id, pollFirst: false, ...(signal ? { signal } : {}) })),
+      );
+    });
+  }
+
+  async function resume(auth_req_id: string, rawArgs: unknown, context?: C, { signal }: CallOptions = {}): Promise<ToolCallResult> {
+    const record = await pending.get(auth_req_id);
+    const tool = record && tools.get(record.tool);
+    if (!tool || !isGatedTool(tool)) {
+      return refused('', new CountersignError('invalid_grant', 'this runner has no pending approval for that auth_req_id'), auth_req_id);
+    }
+    return refusalAsValue(tool.name, auth_req_id, async () => {
+      const args = parseArguments(tool, rawArgs);
+      return exclusive(auth_req_id, () => settle({ tool, args, context: context as C, auth_req_id, pollFirst: true, ...(signal ? { signal } : {}) }));
+    });
+  }
+
+  return {
+    listTools: () => [...descriptions],
+    listGatedTools: () => descriptions.filter((tool) => tool.requiresApproval),
+    call,
+    resume,
+  };
+}
+
+/** Runs an ungated tool; a throw is the tool's failure, told to the model. */
+async function runPlain<C>(tool: AnyPlainTool<C>, args: unknown, context: C, signal?: AbortSignal): Promise<ToolCallResult> {
+  try {
+    const result: unknown = await tool.execute(args, { context, ...(signal ? { signal } : {}) });
+    return { status: 'executed', tool: tool.name, result };
+  } catch (error) {
+    return { status: 'failed', tool: tool.name, reason: error instanceof Error ? error.message : String(error) };
+  }
+}

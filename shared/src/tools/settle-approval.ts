@@ -1,0 +1,99 @@
+import type { AgentClient, Sleep } from '../agent/index.ts';
+import { CountersignError, type ErrorCode } from '../errors/index.ts';
+import { executeApproved } from './execute-approved.ts';
+import type { PendingApproval, PendingApprovals } from './pending-approvals.ts';
+import { refused } from './refusal.ts';
+import type { ToolCallResult } from './result-types.ts';
+import type { AnyGatedTool } from './tool-types.ts';
+import { waitForApproval, type WaitStrategy } from './wait-for-approval.ts';
+
+/** The part of the agent client a runner uses. */
+export type RunnerClient = Pick<AgentClient, 'requestApproval' | 'pollToken' | 'waitForDecision' | 'redeem' | 'reportOutcome'>;
+
+/** CIBA Core §11: after `slow_down`, this and every later poll waits at least 5 s longer. */
+const SLOW_DOWN_STEP_SECONDS = 5;
+
+/** Refusals after which the approval is still good for the approved arguments. */
+const KEEP_APPROVAL_ON: ReadonlySet<ErrorCode> = new Set(['approval_mismatch']);
+
+/** What {@link createSettler} needs: the runner's options, resolved. */
+export interface SettlerOptions {
+  client: RunnerClient;
+  wait: WaitStrategy;
+  waitTimeoutSeconds: number | undefined;
+  pending: PendingApprovals;
+  now: () => number;
+  sleep: Sleep;
+}
+
+/** One step of a gated call once the approval was asked for; see {@link createSettler}. */
+export interface SettleStep<C> {
+  tool: AnyGatedTool<C>;
+  /** The validated, frozen arguments the tool will run with. */
+  args: unknown;
+  context: C;
+  auth_req_id: string;
+  /** Poll once before waiting: on resume, the decision may have come while no one waited. */
+  pollFirst: boolean;
+  signal?: AbortSignal;
+}
+
+/**
+ * Makes the second half of a gated call: get the decision (unless the token is already held),
+ * then spend it on exactly these arguments. Call it under the runner's per-request lock.
+ *
+ * @returns `approval_pending`, `denied`, `expired`, or what spending the approval came to.
+ * @throws CountersignError of the token endpoint (`invalid_grant`…); a 5xx or network error.
+ */
+export function createSettler<C>(options: SettlerOptions) {
+  const { client, wait, waitTimeoutSeconds, pending, now, sleep } = options;
+
+  return async function settle({ tool, args, context, auth_req_id, pollFirst, signal }: SettleStep<C>): Promise<ToolCallResult> {
+    // Read under the lock: a concurrent resume may have spent or dropped the approval meanwhile.
+    const record = await pending.get(auth_req_id);
+    if (!record) return refused(tool.name, new CountersignError('invalid_grant', 'the approval was already settled'), auth_req_id);
+    if (record.access_token === undefined) {
+      const decision = await decide(record, pollFirst, signal).catch(async (error: unknown) => {
+        // invalid_grant: the token was already issued, or the request is gone; this record can never be spent.
+        if (error instanceof CountersignError && error.code === 'invalid_grant') await pending.delete(auth_req_id);
+        throw error;
+      });
+      if (decision.status === 'pending') {
+        const expires_in = Math.max(0, Math.ceil((record.expires_at - now()) / 1000));
+        return { status: 'approval_pending', tool: tool.name, auth_req_id, expires_in, interval: record.interval };
+      }
+      if (decision.status !== 'approved') {
+        await pending.delete(auth_req_id);
+        return { status: decision.status, tool: tool.name, auth_req_id };
+      }
+      record.access_token = decision.token.access_token;
+      record.expires_at = now() + decision.token.expires_in * 1000;
+      // Kept before redeeming: if the redeem fails on the wire, a resume can still spend it.
+      await pending.put(record);
+    }
+    const result = await executeApproved({ client, tool, args, context, access_token: record.access_token, auth_req_id, ...(signal ? { signal } : {}) });
+    if (result.status !== 'refused' || !KEEP_APPROVAL_ON.has(result.error)) await pending.delete(auth_req_id);
+    return result;
+  };
+
+  async function decide(record: PendingApproval, pollFirst: boolean, signal?: AbortSignal) {
+    if (pollFirst) {
+      const polled = await client.pollToken(record.auth_req_id, signal ? { signal } : {});
+      if (polled.status === 'slow_down') {
+        record.interval += SLOW_DOWN_STEP_SECONDS;
+        await pending.put(record);
+      } else if (polled.status !== 'pending') return polled;
+    }
+    return waitForApproval({
+      client,
+      wait,
+      auth_req_id: record.auth_req_id,
+      interval: record.interval,
+      expiresIn: Math.max(0, (record.expires_at - now()) / 1000),
+      sleep,
+      now,
+      ...(waitTimeoutSeconds === undefined ? {} : { timeoutSeconds: waitTimeoutSeconds }),
+      ...(signal ? { signal } : {}),
+    });
+  }
+}
