@@ -4,21 +4,40 @@ import { loadConfig, type Config } from './config/index.ts';
 import { createDeps } from './create-deps.ts';
 import { seedDevelopment } from './seed-development.ts';
 import { consoleLogger, randomId } from './runtime/index.ts';
-import { connectRedisStore, MemoryStore, type Store } from './store/index.ts';
+import { connectRedisEventBus, type EventBus } from './events/index.ts';
+import { connectRedis, MemoryStore, RedisStore, type RedisTarget, type Store } from './store/index.ts';
 
-async function openStore(config: Config): Promise<Store> {
-  if (config.redisUrl) {
-    return connectRedisStore(config.redisUrl, { onError: (error) => consoleLogger.error('redis error', { error: error.message }) });
+/** The key prefix of the Redis store, and of its pub/sub channel. */
+const REDIS_PREFIX = 'cs:';
+
+/**
+ * The store: Redis (`REDIS_URL`) or a Redis Cluster (`REDIS_CLUSTER_NODES`), with the event bus that
+ * carries live updates between the instances sharing it; otherwise the in-memory store and its
+ * in-process bus (`events` undefined).
+ */
+async function openStore(config: Config): Promise<{ store: Store; events?: EventBus }> {
+  const target: RedisTarget | undefined = config.redisCluster
+    ? { kind: 'cluster', ...config.redisCluster }
+    : config.redisUrl
+      ? { kind: 'single', url: config.redisUrl }
+      : undefined;
+  if (target) {
+    const redis = await connectRedis(target, {
+      commandTimeoutMs: config.redisCommandTimeoutMs,
+      onError: (error) => consoleLogger.error('redis error', { error: error.message }),
+    });
+    const store = new RedisStore({ redis, prefix: REDIS_PREFIX });
+    return { store, events: await connectRedisEventBus({ redis, channel: `${REDIS_PREFIX}events`, log: consoleLogger }) };
   }
   consoleLogger.warn('REDIS_URL is unset: using the in-memory store. Everything is lost on restart; use it for development only.');
-  return new MemoryStore();
+  return { store: new MemoryStore() };
 }
 
 /** `pnpm start`: validate the configuration, open the store, load keys, serve. */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const store = await openStore(config);
-  const deps = await createDeps(config, store);
+  const { store, events } = await openStore(config);
+  const deps = await createDeps(config, store, events ? { events } : {});
   const adminToken = config.adminToken ?? randomId(24);
   const app = createApp(deps, { adminToken });
   // Expire loudly: requests past their deadline are settled, and ping/push clients told, without a poll.
@@ -31,6 +50,7 @@ async function main(): Promise<void> {
     deps.sweeper.stop();
     server.close(async () => {
       await deps.background.drain();
+      await deps.events.close();
       await store.close();
       process.exit(0);
     });

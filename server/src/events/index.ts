@@ -1,1 +1,2 @@
 export { EventBus, type RequestChanged } from './event-bus.ts';
+export { connectRedisEventBus, RedisEventBus, type RedisEventBusOptions } from './redis-event-bus.ts';

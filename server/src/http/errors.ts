@@ -4,6 +4,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { z } from 'zod';
 import type { Logger } from '../runtime/index.ts';
+import { redisFailureOf, type RedisFailure } from '../store/index.ts';
 
 /** A one-line description of the first zod issue, naming the field but never echoing its value. */
 export function describeIssue(error: z.ZodError, prefix = ''): string {
@@ -26,15 +27,46 @@ export function oauthDescription(description: string): string {
   return safe.length > MAX_DESCRIPTION ? `${safe.slice(0, MAX_DESCRIPTION - 3)}...` : safe;
 }
 
+/** Seconds a client is asked to wait after a 503 before it retries. */
+export const STORE_RETRY_AFTER_SECONDS = 2;
+
+const UNAVAILABLE_DESCRIPTIONS: Record<RedisFailure, string> = {
+  // The command may still run (a paused Redis runs it when it resumes): never claim either way.
+  timeout: 'The store did not answer in time; whether this request took effect is unknown. Retry it: a retry reads the outcome.',
+  unavailable: 'The store is not reachable. Retry later.',
+};
+
+/**
+ * The answer when Redis is slow or unreachable: 503 `temporarily_unavailable` with `Retry-After`
+ * (RFC 9110 §10.2.3), never a 500 and never a guess. A timed-out state change is reported as
+ * unknown, not as done and not as refused: an executor that retries a redeem gets the stored
+ * truth (`already_redeemed` when the first attempt did take effect).
+ *
+ * @see RFC 6749 §5.2, CIBA Core 1.0 §13 (`temporarily_unavailable`)
+ */
+export function storeUnavailable(c: Context, failure: RedisFailure): Response {
+  return c.json({ error: 'temporarily_unavailable', error_description: UNAVAILABLE_DESCRIPTIONS[failure] }, 503, {
+    'Cache-Control': 'no-store',
+    'Retry-After': String(STORE_RETRY_AFTER_SECONDS),
+  });
+}
+
 /**
  * The one place that turns errors into responses (node-oidc-provider style): a
- * {@link CountersignError} becomes its OAuth body `{error, error_description}` and status; hono's
- * own exceptions (e.g. the body limit) keep their status with an OAuth body; anything else is
- * logged and answered as a bare `server_error`, with no stack trace and no detail. Every
- * description passes through {@link oauthDescription}.
+ * {@link CountersignError} becomes its OAuth body `{error, error_description}` and status; a
+ * Redis that is slow or unreachable becomes 503 `temporarily_unavailable` with `Retry-After`
+ * ({@link storeUnavailable}); hono's own exceptions (e.g. the body limit) keep their status with an
+ * OAuth body; anything else is logged and answered as a bare `server_error`, with no stack trace
+ * and no detail. Every description passes through {@link oauthDescription}.
  */
 export function errorHandler(log: Logger) {
   return function onError(error: Error, c: Context): Response {
+    // Before the CountersignError case: an unexposed one (500) may carry a Redis failure as its cause.
+    const failure = error instanceof CountersignError && error.expose ? null : redisFailureOf(error);
+    if (failure) {
+      log.warn('store unavailable', { path: c.req.path, failure, error: error.message });
+      return storeUnavailable(c, failure);
+    }
     if (error instanceof CountersignError) {
       if (!error.expose) log.error('internal error', { code: error.code, error: String(error.cause ?? error.message) });
       const body = error.toJSON();

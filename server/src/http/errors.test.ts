@@ -1,0 +1,74 @@
+import { CountersignError } from '@countersign/shared';
+import { Hono } from 'hono';
+import { ReplyError } from 'ioredis';
+import { describe, expect, it } from 'vitest';
+import type { Logger } from '../runtime/index.ts';
+import { errorHandler } from './errors.ts';
+
+/** An app whose one route throws `error`, answered through the error handler; logs are kept. */
+async function answerTo(error: Error) {
+  const logged: string[] = [];
+  const log: Logger = { info() {}, warn: (message) => void logged.push(`warn ${message}`), error: (message) => void logged.push(`error ${message}`) };
+  const app = new Hono();
+  app.onError(errorHandler(log));
+  app.get('/', () => {
+    throw error;
+  });
+  const response = await app.request('/');
+  return { status: response.status, body: (await response.json()) as { error: string; error_description: string }, headers: response.headers, logged };
+}
+
+/** ioredis' errors as it raises them: plain Errors with a message or a name, ReplyErrors for Redis' answers. */
+const named = (name: string, message = name) => Object.assign(new Error(message), { name });
+const socket = (code: string) => Object.assign(new Error(`connect ${code} 127.0.0.1:6379`), { code });
+
+describe('errorHandler and a Redis in trouble', () => {
+  it('answers a command timeout with 503, Retry-After, and an outcome it does not claim to know', async () => {
+    const { status, body, headers, logged } = await answerTo(new Error('Command timed out'));
+    expect(status).toBe(503);
+    expect(body.error).toBe('temporarily_unavailable');
+    expect(body.error_description).toMatch(/unknown/);
+    expect(headers.get('retry-after')).toBe('2');
+    expect(headers.get('cache-control')).toBe('no-store');
+    expect(logged).toEqual(['warn store unavailable']);
+  });
+
+  it.each([
+    ['a command given up after the reconnection attempts', named('MaxRetriesPerRequestError', 'Reached the max retries per request limit (which is 2).')],
+    ['a closed connection', new Error('Connection is closed.')],
+    ['a cluster without a slot map', new Error("Cluster isn't ready and enableOfflineQueue options is false")],
+    ['a cluster no node of which answers', named('ClusterAllFailedError', 'Failed to refresh slots cache.')],
+    ['a refused connection', socket('ECONNREFUSED')],
+    ['a Redis loading its data', new ReplyError('LOADING Redis is loading the dataset in memory')],
+    ['a cluster that is down', new ReplyError('CLUSTERDOWN The cluster is down')],
+    ['a slot being moved', new ReplyError('TRYAGAIN Multiple keys request during rehashing of slot')],
+    ['a busy script', new ReplyError('BUSY Redis is busy running a script.')],
+  ])('answers %s with 503 temporarily_unavailable', async (_, error) => {
+    const { status, body, headers } = await answerTo(error);
+    expect([status, body.error, headers.get('retry-after')]).toEqual([503, 'temporarily_unavailable', '2']);
+    expect(body.error_description).not.toMatch(/unknown/);
+  });
+
+  it('looks through a wrapping error to the Redis failure that caused it', async () => {
+    const wrapped = new CountersignError('server_error', 'could not save', { cause: new Error('Command timed out') });
+    expect((await answerTo(wrapped)).status).toBe(503);
+    expect((await answerTo(new Error('save failed', { cause: socket('ECONNRESET') }))).status).toBe(503);
+  });
+
+  it('keeps a refusal a refusal, whatever caused it', async () => {
+    const refusal = new CountersignError('invalid_assertion', 'The passkey could not be verified.', { cause: new Error('Command timed out') });
+    expect(await answerTo(refusal)).toMatchObject({ status: 400, body: { error: 'invalid_assertion' } });
+  });
+
+  it.each([
+    ['CROSSSLOT', new ReplyError("CROSSSLOT Keys in request don't hash to the same slot")],
+    ['a script error', new ReplyError('ERR user_script:3: Script attempted to access nonexistent global variable')],
+    ['WRONGTYPE', new ReplyError('WRONGTYPE Operation against a key holding the wrong kind of value')],
+    ['an ordinary bug', new TypeError("Cannot read properties of undefined (reading 'state')")],
+  ])('keeps %s a 500 server_error without detail: a bug is not retried as if it would pass', async (_, error) => {
+    const { status, body, headers, logged } = await answerTo(error);
+    expect([status, body]).toEqual([500, { error: 'server_error', error_description: 'The server could not complete the request.' }]);
+    expect(headers.get('retry-after')).toBeNull();
+    expect(logged).toEqual(['error unhandled error']);
+  });
+});

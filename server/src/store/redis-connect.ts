@@ -1,0 +1,170 @@
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
+
+/** One seed node of a Redis Cluster. */
+export interface ClusterSeed {
+  host: string;
+  port: number;
+}
+
+/**
+ * Where the Redis store lives: one server (`REDIS_URL`, `redis://` or `rediss://` for TLS, with
+ * any user and password in the URL) or a Redis Cluster reached through a few seed nodes
+ * (`REDIS_CLUSTER_NODES`); the client learns the rest of the cluster from them.
+ */
+export type RedisTarget =
+  | { kind: 'single'; url: string }
+  | { kind: 'cluster'; nodes: ClusterSeed[]; username?: string; password?: string; tls?: boolean };
+
+/**
+ * Milliseconds a Redis command may take before it fails (`commandTimeout`). A healthy Redis
+ * answers in well under a millisecond; past this, the server answers 503 rather than keep the
+ * caller waiting on a Redis that is stalled, paused or gone.
+ */
+export const DEFAULT_REDIS_COMMAND_TIMEOUT_MS = 2000;
+
+/** Milliseconds {@link connectRedis} waits for Redis to answer at start-up. */
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/** Options of {@link connectRedis}. */
+export interface ConnectRedisOptions {
+  /** {@link DEFAULT_REDIS_COMMAND_TIMEOUT_MS} by default. */
+  commandTimeoutMs?: number;
+  /** The connection's name in `CLIENT LIST`; `countersign` by default. */
+  name?: string;
+  /** Receives connection errors after start-up (without a listener ioredis prints each one). */
+  onError?: (error: Error) => void;
+  /** ioredis options that override the defaults (of every node's connection, in a cluster). */
+  redis?: RedisOptions;
+}
+
+/**
+ * Connects to a single Redis or a Redis Cluster and answers the client once Redis replies, so a
+ * wrong address fails at start-up, not at the first request.
+ *
+ * The defaults are chosen so that a Redis in trouble gives a prompt error, never a hang and never
+ * a misread answer (the error handler turns these errors into 503, see `redisFailureOf`):
+ * - `commandTimeout`: every command fails after {@link ConnectRedisOptions.commandTimeoutMs},
+ *   wherever it waits (sent, or queued while reconnecting).
+ * - `autoResendUnfulfilledCommands: false`: a command whose connection dropped before its reply
+ *   is not sent again after the reconnect. Sent again, a redeem's compare-and-swap could run
+ *   twice and answer its own winner `already_redeemed`; failed, it is reported as an unknown
+ *   outcome (503) and the caller's retry reads the truth.
+ * - a single server: `maxRetriesPerRequest: 2` (a queued command fails after two reconnection
+ *   attempts); a cluster: `enableOfflineQueue: false`, because ioredis queues a cluster's commands
+ *   while it has no slot map without any timeout, so they would wait for as long as the outage lasts.
+ * - automatic pipelining: concurrent requests share round trips.
+ *
+ * A TLS cluster resolves no names itself (`dnsLookup` passes them through), so each node's
+ * certificate is checked against the name it is known by, as the ioredis documentation advises.
+ *
+ * @throws Error `cannot reach Redis: …` (the socket error as `cause`) when it does not answer within 10 s.
+ */
+export async function connectRedis(target: RedisTarget, options: ConnectRedisOptions = {}): Promise<Redis | Cluster> {
+  const common: RedisOptions = {
+    commandTimeout: options.commandTimeoutMs ?? DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
+    autoResendUnfulfilledCommands: false,
+    connectionName: options.name ?? 'countersign',
+    maxRetriesPerRequest: 2,
+    ...options.redis,
+  };
+  const client =
+    target.kind === 'single'
+      ? new Redis(target.url, { lazyConnect: true, enableAutoPipelining: true, ...common })
+      : new Cluster(target.nodes, clusterOptions(target, common));
+  // Listen while connecting: it keeps the socket error for the message, and stops ioredis from
+  // logging every refused attempt as an "Unhandled error event".
+  let socketError: Error | undefined;
+  const remember = (error: Error) => {
+    socketError = error;
+  };
+  client.on('error', remember);
+  try {
+    await withDeadline(client.connect(), CONNECT_TIMEOUT_MS);
+    await withDeadline(client.ping(), CONNECT_TIMEOUT_MS);
+  } catch (error) {
+    client.disconnect();
+    const cause = socketError ?? (error as Error);
+    throw new Error(`cannot reach Redis${target.kind === 'cluster' ? ' Cluster' : ''}: ${cause.message}`, { cause });
+  } finally {
+    client.off('error', remember);
+  }
+  if (options.onError) client.on('error', options.onError);
+  return client;
+}
+
+function clusterOptions(target: Extract<RedisTarget, { kind: 'cluster' }>, common: RedisOptions): ClusterOptions {
+  const { commandTimeout, autoResendUnfulfilledCommands, connectionName, maxRetriesPerRequest, ...rest } = common;
+  return {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    enableAutoPipelining: true,
+    // Every read from a master: a replica lags, and a stale read could show a redeemed request as approved.
+    scaleReads: 'master',
+    ...(target.tls ? { dnsLookup: (address: string, callback: (error: null, address: string) => void) => callback(null, address) } : {}),
+    redisOptions: {
+      commandTimeout,
+      autoResendUnfulfilledCommands,
+      connectionName,
+      maxRetriesPerRequest,
+      ...(target.username ? { username: target.username } : {}),
+      ...(target.password ? { password: target.password } : {}),
+      ...(target.tls ? { tls: {} } : {}),
+      ...(rest as ClusterOptions['redisOptions']),
+    },
+  };
+}
+
+async function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms / 1000} s`)), ms);
+  });
+  try {
+    return await Promise.race([promise, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * How a Redis call failed when Redis itself is the problem:
+ * - `timeout`: no answer in time. The command may still have run (a paused Redis runs it later),
+ *   so the outcome of a state change is unknown.
+ * - `unavailable`: Redis cannot be reached or cannot serve right now (down, reconnecting,
+ *   loading its data, cluster without a slot map).
+ */
+export type RedisFailure = 'timeout' | 'unavailable';
+
+/** Error names ioredis gives a command it could not deliver. */
+const UNAVAILABLE_NAMES = new Set(['MaxRetriesPerRequestError', 'ClusterAllFailedError']);
+/** Messages of ioredis' plain `Error`s for the same (it has no class for them). */
+const UNAVAILABLE_MESSAGES = [
+  /^Connection is closed\.?$/,
+  /enableOfflineQueue options is false/,
+  /^None of startup nodes is available/,
+  /^Failed to refresh slots cache/,
+  /^Too many Cluster redirections/,
+];
+/** Redis error replies that mean "not now" rather than "not so": retrying later can succeed. */
+const UNAVAILABLE_REPLIES = /^(LOADING|BUSY|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|NOREPLICAS|READONLY|MISCONF)\b/;
+/** Socket errors on the way to Redis. */
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/**
+ * Whether `error` (or an error it was caused by) says Redis is slow or unreachable, and how.
+ * Everything else (a script error, `CROSSSLOT`, `WRONGTYPE`) is a bug and answers null: it must
+ * stay a 500, not be retried as if it would pass.
+ *
+ * @see RFC 6749 §5.2 and CIBA Core 1.0 §13 (`temporarily_unavailable`)
+ */
+export function redisFailureOf(error: unknown): RedisFailure | null {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
+    if (current.message === 'Command timed out') return 'timeout';
+    if (UNAVAILABLE_NAMES.has(current.name)) return 'unavailable';
+    if (current.name === 'ReplyError' && UNAVAILABLE_REPLIES.test(current.message)) return 'unavailable';
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return 'unavailable';
+    if (UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(current.message))) return 'unavailable';
+  }
+  return null;
+}

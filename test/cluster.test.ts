@@ -1,0 +1,74 @@
+import type { Cluster } from 'ioredis';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectRedis, keys } from '../server/src/store/index.ts';
+import { SCRIPTS } from '../server/src/store/redis-scripts.ts';
+import { describeStoreContract } from '../server/src/store/store.case.ts';
+import { clusterTarget, testClusterStore, testPrefix } from './support/cluster.ts';
+
+/**
+ * The Redis store on the run's 3-master Redis Cluster (test/setup/redis-cluster.ts). The whole
+ * Store contract runs against it, so every operation — every Lua script included — is shown to
+ * work where a script that touched keys of two slots would fail; the tests below show the cluster
+ * really refuses such a script (CROSSSLOT), and that the keys are spread over all three masters.
+ */
+
+const prefix = testPrefix();
+describeStoreContract('RedisStore on a 3-master Redis Cluster', () => testClusterStore({ prefix }), {
+  elapse: (ms) => sleep(ms),
+  connectPeer: () => testClusterStore({ prefix }),
+});
+
+describe('hash slots on the cluster', () => {
+  let cluster: Cluster;
+
+  beforeAll(async () => {
+    cluster = (await connectRedis(clusterTarget())) as Cluster;
+  });
+  afterAll(async () => {
+    await cluster.quit();
+  });
+
+  const slotOf = async (key: string) => Number(await cluster.call('CLUSTER', 'KEYSLOT', key));
+
+  it('refuses a script over keys of two slots with CROSSSLOT, and runs one over keys of one hash tag', async () => {
+    const lua = "return redis.call('EXISTS', KEYS[1]) + redis.call('EXISTS', KEYS[2])";
+    const [left, right] = [`${prefix}req:{default:a}`, `${prefix}req:{default:b}`];
+    expect(await slotOf(left)).not.toBe(await slotOf(right));
+    // Straight to the master that owns the first key, past ioredis' own routing check: the server's answer.
+    const address = cluster.slots[await slotOf(left)]![0];
+    const owner = cluster.nodes('master').find((node) => `${node.options.host}:${node.options.port}` === address)!;
+    await expect(owner.eval(lua, 2, left, right)).rejects.toThrow(/^CROSSSLOT/);
+    expect(await owner.eval(lua, 2, left, `${prefix}audit:{default:a}`)).toBe(0);
+  });
+
+  it('declares one key per Lua script, and every script touches only KEYS[1]', () => {
+    for (const [name, lua] of Object.entries(SCRIPTS)) {
+      expect(lua, name).not.toMatch(/KEYS\[[02-9]/);
+      // Every command a script runs names KEYS[1] as its key: no key built from ARGV, which the
+      // cluster could not route and which could sit in another slot.
+      const calls = [...lua.matchAll(/redis\.(?:p?call)\(\s*'([A-Z]+)'\s*,\s*([^,)]+)/g)];
+      expect(calls.length, name).toBeGreaterThan(0);
+      for (const [, , key] of calls) expect(key!.trim(), `${name}: ${key}`).toBe('KEYS[1]');
+    }
+  });
+
+  it('keeps what one request touches in one slot, and tenancy in every tag', async () => {
+    const [tenant, id] = ['acme', 'PSWrBDVXlmIaqGS4YnFSBrW4tsuWgXa'];
+    const slot = await slotOf(keys.request(tenant, id));
+    expect(await slotOf(keys.requestAudit(tenant, id))).toBe(slot);
+    expect(await slotOf(`${prefix}${keys.request(tenant, id)}`)).toBe(slot);
+    const user = await slotOf(keys.userRequests(tenant, 'alice'));
+    expect(await slotOf(keys.user(tenant, 'alice'))).toBe(user);
+    expect(await slotOf(keys.userDevices(tenant, 'alice'))).toBe(user);
+  });
+
+  it('spreads requests over all three masters', async () => {
+    const masters = new Set<string>();
+    for (let i = 0; i < 64; i++) {
+      const slot = await slotOf(keys.request('default', `request-${String(i).padStart(16, '0')}`));
+      masters.add(String((cluster.slots[slot] ?? [])[0]));
+    }
+    expect(masters.size).toBe(3);
+  });
+});
