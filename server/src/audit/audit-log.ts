@@ -1,67 +1,76 @@
+import { canonicalize } from '@countersign/shared';
 import type { Clock } from '../runtime/index.ts';
-import type { Store } from '../store/index.ts';
+import type { Store, StreamEntry } from '../store/index.ts';
 import { keys } from '../store/index.ts';
+import type { AuditEvent, StoredAuditEvent } from './audit-event.ts';
+import { createChainAppender, storedEvent } from './chain-appender.ts';
+import { withoutSecrets } from './no-secrets.ts';
+import { verifyChain, type ChainHead, type ChainReport } from './verify-chain.ts';
 
-/** The kinds of gate decision the audit trail records (DESIGN.md guarantee 9). */
-export type AuditType =
-  | 'proposed'
-  | 'pushed'
-  | 'viewed'
-  | 'approved'
-  | 'denied'
-  | 'expired'
-  | 'token_issued'
-  | 'redeemed'
-  | 'refused'
-  | 'outcome'
-  | 'notified'
-  | 'notify_failed'
-  | 'device_enrolled'
-  | 'push_subscription_removed';
-
-/** Where a decision came from; `notification` is the client's notification endpoint (CIBA ping and push). */
-export type AuditChannel = 'agent' | 'device' | 'admin' | 'system' | 'push' | 'notification';
-
-/** One audit event as written: who, what, when and channel. Never a secret or a token. */
-export interface AuditEvent {
-  type: AuditType;
-  /** Stable snake_case reason code, for refusals. */
-  reason?: string;
-  tenant: string;
-  auth_req_id?: string;
-  client_id?: string;
-  sub?: string;
-  device_id?: string;
-  credential_id?: string;
-  channel: AuditChannel;
-  /** ISO 8601 time from the injected clock. */
-  at: string;
-  /** Small, non-secret facts (counts, redemption id, outcome status). */
-  detail?: Record<string, string | number | boolean>;
-}
-
-/** The audit trail: append-only lists per request and per tenant. */
+/** The audit trail: a hash chain per tenant, with a per-request view. */
 export interface AuditLog {
+  /**
+   * Appends an event to its tenant's chain (stamped with the clock's time, the next `seq` and the
+   * previous event's hash), then to its request's view.
+   * @throws TypeError when `detail` names a credential; Error when the store fails.
+   */
   record(event: Omit<AuditEvent, 'at'>): Promise<void>;
-  forRequest(tenant: string, authReqId: string): Promise<AuditEvent[]>;
+  /** The events of one request, in chain order (GET /api/admin/audit). */
+  forRequest(tenant: string, authReqId: string): Promise<StoredAuditEvent[]>;
+  /** The tenant's whole chain, oldest first, as JSON lines: each the JCS of one event with its stream `id`; read in pages. */
+  export(tenant: string): AsyncIterable<string>;
+  /** Verifies the tenant's chain as stored; see {@link verifyChain}. */
+  verify(tenant: string, anchor?: ChainHead): Promise<ChainReport>;
 }
+
+/** Entries read per store call when exporting or verifying. */
+const PAGE = 500;
 
 /**
- * An audit log on the store. Events of a request go to the request's list (same hash tag as the
- * request) and to the tenant's list; both are only ever appended to.
+ * An audit log on the store (DESIGN.md guarantee 9; issue 4 "Audit trail"). Each tenant has one
+ * hash chain in a stream (`keys.auditChain`, a Redis Stream on Redis, kept without TTL): every
+ * event carries `seq` and `prev_hash`, the base64url SHA-256 of the JCS of the event before it, so
+ * an edited or a deleted event breaks the chain at the next link (see `createChainAppender` for
+ * why several instances appending at once never fork it). Each event that names a request is also
+ * appended, with its chain position, to the request's list (`keys.requestAudit`, kept
+ * `retentionSeconds`): the per-request view operators read.
+ *
+ * @param retentionSeconds - how long a request's view is kept.
  */
 export function createAuditLog(store: Store, clock: Clock, retentionSeconds: number): AuditLog {
+  const append = createChainAppender(store);
+
+  async function* entries(tenant: string): AsyncGenerator<StreamEntry> {
+    let after: string | undefined;
+    for (;;) {
+      const page = await store.streamRange(keys.auditChain(tenant), after, PAGE);
+      yield* page;
+      if (page.length < PAGE) return;
+      after = page.at(-1)!.id;
+    }
+  }
+
   return {
     async record(input) {
-      const event: AuditEvent = { ...input, at: new Date(clock.now()).toISOString() };
-      const line = JSON.stringify(event);
-      await Promise.all([
-        event.auth_req_id ? store.listAppend(keys.requestAudit(event.tenant, event.auth_req_id), line, retentionSeconds) : undefined,
-        store.listAppend(keys.tenantAudit(event.tenant), line),
-      ]);
+      const stored = await append(withoutSecrets({ ...input, at: new Date(clock.now()).toISOString() }));
+      if (stored.auth_req_id) await store.listAppend(keys.requestAudit(stored.tenant, stored.auth_req_id), JSON.stringify(stored), retentionSeconds);
     },
     async forRequest(tenant, authReqId) {
-      return (await store.listRange(keys.requestAudit(tenant, authReqId))).map((line) => JSON.parse(line) as AuditEvent);
+      const events = (await store.listRange(keys.requestAudit(tenant, authReqId))).map((line) => JSON.parse(line) as StoredAuditEvent);
+      // Appends from several instances can reach the view out of chain order; `seq` is the order.
+      return events.sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
+    },
+    async *export(tenant) {
+      for await (const entry of entries(tenant)) {
+        // An unreadable entry is exported as it is, so the verifier of the export sees it too.
+        yield canonicalize(storedEvent(entry) ?? { id: entry.id, unreadable: entry.fields });
+      }
+    },
+    async verify(tenant, anchor) {
+      async function* events() {
+        for await (const entry of entries(tenant)) yield storedEvent(entry) ?? entry;
+      }
+      return verifyChain(tenant, events(), anchor);
     },
   };
 }

@@ -1,1 +1,6 @@
-export { createAuditLog, type AuditChannel, type AuditEvent, type AuditLog, type AuditType } from './audit-log.ts';
+export type { AuditChannel, AuditEvent, AuditType, ChainedAuditEvent, StoredAuditEvent } from './audit-event.ts';
+export { createAuditLog, type AuditLog } from './audit-log.ts';
+export { createChainAppender, storedEvent, type ChainAppender } from './chain-appender.ts';
+export { chainText, eventHash, genesisHash } from './chain-hash.ts';
+export { withoutSecrets } from './no-secrets.ts';
+export { verifyChain, type ChainBreak, type ChainBreakReason, type ChainHead, type ChainReport } from './verify-chain.ts';

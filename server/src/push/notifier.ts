@@ -46,6 +46,11 @@ export interface NotifyUserInput {
   summary: string;
   /** Seconds until the request expires: the RFC 8030 `TTL`. At most 0 sends nothing. */
   ttlSeconds: number;
+  /**
+   * `approval_request` (the default, `Urgency: high`) or `request_expired` (`Urgency: normal`). Both
+   * use the request's `Topic`, so an expiry notice replaces an approval request still undelivered.
+   */
+  kind?: 'approval_request' | 'request_expired';
 }
 
 /** Counts of one {@link PushNotifier.notifyUser} call, one per subscription. */
@@ -95,7 +100,8 @@ export function createPushNotifier(options: PushNotifierOptions): PushNotifier {
       const ttlSeconds = Math.floor(input.ttlSeconds);
       if (!(ttlSeconds > 0)) return result;
 
-      const payload = buildPushPayload({ auth_req_id: input.auth_req_id, summary: input.summary });
+      const payload = buildPushPayload({ auth_req_id: input.auth_req_id, summary: input.summary, ...(input.kind ? { kind: input.kind } : {}) });
+      const urgency = input.kind === 'request_expired' ? 'normal' : 'high';
       const topic = topicFor(input.auth_req_id);
       const subscriptions = await listPushSubscriptions(store, input.tenant, input.sub);
 
@@ -109,7 +115,7 @@ export function createPushNotifier(options: PushNotifierOptions): PushNotifier {
           }
           let answer: PushSendResult;
           try {
-            answer = await sender.send(subscription, payload, { ttlSeconds, urgency: 'high', topic });
+            answer = await sender.send(subscription, payload, { ttlSeconds, urgency, topic });
           } catch {
             // The contract says a sender never rejects; a fake or a future one might.
             answer = { status: 'failed', reason: 'sender_error' };

@@ -14,6 +14,8 @@ export interface BuildPushPayloadInput {
   auth_req_id: string;
   /** A one-line summary computed by the server from the stored request; cut here when too long. */
   summary: string;
+  /** What the push announces: a new request (the default), or that one expired unused. */
+  kind?: PushPayload['kind'];
 }
 
 const ELLIPSIS = '\u2026';
@@ -27,7 +29,7 @@ const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
 /**
  * Builds the plaintext of the Web Push message announcing one approval request: the JSON of a
- * {@link PushPayload}, `{kind: 'approval_request', auth_req_id, summary}`, at most
+ * {@link PushPayload}, `{kind, auth_req_id, summary}` (`kind` is `approval_request` unless given), at most
  * {@link MAX_PUSH_PAYLOAD_BYTES} bytes of UTF-8.
  *
  * The summary is made one line (controls and line breaks become a space) and, when the JSON would
@@ -50,7 +52,7 @@ const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
  */
 export function buildPushPayload(input: BuildPushPayloadInput, maxBytes = MAX_PUSH_PAYLOAD_BYTES): string {
   const encode = (summary: string) =>
-    JSON.stringify({ kind: 'approval_request', auth_req_id: input.auth_req_id, summary } satisfies PushPayload);
+    JSON.stringify({ kind: input.kind ?? 'approval_request', auth_req_id: input.auth_req_id, summary } satisfies PushPayload);
   const fits = (json: string) => Buffer.byteLength(json, 'utf8') <= maxBytes;
 
   const line = input.summary.replace(NOT_ONE_LINE, ' ').trim();

@@ -1,9 +1,10 @@
 import { authorizationDetails, CountersignError, detailsHash, type RedeemResponse, type Redemption } from '@countersign/shared';
 import type { ClientRecord } from '../clients/index.ts';
 import type { Deps } from '../deps.ts';
-import { fromFields, loadRequest, type ApprovalRequest } from '../requests/index.ts';
+import { fromFields, loadRequest, trackOutcomeDeadline, type ApprovalRequest } from '../requests/index.ts';
 import { keys } from '../store/index.ts';
 import { verifyApprovalToken } from '../tokens/index.ts';
+import { checkPreconditions } from './check-preconditions.ts';
 
 /** The record a second redeem is answered with (`already_redeemed`). */
 export function redemptionOf(request: ApprovalRequest): Redemption {
@@ -25,15 +26,19 @@ function idempotencyKey(request: ApprovalRequest): string {
  *
  * In order: the token is verified (signature, explicit algorithms, issuer, audience, expiry); it
  * must belong to the calling client; the presented action is validated, re-hashed (JCS, SHA-256)
- * and compared with the token's `details_hash` and with the stored one; then `approved → redeemed`
- * happens in one compare-and-swap guarded by the token's `jti` and the approval's deadline. A
- * refusal changes nothing.
+ * and compared with the token's `details_hash` and with the stored one; each action's
+ * `precondition` must name the version the executor states in `currentVersions`; then
+ * `approved → redeemed` happens in one compare-and-swap guarded by the token's `jti` and the
+ * approval's deadline. A refusal changes nothing: after `stale_record` the approval stays approved
+ * (and redeemable against the approved version until it expires). A redemption is audited and
+ * indexed for the outcome deadline (`OUTCOME_TIMEOUT`).
  *
+ * @param currentVersions - record → version as the executor reads them now (`current_versions`).
  * @throws CountersignError `invalid_token` (401), `unauthorized_client` (403), `approval_mismatch`
- *   (400), `already_redeemed` (409, with `redemption`).
+ *   (400), `stale_record` (409, with `records`), `already_redeemed` (409, with `redemption`).
  * @see DESIGN.md guarantees 3, 6 and 7; RFC 9068 §4
  */
-export async function redeem(deps: Deps, client: ClientRecord, token: string, presented: unknown): Promise<RedeemResponse> {
+export async function redeem(deps: Deps, client: ClientRecord, token: string, presented: unknown, currentVersions: Record<string, string> = {}): Promise<RedeemResponse> {
   const now = deps.clock.now();
   const claims = await verifyApprovalToken(deps.keyRing, deps.config.publicUrl, token, now);
   if (claims.client_id !== client.client_id || claims.tenant !== client.tenant) {
@@ -47,6 +52,7 @@ export async function redeem(deps: Deps, client: ClientRecord, token: string, pr
   if (presentedHash === null || presentedHash !== claims.details_hash || presentedHash !== request.details_hash) {
     throw new CountersignError('approval_mismatch', 'The action differs from the one that was approved.');
   }
+  checkPreconditions(request.authorization_details, currentVersions);
 
   const redemptionId = deps.ids(16, 'rdm_');
   // The index is written before the swap, so a winner's id is always resolvable; a loser's entry points at a request whose redemption_id differs and is ignored.
@@ -70,6 +76,17 @@ export async function redeem(deps: Deps, client: ClientRecord, token: string, pr
     throw new CountersignError('invalid_token', 'The approval is no longer redeemable.', { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
   }
   const redeemed = fromFields(result.fields!);
+  await deps.audit.record({
+    type: 'redeemed',
+    tenant: request.tenant,
+    auth_req_id: request.auth_req_id,
+    client_id: client.client_id,
+    sub: request.sub,
+    channel: 'agent',
+    detail: { redemption_id: redemptionId },
+  });
+  // Until the outcome arrives, the sweeper will flag it `outcome_unknown` once this deadline passes.
+  await trackOutcomeDeadline(deps.store, request, now + deps.config.outcomeTimeoutSeconds * 1000, deps.config.retentionSeconds);
   deps.events.publish(request.tenant, request.sub, { auth_req_id: request.auth_req_id, state: 'redeemed' });
   return {
     status: 'redeemed',

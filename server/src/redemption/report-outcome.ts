@@ -1,7 +1,7 @@
 import { CountersignError, type OutcomeReport } from '@countersign/shared';
 import type { ClientRecord } from '../clients/index.ts';
 import type { Deps } from '../deps.ts';
-import { fromFields, loadRequest, type ApprovalRequest } from '../requests/index.ts';
+import { fromFields, loadRequest, untrackOutcomeDeadline, type ApprovalRequest } from '../requests/index.ts';
 import { keys } from '../store/index.ts';
 
 function sameOutcome(request: ApprovalRequest, report: OutcomeReport): boolean {
@@ -12,7 +12,9 @@ function sameOutcome(request: ApprovalRequest, report: OutcomeReport): boolean {
 
 /**
  * Records what really happened after a redemption: `unknown → succeeded | failed`, once. The same
- * report sent again is accepted (a retry); a different one is refused with `outcome_conflict`.
+ * report sent again is accepted (a retry); a different one is refused with `outcome_conflict`. The
+ * redemption leaves the outcome deadline index, so it is never flagged `outcome_unknown` after
+ * this; a report that arrives after the flag is still accepted.
  *
  * @throws CountersignError `not_found` (404: unknown id or another client's), `outcome_conflict` (409).
  * @see DESIGN.md guarantee 8
@@ -52,6 +54,7 @@ export async function reportOutcome(deps: Deps, client: ClientRecord, redemption
     });
     throw new CountersignError('outcome_conflict', 'A different outcome was already reported for this redemption.');
   }
+  await untrackOutcomeDeadline(deps.store, request);
   await deps.audit.record({
     type: 'outcome',
     tenant: request.tenant,

@@ -16,7 +16,8 @@ async function auditRefusal(deps: Deps, client: ClientRecord, error: unknown, en
       client_id: client.client_id,
       channel: 'agent',
       ...(authReqId ? { auth_req_id: authReqId } : {}),
-      detail: { endpoint },
+      // `stale_record` names the records whose version moved: the executor's own identifiers, no secret.
+      detail: { endpoint, ...(Array.isArray(error.body?.records) ? { records: error.body.records.join(',') } : {}) },
     });
   }
 }
@@ -60,15 +61,7 @@ export function redemptionRoutes(deps: Deps): Hono {
     const { auth, rest: body } = splitAuth(await readJson(c, redeemBody));
     const client = await authenticateClient(c, deps, auth);
     try {
-      const result = await redeem(deps, client, body.token, body.authorization_details);
-      await deps.audit.record({
-        type: 'redeemed',
-        tenant: client.tenant,
-        auth_req_id: unverifiedAuthReqId(body.token),
-        client_id: client.client_id,
-        channel: 'agent',
-        detail: { redemption_id: result.redemption_id },
-      });
+      const result = await redeem(deps, client, body.token, body.authorization_details, body.current_versions);
       return c.json(result, 200, { 'Cache-Control': 'no-store' });
     } catch (error) {
       // Every refusal but invalid_token comes after the token verified, so only then is its auth_req_id trusted to file it under.

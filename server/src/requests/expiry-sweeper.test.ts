@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { createAuditLog } from '../audit/index.ts';
 import { loadConfig } from '../config/index.ts';
-import type { ClientNotifier } from '../deps.ts';
+import type { ClientNotifier, UserNotifier } from '../deps.ts';
 import { EventBus } from '../events/index.ts';
-import { ManualClock, silentLogger, type Logger } from '../runtime/index.ts';
+import { Background, ManualClock, silentLogger, type Logger } from '../runtime/index.ts';
 import { keys, MemoryStore } from '../store/index.ts';
 import { createExpirySweeper, type Ticker } from './expiry-sweeper.ts';
 import { loadRequest } from './load-request.ts';
+import { trackOutcomeDeadline } from './outcome-deadlines.ts';
 import { trackDeadline } from './request-deadlines.ts';
 import { toFields, type ApprovalRequest } from './request-record.ts';
 
@@ -22,8 +23,17 @@ function world(options: { batchSize?: number; ticker?: Ticker; log?: Logger } = 
   };
   const settled: string[] = [];
   const notifier: ClientNotifier = { requestSettled: (request) => void settled.push(request.auth_req_id) };
-  const config = loadConfig({ NODE_ENV: 'test' });
-  const deps = { store, clock, config, notifier, audit: createAuditLog(store, clock, 3600), events: new EventBus(), log: options.log ?? silentLogger };
+  const pushed: { auth_req_id: string; kind: string | undefined; summary: string; ttlSeconds: number }[] = [];
+  const push: UserNotifier = {
+    notifyUser: async (input) => {
+      pushed.push({ auth_req_id: input.auth_req_id, kind: input.kind, summary: input.summary, ttlSeconds: input.ttlSeconds });
+      return { sent: 1, removed: 0, failed: 0 };
+    },
+  };
+  const config = loadConfig({ NODE_ENV: 'test', OUTCOME_TIMEOUT: '60' });
+  const audit = createAuditLog(store, clock, 3600);
+  const background = new Background(silentLogger);
+  const deps = { store, clock, config, notifier, push, background, audit, events: new EventBus(), log: options.log ?? silentLogger };
   const sweeper = createExpirySweeper(() => deps, { batchSize: options.batchSize ?? 100, ...(options.ticker ? { ticker: options.ticker } : {}) });
 
   let count = 0;
@@ -51,7 +61,7 @@ function world(options: { batchSize?: number; ticker?: Ticker; log?: Logger } = 
     await trackDeadline(store, record, 1200);
     return record;
   }
-  return { clock, store, reads, settled, sweeper, request };
+  return { clock, store, reads, settled, pushed, audit, background, sweeper, request };
 }
 
 describe('createExpirySweeper', () => {
@@ -70,6 +80,40 @@ describe('createExpirySweeper', () => {
     w.reads.length = 0;
     expect(await w.sweeper.sweep()).toBe(0);
     expect(w.reads).toEqual([]);
+  });
+
+  it('pushes a request_expired notice to the person for each request it expires, and audits it', async () => {
+    const w = world();
+    const due = await w.request(10);
+    w.clock.advance(10);
+    await w.sweeper.sweep();
+    await w.background.drain();
+    expect(w.pushed).toEqual([{ auth_req_id: due.auth_req_id, kind: 'request_expired', summary: 'Expired, nothing was done. Test', ttlSeconds: 600 }]);
+    const events = await w.audit.forRequest('default', due.auth_req_id);
+    expect(events.map((event) => [event.type, event.detail])).toEqual([
+      ['expired', { from: 'pending' }],
+      ['pushed', { kind: 'request_expired', sent: 1, removed: 0, failed: 0 }],
+    ]);
+  });
+
+  it('flags a redemption with no outcome after OUTCOME_TIMEOUT once, however often it is swept', async () => {
+    const w = world();
+    const redeemed = await w.request(300, 'redeemed');
+    const key = keys.request(redeemed.tenant, redeemed.auth_req_id);
+    await w.store.hashSet(key, { redemption_id: 'rdm_0123456789', redeemed_at: String(w.clock.now()), outcome_status: 'unknown' });
+    await trackOutcomeDeadline(w.store, redeemed, w.clock.now() + 60_000, 3600);
+    w.clock.advance(59);
+    expect(await w.sweeper.sweep()).toBe(0);
+    w.clock.advance(1);
+    expect(await w.sweeper.sweep()).toBe(1);
+    // Another instance still holding the entry sweeps it again: the compare-and-swap flags once.
+    await trackOutcomeDeadline(w.store, redeemed, w.clock.now(), 3600);
+    expect(await w.sweeper.sweep()).toBe(1);
+    const flags = (await w.audit.forRequest('default', redeemed.auth_req_id)).filter((event) => event.type === 'outcome_unknown');
+    expect(flags).toHaveLength(1);
+    expect(flags[0]).toMatchObject({ channel: 'system', client_id: 'cli_test', sub: 'alice', detail: { redemption_id: 'rdm_0123456789', seconds_since_redeemed: 60 } });
+    expect((await w.store.hashGet(key))?.outcome_status).toBe('unknown');
+    expect(await w.store.sortedRangeByScore(keys.outcomeDeadlines(), Number.POSITIVE_INFINITY, 10)).toEqual([]);
   });
 
   it('reads batch after batch until one comes back short', async () => {

@@ -1,7 +1,8 @@
 import type { Deps } from '../deps.ts';
 import { keys } from '../store/index.ts';
 import { loadRequest, settleExpiry } from './load-request.ts';
-import { parseDeadlineMember } from './request-deadlines.ts';
+import { flagUnknownOutcome } from './outcome-deadlines.ts';
+import { parseDeadlineMember, type RequestRef } from './request-deadlines.ts';
 
 /** Runs `tick` every `everyMs` milliseconds until the returned function is called. */
 export type Ticker = (tick: () => void, everyMs: number) => () => void;
@@ -23,12 +24,17 @@ export interface ExpirySweeperOptions {
   ticker?: Ticker;
 }
 
-/** Finds requests whose decision deadline has passed and settles them, so that they expire loudly. */
+/**
+ * Finds requests whose decision deadline has passed and settles them, so that they expire loudly;
+ * and redemptions whose outcome is overdue, and flags them `outcome_unknown`.
+ */
 export interface ExpirySweeper {
   /**
    * One sweep: every request in the deadline index whose `expires_at` is at or before the clock's
-   * now is settled with `settleExpiry` (which audits, tells the PWA and the ping/push client),
-   * then dropped from the index. A sweep called while one runs joins it.
+   * now is settled with `settleExpiry` (which audits, tells the PWA, the person's devices and the
+   * ping/push client), then dropped from the index; then every redemption in the outcome index
+   * that is overdue is flagged with `flagUnknownOutcome` and dropped. A sweep called while one
+   * runs joins it.
    *
    * @returns how many due deadlines the sweep handled.
    * @throws when the store fails; the entries not yet handled stay in the index for the next sweep.
@@ -60,29 +66,40 @@ const MAX_BATCHES_PER_SWEEP = 50;
  * @param deps - read when a sweep runs, so the sweeper can be built together with the `Deps` it is part of.
  * @see CIBA Core 1.0 §7.3 (`expires_in`), §10.2 and §12 (telling the client about an expiry)
  */
-export function createExpirySweeper(deps: () => Pick<Deps, 'store' | 'clock' | 'audit' | 'events' | 'config' | 'notifier' | 'log'>, options: ExpirySweeperOptions = {}): ExpirySweeper {
+export function createExpirySweeper(deps: () => Pick<Deps, 'store' | 'clock' | 'audit' | 'events' | 'config' | 'notifier' | 'log' | 'push' | 'background'>, options: ExpirySweeperOptions = {}): ExpirySweeper {
   const intervalMs = options.intervalMs ?? 1000;
   const batchSize = options.batchSize ?? 100;
   const ticker = options.ticker ?? intervalTicker;
   let running: Promise<number> | null = null;
   let cancel: (() => void) | null = null;
 
-  async function sweepOnce(): Promise<number> {
+  /** Handles the due entries of one index, batch by batch: each is handled first and removed afterwards. */
+  async function sweepIndex(key: string, handle: (ref: RequestRef) => Promise<unknown>): Promise<number> {
     const current = deps();
     let handled = 0;
     for (let batch = 0; batch < MAX_BATCHES_PER_SWEEP; batch++) {
-      const due = await current.store.sortedRangeByScore(keys.deadlines(), current.clock.now(), batchSize);
+      const due = await current.store.sortedRangeByScore(key, current.clock.now(), batchSize);
       for (const member of due) {
         const ref = parseDeadlineMember(member);
-        const request = ref ? await loadRequest(current.store, ref.tenant, ref.auth_req_id) : null;
-        // A request that is gone (its TTL ran out) or already decided has nothing left to announce.
-        if (request) await settleExpiry(current, request);
-        await current.store.sortedRemove(keys.deadlines(), member);
+        if (ref) await handle(ref);
+        await current.store.sortedRemove(key, member);
         handled += 1;
       }
       if (due.length < batchSize) break;
     }
     return handled;
+  }
+
+  async function sweepOnce(): Promise<number> {
+    const current = deps();
+    const expired = await sweepIndex(keys.deadlines(), async (ref) => {
+      const request = await loadRequest(current.store, ref.tenant, ref.auth_req_id);
+      // A request that is gone (its TTL ran out) or already decided has nothing left to announce.
+      if (request) await settleExpiry(current, request);
+    });
+    // Flagging is a compare-and-swap on the request, so an entry handled twice is flagged once.
+    const overdue = await sweepIndex(keys.outcomeDeadlines(), (ref) => flagUnknownOutcome(current, ref));
+    return expired + overdue;
   }
 
   function sweep(): Promise<number> {

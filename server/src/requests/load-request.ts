@@ -1,5 +1,6 @@
 import type { Deps } from '../deps.ts';
 import { keys, type Store } from '../store/index.ts';
+import { announceExpiry } from './announce-expiry.ts';
 import { untrackDeadline } from './request-deadlines.ts';
 import { effectiveState, fromFields, type ApprovalRequest } from './request-record.ts';
 
@@ -20,13 +21,14 @@ export async function loadRequest(store: Store, tenant: string, authReqId: strin
 }
 
 /** What {@link settleExpiry} needs of the server's dependencies. */
-export type SettleExpiryDeps = Pick<Deps, 'store' | 'clock' | 'audit' | 'events' | 'config' | 'notifier'>;
+export type SettleExpiryDeps = Pick<Deps, 'store' | 'clock' | 'audit' | 'events' | 'config' | 'notifier' | 'push' | 'background'>;
 
 /**
  * Writes down an expiry the clock has already decided: `pending → expired` or
  * `approved → expired`, as a compare-and-swap guarded by the deadline, so it happens once and
  * never races a decision or a redemption that beat the deadline. Whichever caller wins the swap
- * (a poll, the device, the expiry sweeper) audits it, announces it to the user's open PWA and,
+ * (a poll, the device, the expiry sweeper) audits it, announces it to the user's open PWA, pushes
+ * a `request_expired` notice to the user's devices (in the background, see `announceExpiry`) and,
  * for a request that expired undecided, has the ping or push client told (CIBA Core §10.2,
  * §12 `expired_token`). An approval that runs out is not announced to the client again: it was
  * told at the approval.
@@ -64,6 +66,8 @@ export async function settleExpiry(deps: SettleExpiryDeps, request: ApprovalRequ
     });
     deps.events.publish(request.tenant, request.sub, { auth_req_id: request.auth_req_id, state: 'expired' });
     if (request.state === 'pending') deps.notifier.requestSettled(settled);
+    const from = request.state;
+    if (from === 'pending' || from === 'approved') deps.background.run('expiry-push', () => announceExpiry(deps, settled, from));
   }
   return settled;
 }

@@ -1,5 +1,6 @@
 export type { ActionDisplay, DisplayField } from './display.ts';
 export { displayPayment, paymentDetails, type PaymentDetails } from './payment.ts';
+export { displayPrecondition, precondition, recordName, recordVersion, type Precondition } from './precondition.ts';
 export {
   ACTION_TYPES,
   ACTION_TYPE_NAMES,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { formatAmount, isCurrencyCode } from '../money/index.ts';
 import { displayText, identifier } from '../schemas/text.ts';
 import type { ActionDisplay } from './display.ts';
+import { displayPrecondition, precondition } from './precondition.ts';
 
 /**
  * The `payment` authorization details type (DESIGN.md, fixed): one payment or refund of
@@ -22,6 +23,8 @@ export const paymentDetails = z.strictObject({
     name: displayText(140),
   }),
   purpose: displayText(5000),
+  /** Optional: run only while this record is at this version; checked at `/redeem` (`stale_record`). */
+  precondition: precondition.optional(),
 });
 
 /** A validated `payment` action. */
@@ -40,6 +43,7 @@ export function displayPayment(details: PaymentDetails): ActionDisplay {
       { label: 'Payee', value: `${details.payee.name} (${details.payee.id})` },
       { label: 'Purpose', value: details.purpose },
       { label: 'Transaction', value: details.transaction_id },
+      ...(details.precondition ? [displayPrecondition(details.precondition)] : []),
     ],
   };
 }

@@ -1,0 +1,64 @@
+/** The kinds of gate decision the audit trail records (DESIGN.md guarantee 9). */
+export type AuditType =
+  | 'proposed'
+  | 'pushed'
+  | 'viewed'
+  | 'approved'
+  | 'denied'
+  | 'expired'
+  | 'token_issued'
+  | 'redeemed'
+  | 'refused'
+  | 'outcome'
+  | 'outcome_unknown'
+  | 'notified'
+  | 'notify_failed'
+  | 'device_enrolled'
+  | 'push_subscription_removed'
+  // Who must say yes (issue 4): one required party approved, others still to come; a push over the
+  // user's push rate was not sent; "this wasn't me"; an operator cleared a block or set roles.
+  | 'party_approved'
+  | 'push_skipped'
+  | 'fraud_reported'
+  | 'client_unblocked'
+  | 'roles_changed';
+
+/** Where a decision came from; `notification` is the client's notification endpoint (CIBA ping and push). */
+export type AuditChannel = 'agent' | 'device' | 'admin' | 'system' | 'push' | 'notification';
+
+/** One audit event as the code records it: who, what, when and channel. Never a secret or a token. */
+export interface AuditEvent {
+  type: AuditType;
+  /** Stable snake_case reason code, for refusals. */
+  reason?: string;
+  tenant: string;
+  auth_req_id?: string;
+  client_id?: string;
+  sub?: string;
+  device_id?: string;
+  credential_id?: string;
+  channel: AuditChannel;
+  /** ISO 8601 time from the injected clock. */
+  at: string;
+  /** Small, non-secret facts (counts, redemption id, outcome status). */
+  detail?: Record<string, string | number | boolean>;
+}
+
+/**
+ * An event as it stands in the tenant's chain: its place (`seq`, from 0) and the hash of the event
+ * before it (`prev_hash`), both covered by the next event's hash.
+ */
+export interface ChainedAuditEvent extends AuditEvent {
+  /** Position in the tenant's chain: 0, 1, 2… without gaps. */
+  seq: number;
+  /** base64url(SHA-256(JCS(previous event))); for `seq` 0, the tenant's genesis hash. */
+  prev_hash: string;
+}
+
+/**
+ * A chained event as read back: plus `id`, where it sits in the store's stream (`<ms>-<n>`). The
+ * id is the store's, assigned on append, so it is not covered by the hash; `seq` is.
+ */
+export interface StoredAuditEvent extends ChainedAuditEvent {
+  id: string;
+}

@@ -1,0 +1,94 @@
+import { parseArgs } from 'node:util';
+import { verifyChain, type AuditLog, type ChainHead, type ChainReport } from '../audit/index.ts';
+
+/** What {@link runAuditCommand} works with; `audit.ts` gives it the real ones, tests their own. */
+export interface AuditCommandContext {
+  /** Opens the audit log of the configured store; called only by subcommands that read the store. */
+  openAudit(): Promise<{ audit: AuditLog; close(): Promise<void> }>;
+  /** The lines of a file (an export to verify offline). */
+  readLines(path: string): AsyncIterable<string>;
+  /** Writes one line to standard output. */
+  out(line: string): void;
+  /** Writes one line to standard error. */
+  err(line: string): void;
+}
+
+/** Usage text of {@link runAuditCommand}. */
+export const AUDIT_USAGE = `usage:
+  audit verify --tenant T [--anchor SEQ:HASH] [--file export.jsonl] [--json]
+      verify T's hash chain in the store (or in an export file); exit 0 when it holds, 1 at
+      the first broken link, 2 on bad usage, 3 when the store cannot be read.
+      --anchor: a head printed by an earlier verify, which must still be there with the same
+      hash (catches events cut from the end, or the chain rewritten from some point on).
+  audit export --tenant T
+      write T's chain to standard output as JSON lines, oldest first.`;
+
+const TENANT = /^[a-z0-9][a-z0-9-]{0,39}$/;
+
+function parseAnchor(value: string | undefined): ChainHead | undefined | null {
+  if (value === undefined) return undefined;
+  const match = /^(\d+):([A-Za-z0-9_-]{43})$/.exec(value);
+  return match ? { seq: Number(match[1]), hash: match[2]! } : null;
+}
+
+function describe(report: ChainReport): string {
+  if (report.ok) {
+    const head = report.head ? `; head ${report.head.seq}:${report.head.hash}${report.head.id ? ` (stream id ${report.head.id})` : ''}` : '';
+    return `ok: tenant ${report.tenant}, ${report.events} events, the chain holds${head}`;
+  }
+  const broken = report.broken!;
+  return `broken: tenant ${report.tenant}, first broken link at position ${broken.position}${broken.id ? ` (stream id ${broken.id})` : ''}: ${broken.reason}: ${broken.message}`;
+}
+
+/**
+ * The operator's audit command (issue 4, "Audit trail"): `verify` checks a tenant's hash chain and
+ * reports the first broken link; `export` writes the chain as JSON lines. A module the operator
+ * CLI mounts as its `audit` subcommand; `server/src/cli/audit.ts` runs it on its own:
+ * `tsx server/src/cli/audit.ts verify --tenant default`.
+ *
+ * @param argv - the arguments after `audit`, e.g. `['verify', '--tenant', 'default']`.
+ * @returns the exit code: 0 ok, 1 a broken chain, 2 bad usage.
+ * @throws when the store fails (a broken system, not a finding; `audit.ts` exits 3).
+ * @example Mount it in another CLI
+ * ```ts
+ * if (argv[0] === 'audit') process.exitCode = await runAuditCommand(argv.slice(1), context);
+ * ```
+ */
+export async function runAuditCommand(argv: string[], context: AuditCommandContext): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, allowPositionals: true, options: { tenant: { type: 'string' }, anchor: { type: 'string' }, file: { type: 'string' }, json: { type: 'boolean' } } });
+  } catch (error) {
+    context.err(`${(error as Error).message}\n${AUDIT_USAGE}`);
+    return 2;
+  }
+  const [command, ...rest] = parsed.positionals;
+  const { tenant, file, json } = parsed.values;
+  const anchor = parseAnchor(parsed.values.anchor);
+  const usage = (problem: string) => {
+    context.err(`${problem}\n${AUDIT_USAGE}`);
+    return 2;
+  };
+  if ((command !== 'verify' && command !== 'export') || rest.length > 0) return usage(command ? `unknown command: ${[command, ...rest].join(' ')}` : 'a command is required');
+  if (!tenant || !TENANT.test(tenant)) return usage('--tenant is required: lowercase letters, digits and -');
+  if (anchor === null) return usage('--anchor must be SEQ:HASH as verify prints it');
+  if (command === 'export' && (file || anchor || json)) return usage('export takes only --tenant');
+
+  if (command === 'verify' && file) {
+    const report = await verifyChain(tenant, context.readLines(file), anchor);
+    context.out(json ? JSON.stringify(report) : describe(report));
+    return report.ok ? 0 : 1;
+  }
+  const { audit, close } = await context.openAudit();
+  try {
+    if (command === 'export') {
+      for await (const line of audit.export(tenant)) context.out(line);
+      return 0;
+    }
+    const report = await audit.verify(tenant, anchor);
+    context.out(json ? JSON.stringify(report) : describe(report));
+    return report.ok ? 0 : 1;
+  } finally {
+    await close();
+  }
+}
