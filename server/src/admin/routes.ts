@@ -5,8 +5,10 @@ import { createClient, type NewClient } from '../clients/index.ts';
 import type { Deps } from '../deps.ts';
 import { createEnrollment } from '../devices/index.ts';
 import { readJson } from '../http/index.ts';
+import { listRequestsHandler } from './list-requests.ts';
 import { loadRequest, requestDisplay, settleExpiry } from '../requests/index.ts';
 import { ensureUser, findUser } from '../users/index.ts';
+import { registerUserRoutes } from './user-routes.ts';
 
 function tenantOf(c: Context): string {
   const parsed = tenantName.safeParse(c.req.query('tenant') ?? 'default');
@@ -26,7 +28,9 @@ function checkNotificationEndpoint(url: string | undefined, production: boolean)
 
 /**
  * The operator's API under `/api/admin`, behind `Authorization: Bearer <ADMIN_TOKEN>`: register
- * clients and users, create enrollment links, read a request and its audit trail.
+ * clients and users (with their roles: `POST /users` `{sub, roles?: ['reviewer:finance']}`,
+ * `PUT /users/{sub}/roles`), clear a client block, create enrollment links, read a request (with
+ * its policy tier, parties and approvals) and its audit trail.
  */
 export function adminRoutes(deps: Deps, adminToken: string): Hono {
   const app = new Hono();
@@ -57,8 +61,12 @@ export function adminRoutes(deps: Deps, adminToken: string): Hono {
   app.post('/users', async (c) => {
     const body = await readJson(c, createUserBody);
     const { user, created } = await ensureUser(deps.store, body, deps.clock.now());
+    if (created && user.roles.length > 0) await deps.audit.record({ type: 'roles_changed', tenant: user.tenant, sub: user.sub, channel: 'admin', detail: { from: '', to: user.roles.join(' ') } });
     return c.json(user, created ? 201 : 200);
   });
+
+  // Roles (reviewers) and the blocks of "this wasn't me": see user-routes.ts.
+  registerUserRoutes(app, deps);
 
   app.post('/users/:sub/enrollments', async (c) => {
     const raw = await c.req.text();
@@ -68,11 +76,13 @@ export function adminRoutes(deps: Deps, adminToken: string): Hono {
     return c.json(await createEnrollment(deps, user), 201, { 'Cache-Control': 'no-store' });
   });
 
+  app.get('/requests', listRequestsHandler(deps));
   app.get('/requests/:auth_req_id', async (c) => {
     const found = await loadRequest(deps.store, tenantOf(c), c.req.param('auth_req_id'));
     if (!found) throw new CountersignError('not_found', 'No such request.');
     const request = await settleExpiry(deps, found);
-    const { token_jti: _jti, ...stored } = request;
+    // Neither the token's id nor the number-matching code the agent shows belongs in the operator's view.
+    const { token_jti: _jti, binding_code: _code, ...stored } = request;
     return c.json({ request: stored, display: requestDisplay(request, deps.clock.now()) });
   });
 

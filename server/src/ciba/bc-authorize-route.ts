@@ -29,6 +29,8 @@ export function bcAuthorizeHandler(deps: Deps) {
         auth_req_id: request.auth_req_id,
         expires_in: secondsUntil(request.expires_at, deps.clock.now()),
         interval: request.interval,
+        // Number matching (the policy tier asks for it): the code the agent shows the person.
+        ...(request.binding_code ? { binding_code: request.binding_code } : {}),
       };
       return c.json(body, 200, { 'Cache-Control': 'no-store' });
     } catch (error) {

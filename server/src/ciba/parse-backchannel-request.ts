@@ -9,7 +9,10 @@ export interface BackchannelRequest {
   login_hint: string;
   binding_message: string | null;
   authorization_details: AuthorizationDetails;
+  /** `requested_expiry` or the configured default; the policy tier may cap it (see `create-request.ts`). */
   expires_in: number;
+  /** `requested_expiry` as sent, or null when the client left it to the server. */
+  requested_expiry: number | null;
   client_notification_token: string | null;
 }
 
@@ -106,6 +109,7 @@ export function parseBackchannelRequest(form: Record<string, string>, client: Cl
     binding_message: binding,
     authorization_details: details.data,
     expires_in: expiresIn,
+    requested_expiry: form.requested_expiry === undefined ? null : expiresIn,
     client_notification_token: notificationToken,
   };
 }

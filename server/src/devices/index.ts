@@ -1,7 +1,7 @@
-export { decisionOptions, type ChallengeRecord } from './decision-options.ts';
+export { decisionOptions, decisionPrompts, type ChallengeRecord } from './decision-options.ts';
 export { findDevice, listDevices, saveDevice, type DeviceRecord } from './device-record.ts';
 export { createEnrollment, enrollmentOptions, verifyEnrollment } from './enrollment.ts';
 export { listInbox } from './inbox.ts';
 export { deviceRoutes } from './routes.ts';
 export { endSession, requireSameOrigin, requireSession, startSession, type DeviceSession } from './session.ts';
-export { verifyDecision } from './verify-decision.ts';
+export { verifyDecision, type DecisionExtras } from './verify-decision.ts';

@@ -1,11 +1,12 @@
-import { CountersignError, decisionBody, enrollOptionsBody, enrollVerifyBody, pushSubscription } from '@countersign/shared';
+import { CountersignError, decisionBody, enrollOptionsBody, enrollVerifyBody, pushSubscription, reportBody, type RequestView } from '@countersign/shared';
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { Deps } from '../deps.ts';
 import { readJson } from '../http/index.ts';
 import { isAllowedPushEndpoint, savePushSubscription } from '../push/index.ts';
 import { loadRequest, requestDisplay, settleExpiry } from '../requests/index.ts';
-import { decisionOptions } from './decision-options.ts';
+import { canView, type Viewer } from '../policy/index.ts';
+import { decisionPrompts } from './decision-options.ts';
 import { findDevice, listDevices, type DeviceRecord } from './device-record.ts';
 import { enrollmentOptions, verifyEnrollment } from './enrollment.ts';
 import { listInbox } from './inbox.ts';
@@ -13,6 +14,17 @@ import { requireSameOrigin, requireSession, startSession, type DeviceSession } f
 import { verifyDecision } from './verify-decision.ts';
 import type { UserRecord } from '../users/index.ts';
 import { findUser } from '../users/index.ts';
+
+/**
+ * The session's user as the policy sees them: `sub` and roles, read from the user record on every
+ * call, so a role an operator removes stops working at once.
+ * @throws CountersignError `login_required` when the user no longer exists.
+ */
+async function viewerOf(deps: Deps, session: DeviceSession): Promise<Viewer> {
+  const user = await findUser(deps.store, session.tenant, session.sub);
+  if (!user) throw new CountersignError('login_required', 'This device is no longer enrolled.');
+  return { sub: user.sub, roles: user.roles };
+}
 
 /** Seconds between keep-alive comments on the event stream (proxies close idle connections). */
 const HEARTBEAT_SECONDS = 25;
@@ -27,8 +39,10 @@ function whoAmI(deps: Deps, user: UserRecord, device: DeviceRecord) {
 
 /**
  * The approver PWA's API under `/api/device`: enrollment (WebAuthn registration), the push
- * subscription, the inbox, one request with its decision options, the decision, and a live event
- * stream. Every state-changing call needs `Origin: PUBLIC_URL`; all but enrollment need the session.
+ * subscription, the inbox (the user's own requests and a reviewer's queue), one request with its
+ * decision prompts, the decision, "this wasn't me" (`POST /requests/{id}/report`, with the deny
+ * prompt), and a live event stream. Every state-changing call needs `Origin: PUBLIC_URL`; all but
+ * enrollment need the session.
  */
 export function deviceRoutes(deps: Deps): Hono<{ Variables: { session: DeviceSession } }> {
   const app = new Hono<{ Variables: { session: DeviceSession } }>();
@@ -66,29 +80,46 @@ export function deviceRoutes(deps: Deps): Hono<{ Variables: { session: DeviceSes
     return c.body(null, 204);
   });
 
-  app.get('/requests', async (c) => c.json({ requests: await listInbox(deps, c.get('session')) }, 200, { 'Cache-Control': 'no-store' }));
+  app.get('/requests', async (c) => {
+    const session = c.get('session');
+    return c.json({ requests: await listInbox(deps, session, await viewerOf(deps, session)) }, 200, { 'Cache-Control': 'no-store' });
+  });
 
   app.get('/requests/:auth_req_id', async (c) => {
     const session = c.get('session');
+    const viewer = await viewerOf(deps, session);
     const found = await loadRequest(deps.store, session.tenant, c.req.param('auth_req_id'));
-    // A device sees only its own user's requests (DESIGN.md guarantee 5).
-    if (!found || found.sub !== session.sub) throw new CountersignError('not_found', 'No such request.');
+    // A device sees its own user's requests and those its user reviews (DESIGN.md guarantee 5).
+    if (!found || !canView({ sub: found.sub, parties: found.parties ?? ['customer'], approvals: found.approvals ?? [] }, viewer)) {
+      throw new CountersignError('not_found', 'No such request.');
+    }
     const request = await settleExpiry(deps, found);
     let options = null;
     if (request.state === 'pending') {
       const devices = await listDevices(deps.store, session.tenant, session.sub);
-      const [approve, deny] = await Promise.all([decisionOptions(deps, request, 'approve', devices), decisionOptions(deps, request, 'deny', devices)]);
-      options = { approve, deny };
+      options = await decisionPrompts(deps, request, viewer, devices);
       await deps.audit.record({ type: 'viewed', tenant: session.tenant, auth_req_id: request.auth_req_id, client_id: request.client_id, sub: session.sub, device_id: session.device_id, channel: 'device' });
     }
-    return c.json({ request: requestDisplay(request, deps.clock.now()), options }, 200, { 'Cache-Control': 'no-store' });
+    const view: RequestView = { request: requestDisplay(request, deps.clock.now(), viewer), options };
+    return c.json(view, 200, { 'Cache-Control': 'no-store' });
   });
 
   app.post('/requests/:auth_req_id/decision', async (c) => {
     const session = c.get('session');
     const body = await readJson(c, decisionBody);
-    const request = await verifyDecision(deps, session, c.req.param('auth_req_id'), body.decision, body.response);
-    return c.json({ request: requestDisplay(request, deps.clock.now()) }, 200, { 'Cache-Control': 'no-store' });
+    const viewer = await viewerOf(deps, session);
+    const options = body.selected_code === undefined ? {} : { selected_code: body.selected_code };
+    const request = await verifyDecision(deps, session, viewer, c.req.param('auth_req_id'), body.decision, body.response, options);
+    return c.json({ request: requestDisplay(request, deps.clock.now(), viewer) }, 200, { 'Cache-Control': 'no-store' });
+  });
+
+  // "This wasn't me": answered with the request's deny prompt (see `verifyDecision`).
+  app.post('/requests/:auth_req_id/report', async (c) => {
+    const session = c.get('session');
+    const body = await readJson(c, reportBody);
+    const viewer = await viewerOf(deps, session);
+    const request = await verifyDecision(deps, session, viewer, c.req.param('auth_req_id'), 'deny', body.response, { report: true });
+    return c.json({ request: requestDisplay(request, deps.clock.now(), viewer) }, 200, { 'Cache-Control': 'no-store' });
   });
 
   app.get('/events', (c) => {

@@ -1,135 +1,71 @@
-import { base64url, CountersignError, decisionChallenge, type Decision } from '@countersign/shared';
-import { verifyAuthenticationResponse, type AuthenticationResponseJSON } from '@simplewebauthn/server';
+import { CountersignError, type Decision } from '@countersign/shared';
 import type { Deps } from '../deps.ts';
-import { fromFields, isRequestId, loadRequest, settleExpiry, untrackDeadline, type ApprovalRequest } from '../requests/index.ts';
-import { keys } from '../store/index.ts';
-import type { ChallengeRecord } from './decision-options.ts';
-import { listDevices, saveDevice, type DeviceRecord } from './device-record.ts';
+import { partyFor, type Viewer } from '../policy/index.ts';
+import type { ApprovalRequest } from '../requests/index.ts';
+import { recordApproval } from './record-approval.ts';
+import { recordDenial, recordWrongPick } from './record-denial.ts';
 import type { DeviceSession } from './session.ts';
+import { auditRefusal, verifyAssertion } from './verify-assertion.ts';
 
-function clientChallenge(response: Record<string, unknown>): string | null {
-  try {
-    const inner = response.response as { clientDataJSON?: unknown } | undefined;
-    if (typeof inner?.clientDataJSON !== 'string') return null;
-    const clientData = JSON.parse(Buffer.from(inner.clientDataJSON, 'base64url').toString('utf8')) as { challenge?: unknown };
-    return typeof clientData.challenge === 'string' && /^[A-Za-z0-9_-]{43}$/.test(clientData.challenge) ? clientData.challenge : null;
-  } catch {
-    return null;
-  }
-}
-
-/** The signature counter in the authenticator data (bytes 33–36, big-endian; WebAuthn Level 3 §6.1). */
-function signCount(response: Record<string, unknown>): number | null {
-  const data = (response.response as { authenticatorData?: unknown } | undefined)?.authenticatorData;
-  if (typeof data !== 'string') return null;
-  const bytes = Buffer.from(data, 'base64url');
-  return bytes.length >= 37 ? bytes.readUInt32BE(33) : null;
+/** Options of {@link verifyDecision}. */
+export interface DecisionExtras {
+  /** Number matching: the code the person says they picked; must be the one their prompt signed. */
+  selected_code?: string;
+  /** "This wasn't me": a denial that also records a fraud report and blocks the client. */
+  report?: boolean;
 }
 
 /**
- * Verifies a person's decision on a request and moves it: `pending → approved` or
- * `pending → denied`, in one compare-and-swap guarded by the deadline; then schedules the ping or
- * push to the client, if it uses one.
+ * Verifies one user's decision on a request and records it. The passkey assertion is checked
+ * first ({@link verifyAssertion}: single-use challenge over the stored `details_hash`, user
+ * verification, this user's passkey); then:
  *
- * The challenge named in the assertion is taken from the store (GETDEL) before anything else, so
- * it is used once, pass or fail. It must have been issued for this request, this decision and this
- * user; it is recomputed from the stored `details_hash`; the assertion must verify with user
- * verification, for this origin and RP ID, by one of the user's passkeys. A signature counter that
- * does not grow (other than 0 after 0) suggests a cloned authenticator: refused and audited.
+ * - **approve**: the user must still have a party to approve as (the person the request is for,
+ *   or a reviewer holding a role it needs); under number matching the code the prompt signed must
+ *   be the request's `binding_code`, else the pick is refused and counted ({@link recordWrongPick}).
+ *   The approval is recorded for that party; the request becomes `approved` only with the last one.
+ * - **deny**: any party still to approve, or the person the request is for, denies it for everyone.
+ * - **report** ("this wasn't me", with the deny prompt): only the person the request is for; it
+ *   denies, records a fraud report and blocks the client for this user.
+ *
+ * Nothing in a decision carries the action: what is signed is the stored `details_hash`, so a
+ * reviewer (or anyone) can approve or deny exactly the stored action, never change it.
  *
  * @throws CountersignError `invalid_assertion`, `counter_regression`, `not_found`, `expired_token`,
- *   `request_not_pending` (409).
- * @see DESIGN.md guarantee 4; WebAuthn Level 3 §7.2 (verifying an authentication assertion)
+ *   `request_not_pending` (409), `party_already_approved` (409), `wrong_binding_code` (400),
+ *   `invalid_request` (a report by someone else than the person the request is for).
+ * @see DESIGN.md guarantee 4; issue 4 "Reviewers", "Push fatigue"
  */
-export async function verifyDecision(deps: Deps, session: DeviceSession, authReqId: string, decision: Decision, response: Record<string, unknown>): Promise<ApprovalRequest> {
-  const challenge = clientChallenge(response);
-  const taken = challenge ? await deps.store.take(keys.decisionChallenge(session.tenant, challenge)) : null;
-  const record = taken ? (JSON.parse(taken) as ChallengeRecord) : null;
-  // The id comes from the URL: a malformed one is audited on the tenant's trail only, never used as a key.
-  const audit = (reason: string, device?: DeviceRecord) =>
-    deps.audit.record({ type: 'refused', reason, tenant: session.tenant, ...(isRequestId(authReqId) ? { auth_req_id: authReqId } : {}), sub: session.sub, channel: 'device', device_id: device?.device_id ?? session.device_id, ...(device ? { credential_id: device.credential_id } : {}), detail: { decision } });
-  if (!record || record.auth_req_id !== authReqId || record.decision !== decision || record.sub !== session.sub) {
-    await audit('invalid_assertion');
-    throw new CountersignError('invalid_assertion', 'This approval prompt is not valid any more. Open the request again.');
+export async function verifyDecision(deps: Deps, session: DeviceSession, viewer: Viewer, authReqId: string, decision: Decision, response: Record<string, unknown>, options: DecisionExtras = {}): Promise<ApprovalRequest> {
+  const verified = await verifyAssertion(deps, session, viewer, authReqId, decision, response);
+  const { request, record } = verified;
+  const parties = { sub: request.sub, parties: request.parties ?? ['customer'], approvals: request.approvals ?? [] };
+  const party = partyFor(parties, viewer);
+  const isCustomer = viewer.sub === request.sub;
+
+  const refuse = async (code: 'invalid_request' | 'party_already_approved', description: string) => {
+    await auditRefusal(deps, session, authReqId, code, { decision: options.report ? 'report' : decision }, verified.device);
+    return new CountersignError(code, description);
+  };
+  if (options.report) {
+    if (!isCustomer) throw await refuse('invalid_request', 'Only the person the request is for can report it.');
+    return recordDenial(deps, verified, 'customer', 'fraud_reported');
+  }
+  if (decision === 'deny') {
+    if (!party && !isCustomer) throw await refuse('party_already_approved', 'You have already approved this request.');
+    return recordDenial(deps, verified, party ?? 'customer', 'denied');
   }
 
-  let request = await loadRequest(deps.store, session.tenant, authReqId);
-  if (!request || request.sub !== session.sub) throw new CountersignError('not_found', 'No such request.');
-  request = await settleExpiry(deps, request);
-  if (request.state === 'expired') throw new CountersignError('expired_token', 'The request has expired.');
-  if (request.state !== 'pending') throw new CountersignError('request_not_pending', `The request is already ${request.state}.`);
-
-  const expected = base64url(await decisionChallenge({ auth_req_id: authReqId, details_hash: request.details_hash, decision, nonce: record.nonce }));
-  const device = (await listDevices(deps.store, session.tenant, session.sub)).find((candidate) => candidate.credential_id === response.id);
-  if (expected !== challenge || !device) {
-    await audit('invalid_assertion', device);
-    throw new CountersignError('invalid_assertion', 'The passkey answer does not match this request.');
+  // The party the prompt was made for must still be open for this user (roles can change, others can approve meanwhile).
+  if (!party || (record.party !== undefined && record.party !== party)) {
+    throw await refuse('party_already_approved', 'There is nothing left for you to approve on this request.');
   }
-
-  const counter = signCount(response);
-  if (counter === null || ((counter > 0 || device.counter > 0) && counter <= device.counter)) {
-    await audit('counter_regression', device);
-    throw new CountersignError('counter_regression', 'This passkey reported a signature counter that did not increase.');
+  if (party === 'customer' && request.binding_code !== undefined) {
+    if (record.selected_code === undefined || options.selected_code !== record.selected_code) {
+      await auditRefusal(deps, session, authReqId, 'invalid_assertion', { decision }, verified.device);
+      throw new CountersignError('invalid_assertion', 'Pick the code shown to you, then approve with that code’s prompt.');
+    }
+    if (record.selected_code !== request.binding_code) return recordWrongPick(deps, session, verified);
   }
-
-  let verified = false;
-  try {
-    const result = await verifyAuthenticationResponse({
-      response: response as unknown as AuthenticationResponseJSON,
-      expectedChallenge: expected,
-      expectedOrigin: deps.config.publicUrl,
-      expectedRPID: deps.config.rpId,
-      credential: { id: device.credential_id, publicKey: Buffer.from(device.public_key, 'base64url'), counter: device.counter, transports: device.transports },
-      requireUserVerification: true,
-    });
-    verified = result.verified && result.authenticationInfo.userVerified;
-  } catch {
-    verified = false;
-  }
-  if (!verified) {
-    await audit('invalid_assertion', device);
-    throw new CountersignError('invalid_assertion', 'The passkey answer could not be verified.');
-  }
-
-  const now = deps.clock.now();
-  await saveDevice(deps.store, { ...device, counter, last_used_at: now });
-  const approve = decision === 'approve';
-  const result = await deps.store.compareAndSet(
-    keys.request(session.tenant, authReqId),
-    [
-      { field: 'state', op: 'eq', value: 'pending' },
-      { field: 'expires_at', op: 'gt', value: now },
-    ],
-    {
-      state: approve ? 'approved' : 'denied',
-      decided_at: String(now),
-      decided_by: device.device_id,
-      ...(approve ? { approval_expires_at: String(now + deps.config.approvalTokenTtl * 1000) } : {}),
-    },
-    { ttlSeconds: (approve ? deps.config.approvalTokenTtl : 0) + deps.config.graceSeconds },
-  );
-  if (!result.ok) {
-    const current = result.fields ? fromFields(result.fields) : null;
-    if (current && current.state !== 'pending') throw new CountersignError('request_not_pending', `The request is already ${current.state}.`);
-    throw new CountersignError('expired_token', 'The request has expired.');
-  }
-  await Promise.all([
-    deps.store.setRemove(keys.userRequests(session.tenant, session.sub), authReqId),
-    untrackDeadline(deps.store, { tenant: session.tenant, auth_req_id: authReqId }),
-  ]);
-  await deps.audit.record({
-    type: approve ? 'approved' : 'denied',
-    tenant: session.tenant,
-    auth_req_id: authReqId,
-    client_id: request.client_id,
-    sub: session.sub,
-    device_id: device.device_id,
-    credential_id: device.credential_id,
-    channel: 'device',
-  });
-  deps.events.publish(session.tenant, session.sub, { auth_req_id: authReqId, state: approve ? 'approved' : 'denied' });
-  const decided = fromFields(result.fields!);
-  // A ping or push client is told now (CIBA Core §10.2, §10.3); a poll client finds out at /token.
-  deps.notifier.requestSettled(decided);
-  return decided;
+  return recordApproval(deps, verified, party);
 }

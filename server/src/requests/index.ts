@@ -1,5 +1,7 @@
 export { createExpirySweeper, intervalTicker, type ExpirySweeper, type ExpirySweeperOptions, type Ticker } from './expiry-sweeper.ts';
 export { isRequestId, loadRequest, settleExpiry, type SettleExpiryDeps } from './load-request.ts';
+export { flagUnknownOutcome, trackOutcomeDeadline, untrackOutcomeDeadline, type FlagOutcomeDeps } from './outcome-deadlines.ts';
 export { requestDisplay } from './request-display.ts';
+export { holdLease, leaseTicker, type LeaseTickerOptions } from './sweep-lease.ts';
 export { deadlineMember, parseDeadlineMember, trackDeadline, untrackDeadline, type RequestRef } from './request-deadlines.ts';
-export { currentDeadline, effectiveState, fromFields, notificationTokenOf, toFields, type ApprovalRequest } from './request-record.ts';
+export { approvalField, currentDeadline, effectiveState, fromFields, notificationTokenOf, toFields, type ApprovalRequest } from './request-record.ts';

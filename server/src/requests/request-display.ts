@@ -1,16 +1,41 @@
-import { displayAction, type RequestDisplay } from '@countersign/shared';
+import { displayAction, type PartyDisplay, type RequestDisplay } from '@countersign/shared';
+import { partyFor, roleOf, type Viewer } from '../policy/index.ts';
 import { secondsUntil } from '../runtime/index.ts';
 import { currentDeadline, effectiveState, type ApprovalRequest } from './request-record.ts';
 
+/** Where each required party stands, in the policy's order. */
+function approvalsShown(request: ApprovalRequest): PartyDisplay[] {
+  const approvals = request.approvals ?? [];
+  return (request.parties ?? ['customer']).map((party) => {
+    const approval = approvals.find((candidate) => candidate.party === party);
+    return {
+      party,
+      label: party === 'customer' ? 'Customer' : roleOf(party)!,
+      status: approval ? 'approved' : 'waiting',
+      approved_at: approval ? new Date(approval.at).toISOString() : null,
+    };
+  });
+}
+
 /**
  * What the approver sees, computed from the stored request alone (never from model text):
- * each action's display, the requesting client's name, the `binding_message` and time left.
+ * each action's display, the requesting client's name, the `binding_message`, time left, the
+ * policy tier and where each required party stands.
+ *
+ * With a `viewer` (a device's user), it also says what that user may do: the party they would
+ * approve as, whether "this wasn't me" is offered (to the person the request is for), and, under
+ * number matching, the three codes to pick from (only to the person it is for, who sees the code
+ * on the agent's side; never the code itself). Without one (the operator's view), `viewer` and
+ * `number_matching` are null.
  */
-export function requestDisplay(request: ApprovalRequest, nowMs: number): RequestDisplay {
+export function requestDisplay(request: ApprovalRequest, nowMs: number, viewer?: Viewer): RequestDisplay {
   const deadline = currentDeadline(request);
+  const state = effectiveState(request, nowMs);
+  const pending = state === 'pending';
+  const party = viewer && pending ? partyFor({ sub: request.sub, parties: request.parties ?? ['customer'], approvals: request.approvals ?? [] }, viewer) : null;
   return {
     auth_req_id: request.auth_req_id,
-    state: effectiveState(request, nowMs),
+    state,
     client_name: request.client_name,
     binding_message: request.binding_message,
     actions: request.authorization_details.map(displayAction),
@@ -18,5 +43,9 @@ export function requestDisplay(request: ApprovalRequest, nowMs: number): Request
     expires_at: new Date(deadline).toISOString(),
     seconds_left: request.state === 'pending' || request.state === 'approved' ? secondsUntil(deadline, nowMs) : 0,
     outcome: request.outcome,
+    tier: request.tier ?? 'standard',
+    approvals: approvalsShown(request),
+    number_matching: party === 'customer' && request.code_candidates ? { candidates: [...request.code_candidates] } : null,
+    viewer: viewer ? { party, can_decide: party !== null || (pending && viewer.sub === request.sub), can_report: pending && viewer.sub === request.sub } : null,
   };
 }

@@ -1,4 +1,5 @@
-import type { AuthorizationDetails, Outcome, RequestState } from '@countersign/shared';
+import type { ApprovalParty, AuthorizationDetails, Outcome, RequestState } from '@countersign/shared';
+import type { PartyApproval } from '../policy/index.ts';
 import type { Fields } from '../store/index.ts';
 
 /**
@@ -38,6 +39,30 @@ export interface ApprovalRequest {
   redemption_id?: string;
   redeemed_at?: number;
   outcome: Outcome | null;
+  // Who must say yes (issue 4), decided at request time from the policy and never changed. Absent
+  // only on records stored before policy tiers (or built by hand in a test): those read as one
+  // customer approval, no number matching, the configured token lifetime.
+  /** The policy tier's name. */
+  tier?: string;
+  /** Every party that must approve: `customer`, `role:<role>`. */
+  parties?: ApprovalParty[];
+  /** The parties that approved so far, each with its own passkey (state stays `pending` until all have). */
+  approvals?: PartyApproval[];
+  /** Approval token lifetime from the final approval, seconds (the tier's). */
+  token_lifetime?: number;
+  /** Number matching: the code the agent shows the person. Never shown on a device, nor to the operator. */
+  binding_code?: string;
+  /** Number matching: the three codes the device offers, in their random order. */
+  code_candidates?: string[];
+  /** Wrong number-matching picks so far. */
+  wrong_picks?: number;
+  /** When the person said "this wasn't me" (epoch ms). */
+  fraud_reported_at?: number;
+}
+
+/** The hash field that holds one party's approval (JSON of {@link PartyApproval}). */
+export function approvalField(party: ApprovalParty): string {
+  return `approval:${party}`;
 }
 
 const optionalNumber = (value: string | undefined) => (value === undefined ? undefined : Number(value));
@@ -76,7 +101,20 @@ export function toFields(request: ApprovalRequest, secrets: { client_notificatio
     expires_at: String(request.expires_at),
     interval: String(request.interval),
     token_delivery_mode: request.token_delivery_mode,
+    ...(request.tier === undefined ? {} : { tier: request.tier }),
+    ...(request.parties === undefined ? {} : { parties: JSON.stringify(request.parties) }),
+    ...(request.token_lifetime === undefined ? {} : { token_lifetime: String(request.token_lifetime) }),
+    ...(request.binding_code === undefined ? {} : { binding_code: request.binding_code }),
+    ...(request.code_candidates === undefined ? {} : { code_candidates: JSON.stringify(request.code_candidates) }),
   };
+}
+
+/** The approvals recorded in a request's fields, in the order of its parties. */
+function approvalsOf(fields: Fields, parties: ApprovalParty[]): PartyApproval[] {
+  return parties.flatMap((party) => {
+    const json = fields[approvalField(party)];
+    return json ? [{ ...(JSON.parse(json) as Omit<PartyApproval, 'party'>), party }] : [];
+  });
 }
 
 /** Reads a request back from its hash fields. */
@@ -91,6 +129,7 @@ export function fromFields(fields: Fields): ApprovalRequest {
       ...(fields.outcome_reason ? { reason: fields.outcome_reason } : {}),
     };
   }
+  const parties = fields.parties ? (JSON.parse(fields.parties) as ApprovalParty[]) : (['customer'] as ApprovalParty[]);
   return {
     auth_req_id: fields.auth_req_id!,
     tenant: fields.tenant!,
@@ -115,6 +154,14 @@ export function fromFields(fields: Fields): ApprovalRequest {
     redemption_id: fields.redemption_id,
     redeemed_at: optionalNumber(fields.redeemed_at),
     outcome,
+    tier: fields.tier ?? 'standard',
+    parties,
+    approvals: approvalsOf(fields, parties),
+    token_lifetime: optionalNumber(fields.token_lifetime),
+    binding_code: fields.binding_code,
+    code_candidates: fields.code_candidates ? (JSON.parse(fields.code_candidates) as string[]) : undefined,
+    wrong_picks: Number(fields.wrong_picks ?? 0),
+    fraud_reported_at: optionalNumber(fields.fraud_reported_at),
   };
 }
 

@@ -1,1 +1,2 @@
-export { ensureUser, findUser, type UserRecord } from './users.ts';
+export { blockClient, clearClientBlock, findClientBlock, listClientBlocks, type ClientBlock } from './client-blocks.ts';
+export { ensureUser, findUser, setRoles, usersWithRole, type UserRecord } from './users.ts';

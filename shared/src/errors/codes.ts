@@ -32,6 +32,17 @@ export const ERROR_CODES = {
   already_redeemed: 409,
   outcome_conflict: 409,
   request_not_pending: 409,
+  // Countersign: who must say yes (policy tiers, reviewers, velocity, push fatigue)
+  /** Over a velocity limit of the policy (count or amount per currency in a sliding window). */
+  velocity_exceeded: 429,
+  /** The user already has as many pending requests as the policy allows. */
+  too_many_pending: 429,
+  /** The user reported this client ("this wasn't me"); refused until an operator clears it. */
+  client_blocked: 403,
+  /** Number matching: the code picked on the device is not the one the agent was given. */
+  wrong_binding_code: 400,
+  /** This party (the customer, or a reviewer role) has already approved this request. */
+  party_already_approved: 409,
   // Countersign: device and operator surfaces
   invalid_origin: 403,
   login_required: 401,

@@ -20,6 +20,10 @@ export async function detailsHash(authorizationDetails: unknown): Promise<string
  * The WebAuthn challenge for one decision on one request:
  * SHA-256(JCS({auth_req_id, details_hash, decision, nonce})), as 32 bytes.
  *
+ * Only for an approval under number matching (the policy tier asks for it) the input also holds
+ * `selected_code`, the code the person picked, so the passkey signs the pick too; every other
+ * challenge is byte for byte the construction of guarantee 4 (the member is left out, not null).
+ *
  * @see DESIGN.md guarantee 4; WebAuthn Level 3 §13.4.3 (cryptographic challenges)
  */
 export async function decisionChallenge(input: {
@@ -27,6 +31,9 @@ export async function decisionChallenge(input: {
   details_hash: string;
   decision: 'approve' | 'deny';
   nonce: string;
+  /** Number matching only: the two-digit code the person picked. */
+  selected_code?: string;
 }): Promise<Uint8Array> {
-  return sha256(canonicalize(input));
+  const { selected_code, ...base } = input;
+  return sha256(canonicalize(selected_code === undefined ? base : { ...base, selected_code }));
 }

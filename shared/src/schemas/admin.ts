@@ -49,10 +49,32 @@ export const createClientBody = z
     }
   });
 
-/** `POST /api/admin/users` body. `sub` is what agents send as `login_hint`. */
+/**
+ * A user's role in a tenant, as the policy names it in a tier's approvers: a kind and an optional
+ * area, lower-case, e.g. `reviewer:finance`. No braces, so it can sit in a store key.
+ */
+export const roleName = z.string().regex(/^[a-z][a-z0-9-]{0,31}(:[a-z0-9-]{1,32})?$/, 'must look like reviewer:finance (lower-case letters, digits, -)');
+
+/** A user's roles: at most 16, each once. */
+export const roleList = z
+  .array(roleName)
+  .max(16)
+  .refine((roles) => new Set(roles).size === roles.length, 'must not repeat a role');
+
+/**
+ * `POST /api/admin/users` body. `sub` is what agents send as `login_hint`. `roles` are given when
+ * the user is created; posting an existing user changes nothing (use `PUT …/roles`).
+ */
 export const createUserBody = z.strictObject({
   sub: identifier(128),
   display_name: displayText(80).optional(),
+  tenant: tenantName.default('default'),
+  roles: roleList.default([]),
+});
+
+/** `PUT /api/admin/users/{sub}/roles` body: the user's roles in the tenant, replacing the old ones. */
+export const setRolesBody = z.strictObject({
+  roles: roleList,
   tenant: tenantName.default('default'),
 });
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { displayText } from './text.ts';
 import type { ActionDisplay } from '../actions/index.ts';
+import { recordName, recordVersion } from '../actions/precondition.ts';
 import type { AuthorizationDetails } from '../actions/index.ts';
 
 /** The CIBA grant type (CIBA Core §10.1). */
@@ -30,6 +31,11 @@ export interface BcAuthorizeResponse {
   auth_req_id: string;
   expires_in: number;
   interval: number;
+  /**
+   * Number matching (the policy tier asks for it): two digits the agent shows the person, who picks
+   * them out of three on the device. Absent for requests without number matching.
+   */
+  binding_code?: string;
 }
 
 /** `POST /token` success body for the CIBA grant (CIBA Core §10.1.1, RFC 9396 §7). */
@@ -59,6 +65,14 @@ export const clientAuthMembers = {
 export const redeemBody = z.strictObject({
   token: z.string().min(1).max(8192),
   authorization_details: z.unknown(),
+  /**
+   * The executor's own reading of the records the action's `precondition`s name, record → version,
+   * taken where it will execute (issue 4, "the world moves"). A missing or different version → 409 `stale_record`.
+   */
+  current_versions: z
+    .record(recordName, recordVersion)
+    .refine((versions) => Object.keys(versions).length <= 20, 'must name at most 20 records')
+    .optional(),
   ...clientAuthMembers,
 });
 
@@ -108,4 +122,67 @@ export interface RequestDisplay {
   seconds_left: number;
   /** The executor's report, once redeemed; `null` before. */
   outcome: Outcome | null;
+  /** The policy tier decided when the request was made, e.g. `standard`, `elevated`, `high`. */
+  tier: string;
+  /** Every party that must approve, in the policy's order, and where each stands. */
+  approvals: PartyDisplay[];
+  /**
+   * Number matching, for the person the request is for while they still have to approve: the three
+   * codes to pick from (one is the code the agent shows, two are decoys; random order). `null`
+   * otherwise (no number matching, a reviewer's view, or nothing left to pick).
+   */
+  number_matching: { candidates: string[] } | null;
+  /** What the device looking at it may do; `null` in the operator's view. */
+  viewer: ViewerDisplay | null;
+}
+
+/** One party that must approve: the person the request is for, or a reviewer of a role (`role:reviewer:finance`). */
+export type ApprovalParty = 'customer' | `role:${string}`;
+
+/** Where one required party stands on a request. */
+export interface PartyDisplay {
+  party: ApprovalParty;
+  /** `Customer`, or the role, e.g. `reviewer:finance`. */
+  label: string;
+  status: 'approved' | 'waiting';
+  /** ISO 8601 time of that party's approval, or null while waiting. */
+  approved_at: string | null;
+}
+
+/** What the device looking at a request may do with it. */
+export interface ViewerDisplay {
+  /** The party this device's user would approve as, or null when there is nothing for them to approve. */
+  party: ApprovalParty | null;
+  /** True when `options` carries passkey prompts for this user (at least `deny`). */
+  can_decide: boolean;
+  /** True for the person the request is for while it is pending: "This wasn't me" is offered. */
+  can_report: boolean;
+}
+
+/**
+ * WebAuthn request options as the server sends them (`PublicKeyCredentialRequestOptionsJSON`, of
+ * which only the challenge is named here); the PWA passes them to `navigator.credentials.get`
+ * unchanged, and may give its own type as `P` below.
+ */
+export interface PasskeyPrompt {
+  /** base64url; bound to one request, one decision and (number matching) one code. */
+  challenge: string;
+}
+
+/**
+ * The passkey prompts of one request for one device. `approve` is null when this user has nothing
+ * to approve, and under number matching, where the person picks a code and approves with
+ * `approve_by_code[code]`. `deny` also serves "this wasn't me" (`POST …/report`).
+ */
+export interface DecisionPrompts<P = PasskeyPrompt> {
+  approve: P | null;
+  deny: P;
+  /** Number matching only: one approve prompt per candidate code (keys: the candidates). */
+  approve_by_code?: Record<string, P>;
+}
+
+/** `GET /api/device/requests/{auth_req_id}`: the display, and the prompts when this user can decide. */
+export interface RequestView<P = PasskeyPrompt> {
+  request: RequestDisplay;
+  options: DecisionPrompts<P> | null;
 }

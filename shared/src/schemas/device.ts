@@ -27,9 +27,23 @@ export const pushSubscription = z.strictObject({
 /** A validated `PushSubscription`. */
 export type PushSubscriptionJSON = z.infer<typeof pushSubscription>;
 
-/** `POST /api/device/requests/{auth_req_id}/decision` body. */
+/**
+ * `POST /api/device/requests/{auth_req_id}/decision` body. `selected_code` is the code the person
+ * picked when the request asks for number matching (with the approve options of that code); the
+ * body carries no action: the passkey signs the stored `details_hash`, so nobody can change the action.
+ */
 export const decisionBody = z.strictObject({
   decision: z.enum(['approve', 'deny']),
+  response: z.record(z.string(), z.unknown()),
+  selected_code: z.string().regex(/^[0-9]{2}$/, 'must be two digits').optional(),
+});
+
+/**
+ * `POST /api/device/requests/{auth_req_id}/report` body ("this wasn't me"): an assertion made with
+ * the request's `deny` options. It denies the request, records a fraud report and blocks the client
+ * from asking this user again until an operator clears it.
+ */
+export const reportBody = z.strictObject({
   response: z.record(z.string(), z.unknown()),
 });
 /** A decision on one request. */
@@ -37,8 +51,8 @@ export type Decision = z.infer<typeof decisionBody>['decision'];
 
 /** The Web Push payload (≤ 2 KB of JSON): the request id and a one-line summary. */
 export interface PushPayload {
-  /** `approval_request` for a new request. */
-  kind: 'approval_request';
+  /** `approval_request` for a new request; `request_expired` once it (or its approval) expired unused. */
+  kind: 'approval_request' | 'request_expired';
   auth_req_id: string;
   /** One line, already cut to fit the payload limit. */
   summary: string;

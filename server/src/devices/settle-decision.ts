@@ -1,0 +1,39 @@
+import type { Deps } from '../deps.ts';
+import { releasePending, roleOf } from '../policy/index.ts';
+import { untrackDeadline, type ApprovalRequest } from '../requests/index.ts';
+import { keys } from '../store/index.ts';
+import { usersWithRole } from '../users/index.ts';
+
+/** The roles a request's parties need. */
+export function rolesOf(request: ApprovalRequest): string[] {
+  return (request.parties ?? ['customer']).map(roleOf).filter((role): role is string => role !== null);
+}
+
+/** Everyone whose open PWA shows the request: the person it is for, and each holder of a role it needs. */
+export async function audienceOf(deps: Pick<Deps, 'store'>, request: ApprovalRequest): Promise<string[]> {
+  const reviewers = await Promise.all(rolesOf(request).map((role) => usersWithRole(deps.store, request.tenant, role)));
+  return [...new Set([request.sub, ...reviewers.flat()])];
+}
+
+/** Tells every open PWA that shows the request where it stands now. */
+export async function announce(deps: Pick<Deps, 'store' | 'events'>, request: ApprovalRequest): Promise<void> {
+  for (const sub of await audienceOf(deps, request)) deps.events.publish(request.tenant, sub, { auth_req_id: request.auth_req_id, state: request.state });
+}
+
+/**
+ * What follows a decision that moved a request out of `pending` (approved by every party, or
+ * denied): it leaves the person's and the reviewers' inboxes, the deadline index and the person's
+ * pending window; open PWAs are told; a ping or push client is notified (CIBA Core §10.2, §10.3;
+ * a poll client finds out at /token).
+ */
+export async function afterSettled(deps: Deps, decided: ApprovalRequest): Promise<void> {
+  const { tenant, auth_req_id } = decided;
+  await Promise.all([
+    deps.store.setRemove(keys.userRequests(tenant, decided.sub), auth_req_id),
+    ...rolesOf(decided).map((role) => deps.store.setRemove(keys.roleRequests(tenant, role), auth_req_id)),
+    untrackDeadline(deps.store, { tenant, auth_req_id }),
+    releasePending(deps.store, tenant, decided.sub, auth_req_id),
+  ]);
+  await announce(deps, decided);
+  deps.notifier.requestSettled(decided);
+}

@@ -1,0 +1,105 @@
+import { base64url, CountersignError, decisionChallenge, type Decision } from '@countersign/shared';
+import { verifyAuthenticationResponse, type AuthenticationResponseJSON } from '@simplewebauthn/server';
+import type { Deps } from '../deps.ts';
+import { canView, type Viewer } from '../policy/index.ts';
+import { isRequestId, loadRequest, settleExpiry, type ApprovalRequest } from '../requests/index.ts';
+import { keys } from '../store/index.ts';
+import type { ChallengeRecord } from './decision-options.ts';
+import { listDevices, saveDevice, type DeviceRecord } from './device-record.ts';
+import type { DeviceSession } from './session.ts';
+
+function clientChallenge(response: Record<string, unknown>): string | null {
+  try {
+    const inner = response.response as { clientDataJSON?: unknown } | undefined;
+    if (typeof inner?.clientDataJSON !== 'string') return null;
+    const clientData = JSON.parse(Buffer.from(inner.clientDataJSON, 'base64url').toString('utf8')) as { challenge?: unknown };
+    return typeof clientData.challenge === 'string' && /^[A-Za-z0-9_-]{43}$/.test(clientData.challenge) ? clientData.challenge : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The signature counter in the authenticator data (bytes 33–36, big-endian; WebAuthn Level 3 §6.1). */
+function signCount(response: Record<string, unknown>): number | null {
+  const data = (response.response as { authenticatorData?: unknown } | undefined)?.authenticatorData;
+  if (typeof data !== 'string') return null;
+  const bytes = Buffer.from(data, 'base64url');
+  return bytes.length >= 37 ? bytes.readUInt32BE(33) : null;
+}
+
+/** A passkey assertion that verified: the prompt it answered, the pending request, the passkey. */
+export interface VerifiedAssertion {
+  record: ChallengeRecord;
+  request: ApprovalRequest;
+  device: DeviceRecord;
+}
+
+/** Audits a refused decision on the device channel; a malformed id goes to the tenant's trail only. */
+export function auditRefusal(deps: Pick<Deps, 'audit'>, session: DeviceSession, authReqId: string, reason: string, detail: Record<string, string | number | boolean>, device?: DeviceRecord) {
+  return deps.audit.record({ type: 'refused', reason, tenant: session.tenant, ...(isRequestId(authReqId) ? { auth_req_id: authReqId } : {}), sub: session.sub, channel: 'device', device_id: device?.device_id ?? session.device_id, ...(device ? { credential_id: device.credential_id } : {}), detail });
+}
+
+/**
+ * Verifies a passkey assertion answering a decision prompt, for a user who may see the request.
+ *
+ * The challenge named in the assertion is taken from the store (GETDEL) before anything else, so
+ * it is used once, pass or fail. It must have been issued for this request, this decision and this
+ * user; it is recomputed from the stored `details_hash` (and, for a number-matching approval, the
+ * code the prompt stood for); the assertion must verify with user verification, for this origin and
+ * RP ID, by one of this user's passkeys. A signature counter that does not grow (other than 0 after
+ * 0) suggests a cloned authenticator: refused and audited. The new counter is saved.
+ *
+ * @throws CountersignError `invalid_assertion`, `counter_regression`, `not_found`, `expired_token`,
+ *   `request_not_pending` (409).
+ * @see DESIGN.md guarantee 4; WebAuthn Level 3 §7.2 (verifying an authentication assertion)
+ */
+export async function verifyAssertion(deps: Deps, session: DeviceSession, viewer: Viewer, authReqId: string, decision: Decision, response: Record<string, unknown>): Promise<VerifiedAssertion> {
+  const challenge = clientChallenge(response);
+  const taken = challenge ? await deps.store.take(keys.decisionChallenge(session.tenant, challenge)) : null;
+  const record = taken ? (JSON.parse(taken) as ChallengeRecord) : null;
+  const refuse = async (reason: 'invalid_assertion' | 'counter_regression', description: string, device?: DeviceRecord) => {
+    await auditRefusal(deps, session, authReqId, reason, { decision }, device);
+    return new CountersignError(reason, description);
+  };
+  if (!record || record.auth_req_id !== authReqId || record.decision !== decision || record.sub !== session.sub) {
+    throw await refuse('invalid_assertion', 'This approval prompt is not valid any more. Open the request again.');
+  }
+
+  let request = await loadRequest(deps.store, session.tenant, authReqId);
+  // A device sees only its own user's requests and those its user reviews (DESIGN.md guarantee 5).
+  if (!request || !canView({ sub: request.sub, parties: request.parties ?? ['customer'], approvals: request.approvals ?? [] }, viewer)) {
+    throw new CountersignError('not_found', 'No such request.');
+  }
+  request = await settleExpiry(deps, request);
+  if (request.state === 'expired') throw new CountersignError('expired_token', 'The request has expired.');
+  if (request.state !== 'pending') throw new CountersignError('request_not_pending', `The request is already ${request.state}.`);
+
+  const signed = { auth_req_id: authReqId, details_hash: request.details_hash, decision, nonce: record.nonce, ...(record.selected_code === undefined ? {} : { selected_code: record.selected_code }) };
+  const expected = base64url(await decisionChallenge(signed));
+  const device = (await listDevices(deps.store, session.tenant, session.sub)).find((candidate) => candidate.credential_id === response.id);
+  if (expected !== challenge || !device) throw await refuse('invalid_assertion', 'The passkey answer does not match this request.', device);
+
+  const counter = signCount(response);
+  if (counter === null || ((counter > 0 || device.counter > 0) && counter <= device.counter)) {
+    throw await refuse('counter_regression', 'This passkey reported a signature counter that did not increase.', device);
+  }
+
+  let verified = false;
+  try {
+    const result = await verifyAuthenticationResponse({
+      response: response as unknown as AuthenticationResponseJSON,
+      expectedChallenge: expected,
+      expectedOrigin: deps.config.publicUrl,
+      expectedRPID: deps.config.rpId,
+      credential: { id: device.credential_id, publicKey: Buffer.from(device.public_key, 'base64url'), counter: device.counter, transports: device.transports },
+      requireUserVerification: true,
+    });
+    verified = result.verified && result.authenticationInfo.userVerified;
+  } catch {
+    verified = false;
+  }
+  if (!verified) throw await refuse('invalid_assertion', 'The passkey answer could not be verified.', device);
+
+  await saveDevice(deps.store, { ...device, counter, last_used_at: deps.clock.now() });
+  return { record, request, device };
+}

@@ -1,0 +1,64 @@
+import type { AuthorizationDetail, AuthorizationDetails } from '@countersign/shared';
+import type { Policy, Tier } from './policy-schema.ts';
+
+/** What one action moves, per ISO 4217 currency, in minor units; empty for actions that move no money. */
+function amountOf(detail: AuthorizationDetail): Record<string, number> {
+  switch (detail.type) {
+    case 'payment':
+      return { [detail.currency]: detail.amount_minor };
+  }
+}
+
+/**
+ * The money a request moves: per currency, the sum over its actions, in minor units. Amounts of
+ * different currencies are never added together.
+ */
+export function requestAmounts(details: AuthorizationDetails): Record<string, number> {
+  const totals: Record<string, number> = {};
+  for (const detail of details) {
+    for (const [currency, amount] of Object.entries(amountOf(detail))) totals[currency] = (totals[currency] ?? 0) + amount;
+  }
+  return totals;
+}
+
+/** Why a request got its tier: the rule that asked for the strictest tier. */
+export interface TierDecision {
+  tier: Tier;
+  /** `amount`, `unlisted_currency`, `reversibility`, `blast_radius`, or `lowest` when nothing asked for more. */
+  basis: 'amount' | 'unlisted_currency' | 'reversibility' | 'blast_radius' | 'lowest';
+}
+
+/**
+ * Decides a request's tier, once, at request time: the strictest of what each action's type asks
+ * for by reversibility and blast radius, and what each currency's total asks for by the type's
+ * ascending thresholds (a currency without thresholds gets `unlisted_currency_tier`). Splitting
+ * an amount over several actions of one request does not lower it: the thresholds apply to the
+ * request's total per type and currency.
+ *
+ * @see issue 4 "Policy in one place"
+ */
+export function decideTier(policy: Policy, details: AuthorizationDetails): TierDecision {
+  const rank = (name: string) => policy.tiers.findIndex((tier) => tier.name === name);
+  let best = { rank: 0, basis: 'lowest' as TierDecision['basis'] };
+  const consider = (name: string, basis: TierDecision['basis']) => {
+    if (rank(name) > best.rank) best = { rank: rank(name), basis };
+  };
+  const byType = new Map<string, AuthorizationDetail[]>();
+  for (const detail of details) byType.set(detail.type, [...(byType.get(detail.type) ?? []), detail]);
+  for (const [type, actions] of byType) {
+    // The schema requires a policy for every registered type, so this lookup cannot miss.
+    const rated = policy.types[type]!;
+    consider(policy.floors.reversibility[rated.reversibility], 'reversibility');
+    consider(policy.floors.blast_radius[rated.blast_radius], 'blast_radius');
+    for (const [currency, total] of Object.entries(requestAmounts(actions as AuthorizationDetails))) {
+      const steps = rated.amount_tiers[currency];
+      if (!steps) {
+        consider(rated.unlisted_currency_tier, 'unlisted_currency');
+        continue;
+      }
+      const reached = steps.filter((step) => total >= step.from_minor).at(-1);
+      if (reached) consider(reached.tier, 'amount');
+    }
+  }
+  return { tier: policy.tiers[best.rank]!, basis: best.basis };
+}

@@ -1,0 +1,92 @@
+import { CountersignError } from '@countersign/shared';
+import type { Clock } from '../runtime/index.ts';
+import { keys, type Store } from '../store/index.ts';
+import type { Policy } from './policy-schema.ts';
+
+/** What the limits need: the store, the clock and the policy. */
+export interface LimitDeps {
+  store: Store;
+  clock: Clock;
+  policy: Policy;
+}
+
+/** The request a reservation is for. `expires_at` is epoch ms; `amounts` minor units per currency. */
+export interface ReservationInput {
+  tenant: string;
+  sub: string;
+  client_id: string;
+  auth_req_id: string;
+  expires_at: number;
+  amounts: Record<string, number>;
+}
+
+/** Places a new request holds in the limit windows, until {@link Reservation.release} gives them back. */
+export interface Reservation {
+  /** Takes the request back out of every window it entered (it was not created after all). */
+  release(): Promise<void>;
+}
+
+/**
+ * Takes a new request's places in the policy's windows, each in one atomic step
+ * (`Store.windowAdd`), before anything about the request is stored or pushed: the user's pending
+ * requests (counted until each one's deadline), then the per-user and the per-client velocity
+ * windows (count, and total per currency). When one is full, the places already taken are given
+ * back and the request is refused, so a refusal leaves the windows as they were.
+ *
+ * Between a place being taken and given back, a concurrent request may see the window fuller than
+ * it will be: it errs towards refusing, never towards letting more through than the limit.
+ *
+ * @throws CountersignError `too_many_pending` (429), `velocity_exceeded` (429).
+ * @see issue 4 "Velocity limits", "Push fatigue"
+ */
+export async function reserveRequest(deps: LimitDeps, input: ReservationInput): Promise<Reservation> {
+  const { store, policy } = deps;
+  const nowMs = deps.clock.now();
+  const { velocity } = policy.limits;
+  const taken: string[] = [];
+  const release = async () => {
+    await Promise.all(taken.map((key) => store.hashDelete(key, input.auth_req_id)));
+  };
+  const steps = [
+    {
+      key: keys.window(input.tenant, 'pending', input.sub),
+      // Scored by the deadline with no window: a request counts while it can still be decided.
+      entry: { windowMs: 0, score: input.expires_at, maxCount: policy.limits.max_pending_per_user },
+      refusal: () => new CountersignError('too_many_pending', `This user already has ${policy.limits.max_pending_per_user} pending requests; wait for one to be decided.`),
+    },
+    {
+      key: keys.window(input.tenant, 'velocity-user', input.sub),
+      entry: { windowMs: velocity.per_user.window_seconds * 1000, amounts: input.amounts, maxCount: velocity.per_user.max_count, maxAmounts: velocity.per_user.max_amount_minor },
+      refusal: () => new CountersignError('velocity_exceeded', `Too many requests, or too much money, for this user within ${velocity.per_user.window_seconds} seconds.`),
+    },
+    {
+      key: keys.window(input.tenant, 'velocity-client', input.client_id),
+      entry: { windowMs: velocity.per_client.window_seconds * 1000, amounts: input.amounts, maxCount: velocity.per_client.max_count, maxAmounts: velocity.per_client.max_amount_minor },
+      refusal: () => new CountersignError('velocity_exceeded', `Too many requests, or too much money, from this client within ${velocity.per_client.window_seconds} seconds.`),
+    },
+  ];
+  for (const step of steps) {
+    const result = await store.windowAdd(step.key, { nowMs, member: input.auth_req_id, ...step.entry });
+    if (!result.ok) {
+      await release();
+      throw step.refusal();
+    }
+    taken.push(step.key);
+  }
+  return { release };
+}
+
+/** Takes a request out of its user's pending window: it was decided, so it no longer counts. */
+export async function releasePending(store: Store, tenant: string, sub: string, authReqId: string): Promise<void> {
+  await store.hashDelete(keys.window(tenant, 'pending', sub), authReqId);
+}
+
+/**
+ * Whether one more push to `sub` fits the policy's push rate; when it does, it is counted (one
+ * atomic step). A push that does not fit is skipped by the caller; the request still stands.
+ */
+export async function takePushSlot(deps: LimitDeps, tenant: string, sub: string, authReqId: string): Promise<boolean> {
+  const { window_seconds, max_count } = deps.policy.limits.pushes_per_user;
+  const result = await deps.store.windowAdd(keys.window(tenant, 'push', sub), { nowMs: deps.clock.now(), windowMs: window_seconds * 1000, member: authReqId, maxCount: max_count });
+  return result.ok;
+}

@@ -1,0 +1,58 @@
+import type { ApprovalParty } from '@countersign/shared';
+import type { Tier } from './policy-schema.ts';
+
+/** The parties a tier asks for, in the policy's order: `customer` and `role:<role>`. */
+export function partiesOf(tier: Tier): ApprovalParty[] {
+  return tier.approvers.map((approver) => (approver === 'customer' ? 'customer' : (`role:${approver.role}` as const)));
+}
+
+/** The role a party stands for, or null for the customer. */
+export function roleOf(party: ApprovalParty): string | null {
+  return party === 'customer' ? null : party.slice('role:'.length);
+}
+
+/** One party's approval, recorded on the request. Times are epoch ms. */
+export interface PartyApproval {
+  party: ApprovalParty;
+  sub: string;
+  device_id: string;
+  credential_id: string;
+  at: number;
+}
+
+/** Who is looking at, or deciding, a request: a user of the request's tenant and their roles. */
+export interface Viewer {
+  sub: string;
+  roles: string[];
+}
+
+/** What {@link partyFor} and {@link canView} read of a request. */
+export interface PartiesOfRequest {
+  sub: string;
+  parties: ApprovalParty[];
+  approvals: PartyApproval[];
+}
+
+/**
+ * Whether a user may see a request: the person it is for, or a holder of a role one of its parties
+ * needs. Tenancy is checked before (it is part of every key, DESIGN.md guarantee 5).
+ */
+export function canView(request: PartiesOfRequest, viewer: Viewer): boolean {
+  if (viewer.sub === request.sub) return true;
+  return request.parties.some((party) => {
+    const role = roleOf(party);
+    return role !== null && viewer.roles.includes(role);
+  });
+}
+
+/**
+ * The party a user would approve as, or null when nothing is left for them. Separation of duties:
+ * the person the request is for never approves it as a reviewer, and one user fills one party, so
+ * "customer and a finance reviewer" always takes two people with two passkeys.
+ */
+export function partyFor(request: PartiesOfRequest, viewer: Viewer): ApprovalParty | null {
+  const done = new Set(request.approvals.map((approval) => approval.party));
+  if (viewer.sub === request.sub) return request.parties.includes('customer') && !done.has('customer') ? 'customer' : null;
+  if (request.approvals.some((approval) => approval.sub === viewer.sub)) return null;
+  return request.parties.find((party) => !done.has(party) && party !== 'customer' && viewer.roles.includes(roleOf(party)!)) ?? null;
+}

@@ -1,0 +1,107 @@
+import { ACTION_TYPE_NAMES, isCurrencyCode, roleName } from '@countersign/shared';
+import { z } from 'zod';
+
+/** How hard an action is to undo: money that can be recalled at a cost is `costly`; deleted data is `irreversible`. */
+export const REVERSIBILITY = ['reversible', 'costly', 'irreversible'] as const;
+/** How many people or records one action reaches. */
+export const BLAST_RADIUS = ['one', 'many', 'all'] as const;
+
+const seconds = z.number().int().min(1).max(86_400);
+const count = (max: number) => z.number().int().min(1).max(max);
+const minorUnits = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const tierName = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be lower-case letters, digits, _ and -');
+const currency = z.string().refine(isCurrencyCode, 'must be an ISO 4217 currency code');
+
+/** Who must approve: the person the request is for (`customer`), or any one user holding a role. */
+const approver = z.union([z.literal('customer'), z.strictObject({ role: roleName })]);
+
+/** One tier: who must approve, for how long the request and the approval token live, number matching. */
+const tier = z.strictObject({
+  name: tierName,
+  /** For the product team's readers; never shown to the agent. */
+  description: z.string().max(500).optional(),
+  approvers: z.array(approver).min(1).max(5),
+  /** Request lifetime (`expires_in`), seconds: the default and the cap of `requested_expiry`. Unset: `REQUEST_EXPIRY_DEFAULT` / `REQUEST_EXPIRY_MAX`. */
+  request_expiry_seconds: seconds.optional(),
+  /** Approval token lifetime from the final approval, seconds. Unset: `APPROVAL_TOKEN_TTL`. */
+  token_lifetime_seconds: seconds.optional(),
+  /** The person picks, out of three, the two-digit code the agent shows. */
+  number_matching: z.boolean(),
+});
+
+/** From `from_minor` (minor units of that currency, inclusive) up, at least `tier`. */
+const amountStep = z.strictObject({ from_minor: minorUnits.min(1), tier: tierName });
+
+/** How one `authorization_details` type is rated. */
+const typePolicy = z.strictObject({
+  reversibility: z.enum(REVERSIBILITY),
+  blast_radius: z.enum(BLAST_RADIUS),
+  /** Per currency, ascending thresholds on the request's total in that currency. Below the first: the lowest tier. */
+  amount_tiers: z.record(currency, z.array(amountStep).max(10)).default({}),
+  /** The tier of an amount in a currency `amount_tiers` does not list: an amount nobody rated is not small. */
+  unlisted_currency_tier: tierName,
+});
+
+/** A sliding window: at most `max_count` requests and, per currency listed, `max_amount_minor` in total. */
+const velocityWindow = z.strictObject({
+  window_seconds: seconds,
+  max_count: count(1_000_000),
+  /** Currencies not listed are limited by the count only: list every currency the deployment takes. */
+  max_amount_minor: z.record(currency, minorUnits).default({}),
+});
+
+/**
+ * The approval policy: set by the product team in a file (`POLICY_FILE`), validated at start, never
+ * settable by an agent. Tiers are listed from the mildest to the strictest; an action's tier is the
+ * strictest of what its amount (per currency), its type's reversibility and its blast radius ask for.
+ */
+export const policySchema = z
+  .strictObject({
+    version: z.literal(1),
+    tiers: z.array(tier).min(1).max(10),
+    /** The mildest tier each reversibility and each blast radius allows. */
+    floors: z.strictObject({
+      reversibility: z.record(z.enum(REVERSIBILITY), tierName),
+      blast_radius: z.record(z.enum(BLAST_RADIUS), tierName),
+    }),
+    /** One entry per registered `authorization_details` type, no more, no fewer. */
+    types: z.record(z.string(), typePolicy),
+    limits: z.strictObject({
+      /** Pending requests one user may have at once; the next one is refused (`too_many_pending`). */
+      max_pending_per_user: count(1000),
+      /** Pushes one user may get in a window; a push over it is skipped and audited, the request stands. */
+      pushes_per_user: z.strictObject({ window_seconds: seconds, max_count: count(10_000) }),
+      velocity: z.strictObject({ per_user: velocityWindow, per_client: velocityWindow }),
+      /** Wrong number-matching picks after which the request is denied. */
+      max_wrong_code_picks: count(10).default(3),
+    }),
+  })
+  .superRefine((policy, context) => {
+    const problem = (path: (string | number)[], message: string) => context.addIssue({ code: 'custom', path, message });
+    const names = policy.tiers.map((t) => t.name);
+    if (new Set(names).size !== names.length) problem(['tiers'], 'tier names must be unique');
+    const known = (path: (string | number)[], name: string) => {
+      if (!names.includes(name)) problem(path, `no tier named ${name}`);
+    };
+    policy.tiers.forEach((t, i) => {
+      const parties = t.approvers.map((a) => (a === 'customer' ? a : a.role));
+      if (new Set(parties).size !== parties.length) problem(['tiers', i, 'approvers'], 'an approver may be named once');
+    });
+    for (const [kind, floors] of Object.entries(policy.floors)) for (const [value, name] of Object.entries(floors)) known(['floors', kind, value], name);
+    for (const type of ACTION_TYPE_NAMES) if (!policy.types[type]) problem(['types', type], 'every registered authorization_details type needs a policy');
+    for (const [type, rated] of Object.entries(policy.types)) {
+      if (!(ACTION_TYPE_NAMES as string[]).includes(type)) problem(['types', type], 'not a registered authorization_details type');
+      known(['types', type, 'unlisted_currency_tier'], rated.unlisted_currency_tier);
+      for (const [code, steps] of Object.entries(rated.amount_tiers)) {
+        steps.forEach((step, i) => {
+          known(['types', type, 'amount_tiers', code, i, 'tier'], step.tier);
+          if (i > 0 && step.from_minor <= steps[i - 1]!.from_minor) problem(['types', type, 'amount_tiers', code, i], 'thresholds must ascend');
+        });
+      }
+    }
+  });
+
+/** A validated approval policy. */
+export type Policy = z.infer<typeof policySchema>;
+/** One tier of a {@link Policy}. */
+export type Tier = Policy['tiers'][number];

@@ -1,0 +1,176 @@
+import { keys } from '@countersign/server';
+import { base64url, decisionChallenge } from '@countersign/shared';
+import { afterEach, describe, expect, it } from 'vitest';
+import { drawBindingCodes } from '../../server/src/policy/index.ts';
+import { createHarness, type EnrolledUser, type Harness } from '../support/harness.ts';
+import { answer, bcAuthorize, device, pay, pollToken, testPolicy, watchAudit, type SeenEvent } from './policy-support.ts';
+
+type Client = { client_id: string; client_secret: string };
+
+describe('drawing number-matching codes', () => {
+  it('draws two-digit codes 10–99, the right one and two different decoys, shuffled with the injected randomness', () => {
+    const seen = new Set<number>();
+    for (let i = 0; i < 60; i++) {
+      const { binding_code, candidates } = drawBindingCodes(() => base64url(crypto.getRandomValues(new Uint8Array(16))));
+      expect(binding_code).toMatch(/^[1-9][0-9]$/);
+      expect(new Set(candidates).size).toBe(3);
+      expect(candidates).toContain(binding_code);
+      seen.add(candidates.indexOf(binding_code));
+    }
+    expect([...seen].sort()).toEqual([0, 1, 2]);
+    // Bytes at or above 180 are thrown away (rejection sampling), so 0xff never biases a code.
+    const fixed = drawBindingCodes(() => base64url(new Uint8Array([0xff, 5, 5, 6, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])));
+    expect(fixed).toEqual({ binding_code: '15', candidates: ['16', '17', '15'] });
+  });
+});
+
+/** Issue 4, "Push fatigue": pending limit, push rate, number matching. */
+describe.each(['memory', 'redis'] as const)('push fatigue (%s store)', (storeKind) => {
+  let harness: Harness;
+  let customer: EnrolledUser;
+  let client: Client;
+  let audit: SeenEvent[];
+  let pushes: string[];
+
+  async function start(change: (policy: any) => void = () => {}) {
+    harness = await createHarness({ store: storeKind, env: { POLICY_FILE: testPolicy(change) } });
+    customer = await harness.enrollUser('customer_1');
+    client = await harness.createClient('Refund agent');
+    audit = watchAudit(harness);
+    pushes = [];
+    const notifyUser = harness.deps.push.notifyUser.bind(harness.deps.push);
+    harness.deps.push.notifyUser = async (input) => {
+      pushes.push(input.auth_req_id);
+      return notifyUser(input);
+    };
+  }
+  afterEach(() => harness.close());
+
+  const ask = (transactionId: string, amount = 49_000) => bcAuthorize(harness, client, { login_hint: customer.sub, details: pay(transactionId, amount) });
+  const inbox = async () => ((await device(harness, customer, 'GET', '/requests')).body.requests as { auth_req_id: string }[]).map((request) => request.auth_req_id);
+
+  it('refuses a request over the pending limit with 429 too_many_pending before any push; a decided or expired one frees its place', async () => {
+    await start((policy) => {
+      policy.limits.max_pending_per_user = 2;
+    });
+    const first = (await ask('txn_1')).body.auth_req_id;
+    const second = (await bcAuthorize(harness, client, { login_hint: customer.sub, details: pay('txn_2'), requested_expiry: 60 })).body.auth_req_id;
+    const refused = await ask('txn_3');
+    expect([refused.status, refused.body.error]).toEqual([429, 'too_many_pending']);
+    await harness.deps.background.drain();
+    expect(pushes).toEqual([first, second]);
+    expect(audit.filter((event) => event.type === 'refused').map((event) => [event.reason, event.client_id])).toEqual([['too_many_pending', client.client_id]]);
+
+    expect((await answer(harness, customer, first, { decision: 'deny' })).status).toBe(200);
+    expect((await ask('txn_3')).status).toBe(200);
+    expect((await ask('txn_4')).body.error).toBe('too_many_pending');
+    harness.clock.advance(60);
+    expect((await ask('txn_4')).status).toBe(200);
+  });
+
+  it('skips a push over the user’s push rate and audits it, while the request stands and can be approved', async () => {
+    await start((policy) => {
+      policy.limits.pushes_per_user = { window_seconds: 600, max_count: 2 };
+    });
+    const ids = [];
+    for (const id of ['txn_1', 'txn_2', 'txn_3']) ids.push((await ask(id)).body.auth_req_id as string);
+    await harness.deps.background.drain();
+    expect(pushes).toEqual(ids.slice(0, 2));
+    expect(audit.find((event) => event.type === 'push_skipped')).toMatchObject({ auth_req_id: ids[2], sub: 'customer_1', reason: 'push_rate_limited', channel: 'push' });
+    expect((await inbox()).sort()).toEqual([...ids].sort());
+    expect((await answer(harness, customer, ids[2]!, { decision: 'approve' })).body.request.state).toBe('approved');
+    harness.clock.advance(600);
+    const later = (await ask('txn_4')).body.auth_req_id;
+    await harness.deps.background.drain();
+    expect(pushes.at(-1)).toBe(later);
+  });
+
+  describe('number matching', () => {
+    const elevated = () => ask('txn_big', 250_000);
+
+    it('gives the agent a two-digit binding_code and the device three candidates, never the code itself', async () => {
+      await start();
+      const asked = await elevated();
+      expect(asked.body.binding_code).toMatch(/^[1-9][0-9]$/);
+      const view = await device(harness, customer, 'GET', `/requests/${asked.body.auth_req_id}`);
+      const { candidates } = view.body.request.number_matching;
+      expect(new Set(candidates).size).toBe(3);
+      expect(candidates).toContain(asked.body.binding_code);
+      expect(view.body.request.tier).toBe('elevated');
+      expect(JSON.stringify(view.body.request)).not.toContain('binding_code');
+      expect(view.body.options.approve).toBeNull();
+      expect(Object.keys(view.body.options.approve_by_code).sort()).toEqual([...candidates].sort());
+      // A request without number matching offers no codes and the agent gets none.
+      const plain = await ask('txn_small');
+      expect(plain.body).not.toHaveProperty('binding_code');
+      expect((await device(harness, customer, 'GET', `/requests/${plain.body.auth_req_id}`)).body.request.number_matching).toBeNull();
+    });
+
+    it('signs the picked code into the challenge only for number-matching approvals', async () => {
+      await start();
+      const asked = await elevated();
+      const id = asked.body.auth_req_id;
+      const hash = (await harness.admin('GET', `/requests/${id}`)).body.request.details_hash;
+      const view = await device(harness, customer, 'GET', `/requests/${id}`);
+      const signedBy = async (challenge: string) => JSON.parse((await harness.store.get(keys.decisionChallenge('default', challenge)))!);
+      for (const [code, prompt] of Object.entries(view.body.options.approve_by_code as Record<string, { challenge: string }>)) {
+        const { nonce } = await signedBy(prompt.challenge);
+        expect(base64url(await decisionChallenge({ auth_req_id: id, details_hash: hash, decision: 'approve', nonce, selected_code: code }))).toBe(prompt.challenge);
+      }
+      const deny = view.body.options.deny.challenge;
+      expect(base64url(await decisionChallenge({ auth_req_id: id, details_hash: hash, decision: 'deny', nonce: (await signedBy(deny)).nonce }))).toBe(deny);
+      expect((await answer(harness, customer, id, { decision: 'approve', code: asked.body.binding_code })).body.request.state).toBe('approved');
+      expect((await pollToken(harness, client, id)).body.expires_in).toBe(300);
+    });
+
+    it('refuses a wrong pick with wrong_binding_code and audits it; the third wrong pick denies the request', async () => {
+      await start();
+      const asked = await elevated();
+      const id = asked.body.auth_req_id;
+      const view = await device(harness, customer, 'GET', `/requests/${id}`);
+      const decoys = (view.body.request.number_matching.candidates as string[]).filter((code) => code !== asked.body.binding_code);
+      const picks = [];
+      for (const code of [decoys[0]!, decoys[1]!, decoys[0]!]) {
+        const reply = await answer(harness, customer, id, { decision: 'approve', code });
+        picks.push([reply.status, reply.body.error, reply.body.attempts_left]);
+      }
+      expect(picks).toEqual([
+        [400, 'wrong_binding_code', 2],
+        [400, 'wrong_binding_code', 1],
+        [400, 'wrong_binding_code', 0],
+      ]);
+      expect((await pollToken(harness, client, id)).body.error).toBe('access_denied');
+      expect(audit.filter((event) => event.type === 'refused').map((event) => [event.reason, event.detail?.wrong_picks])).toEqual([
+        ['wrong_binding_code', 1],
+        ['wrong_binding_code', 2],
+        ['wrong_binding_code', 3],
+      ]);
+      expect(audit.find((event) => event.type === 'denied')?.detail).toEqual({ party: 'customer', cause: 'wrong_binding_code' });
+    });
+
+    it('stays pending after a wrong pick, so the right pick still approves', async () => {
+      await start();
+      const asked = await elevated();
+      const id = asked.body.auth_req_id;
+      const candidates = (await device(harness, customer, 'GET', `/requests/${id}`)).body.request.number_matching.candidates as string[];
+      const decoy = candidates.find((code) => code !== asked.body.binding_code)!;
+      expect((await answer(harness, customer, id, { decision: 'approve', code: decoy })).body.error).toBe('wrong_binding_code');
+      expect((await harness.admin('GET', `/requests/${id}`)).body.request).toMatchObject({ state: 'pending', wrong_picks: 1 });
+      expect((await answer(harness, customer, id, { decision: 'approve', code: asked.body.binding_code })).body.request.state).toBe('approved');
+    });
+
+    it('refuses a decoy’s prompt sent as the right code, without counting a pick', async () => {
+      await start();
+      const asked = await elevated();
+      const id = asked.body.auth_req_id;
+      const view = await device(harness, customer, 'GET', `/requests/${id}`);
+      const decoy = (view.body.request.number_matching.candidates as string[]).find((code) => code !== asked.body.binding_code)!;
+      const response = await customer.authenticator.authenticate(view.body.options.approve_by_code[decoy]);
+      const passedOff = await device(harness, customer, 'POST', `/requests/${id}/decision`, { decision: 'approve', response, selected_code: asked.body.binding_code });
+      expect([passedOff.status, passedOff.body.error]).toEqual([400, 'invalid_assertion']);
+      const plainApprove = await device(harness, customer, 'POST', `/requests/${id}/decision`, { decision: 'approve', response: await customer.authenticator.authenticate(view.body.options.deny) });
+      expect(plainApprove.body.error).toBe('invalid_assertion');
+      expect((await harness.admin('GET', `/requests/${id}`)).body.request).toMatchObject({ state: 'pending', wrong_picks: 0 });
+    });
+  });
+});
