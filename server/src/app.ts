@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { adminRoutes } from './admin/index.ts';
 import { bcAuthorizeHandler, discoveryRoutes, tokenHandler } from './ciba/index.ts';
+import { consoleRoutes, testRequestRoutes } from './console/index.ts';
 import type { Deps } from './deps.ts';
 import { deviceRoutes } from './devices/index.ts';
 import { errorHandler, notFound } from './http/index.ts';
@@ -27,7 +28,8 @@ export interface AppOptions {
 
 /**
  * The Countersign HTTP application: the CIBA endpoints for agents, the redemption endpoints for
- * executors, the device API for the approver PWA, the admin API, and the PWA itself.
+ * executors, the device API for the approver PWA, the admin API and the operator console, and the
+ * PWA itself.
  */
 export function createApp(deps: Deps, options: AppOptions = {}): Hono {
   const app = new Hono();
@@ -71,7 +73,12 @@ export function createApp(deps: Deps, options: AppOptions = {}): Hono {
   app.post('/token', tokenHandler(deps));
   app.route('/', redemptionRoutes(deps));
   app.route('/api/device', deviceRoutes(deps));
-  if (options.adminToken) app.route('/api/admin', adminRoutes(deps, options.adminToken));
+  if (options.adminToken) {
+    app.route('/api/admin/test-requests', testRequestRoutes(deps, options.adminToken));
+    app.route('/api/admin', adminRoutes(deps, options.adminToken));
+    // The operator console: a static page that asks for the admin token; off with the admin API.
+    app.route('/console', consoleRoutes());
+  }
   app.all('/api/*', notFound);
 
   const pwaRoot = options.pwaRoot ?? PWA_DIST;

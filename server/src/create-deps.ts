@@ -3,8 +3,9 @@ import type { Config } from './config/index.ts';
 import type { Deps } from './deps.ts';
 import { EventBus } from './events/index.ts';
 import { createClientNotifier, type ClientNotifierOptions } from './notifications/index.ts';
+import { loadPolicy, type Policy } from './policy/index.ts';
 import { createPushNotifier, createWebPushSender, isAllowedPushEndpoint, loadVapidKeys, type PushSender } from './push/index.ts';
-import { createExpirySweeper, type ExpirySweeperOptions } from './requests/index.ts';
+import { createExpirySweeper, leaseTicker, type ExpirySweeperOptions } from './requests/index.ts';
 import { Background, consoleLogger, randomId, systemClock, type Clock, type IdGenerator, type Logger } from './runtime/index.ts';
 import type { Store } from './store/index.ts';
 import { KeyRing } from './tokens/index.ts';
@@ -17,8 +18,15 @@ export interface DepsOverrides {
   pushSender?: PushSender;
   /** Ping and push delivery: `fetch`, `sleep` (tests record the backoff instead of waiting), `timeoutMs`, `retryDelaysMs`. */
   notifications?: ClientNotifierOptions;
-  /** The expiry sweeper's interval, batch size and timer. */
+  /** The approval policy; by default read from `POLICY_FILE` or the shipped default, and validated. */
+  policy?: Policy;
+  /** The expiry sweeper's interval, batch size and timer (wrapped in the sweep lease). */
   sweeper?: ExpirySweeperOptions;
+  /**
+   * Live updates to open PWAs; an in-process {@link EventBus} by default. Several instances on one
+   * Redis pass a `RedisEventBus` (`connectRedisEventBus`), which `deps.events.close()` closes.
+   */
+  events?: EventBus;
 }
 
 /**
@@ -30,6 +38,8 @@ export interface DepsOverrides {
 export async function createDeps(config: Config, store: Store, overrides: DepsOverrides = {}): Promise<Deps> {
   const log = overrides.log ?? consoleLogger;
   const clock = overrides.clock ?? systemClock;
+  // Read first: a bad policy stops the server before it generates or loads any key.
+  const approvalPolicy = overrides.policy ?? (await loadPolicy(config.policyFile));
   const keyRing = await KeyRing.load({ store, signingKey: config.signingKey, production: config.production });
   const vapid = await loadVapidKeys({ store, ...config.vapid, production: config.production });
   const sender = overrides.pushSender ?? createWebPushSender({ vapid });
@@ -43,6 +53,7 @@ export async function createDeps(config: Config, store: Store, overrides: DepsOv
   // The notifier and the sweeper work on the very Deps they are part of; they read it when they run.
   const deps: Deps = {
     config,
+    policy: approvalPolicy,
     store,
     clock,
     ids: overrides.ids ?? randomId,
@@ -50,11 +61,15 @@ export async function createDeps(config: Config, store: Store, overrides: DepsOv
     vapidPublicKey: vapid.publicKey,
     push,
     audit: createAuditLog(store, clock, config.retentionSeconds),
-    events: new EventBus(),
+    events: overrides.events ?? new EventBus(),
     background: new Background(log),
     log,
     notifier: createClientNotifier(() => deps, overrides.notifications),
-    sweeper: createExpirySweeper(() => deps, overrides.sweeper),
+    // Several instances share the deadline index: a lease in the store lets one of them sweep at a time.
+    sweeper: createExpirySweeper(() => deps, {
+      ...overrides.sweeper,
+      ticker: leaseTicker({ store, holder: randomId(9, 'inst_'), log, ...(overrides.sweeper?.ticker ? { ticker: overrides.sweeper.ticker } : {}) }),
+    }),
   };
   return deps;
 }

@@ -1,5 +1,6 @@
 import type { AuditLog } from './audit/index.ts';
 import type { Config } from './config/index.ts';
+import type { Policy } from './policy/index.ts';
 import type { EventBus } from './events/index.ts';
 import type { ApprovalRequest, ExpirySweeper } from './requests/index.ts';
 import type { Background, Clock, IdGenerator, Logger } from './runtime/index.ts';
@@ -8,7 +9,7 @@ import type { KeyRing } from './tokens/index.ts';
 
 /** Sends Web Push notifications to all of a user's devices. */
 export interface UserNotifier {
-  notifyUser(input: { tenant: string; sub: string; auth_req_id: string; summary: string; ttlSeconds: number }): Promise<{ sent: number; removed: number; failed: number }>;
+  notifyUser(input: { tenant: string; sub: string; auth_req_id: string; summary: string; ttlSeconds: number; kind?: 'approval_request' | 'request_expired' }): Promise<{ sent: number; removed: number; failed: number }>;
 }
 
 /**
@@ -27,6 +28,8 @@ export interface ClientNotifier {
 /** Everything the server's handlers use, passed in once: no module-level state, no globals. */
 export interface Deps {
   config: Config;
+  /** The approval policy (tiers, reviewers, velocity and push limits), loaded and validated at start. */
+  policy: Policy;
   store: Store;
   clock: Clock;
   ids: IdGenerator;

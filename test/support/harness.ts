@@ -3,7 +3,7 @@ import { createApp, createDeps, loadConfig, MemoryStore, OffsetClock, silentLogg
 import type { Hono } from 'hono';
 import { createServer } from 'node:net';
 import { createSoftAuthenticator, type AssertionOverrides, type SoftAuthenticator, type SoftAuthenticatorOptions } from './soft-authenticator.ts';
-import { testRedisStore } from './redis.ts';
+import { connectTestDeployment, type TestRedis } from './cluster.ts';
 
 /** A free TCP port on loopback, for a server whose `PUBLIC_URL` must be known before it starts. */
 export async function freePort(): Promise<number> {
@@ -19,7 +19,18 @@ export async function freePort(): Promise<number> {
 
 /** Options of {@link createHarness}. */
 export interface HarnessOptions {
-  store?: 'memory' | 'redis';
+  /** `redis`: the run's Redis; `cluster`: the run's 3-master Redis Cluster; both with a `RedisEventBus`. */
+  store?: 'memory' | 'redis' | 'cluster';
+  /** A Redis of the test's own (one it stops or pauses) instead of the run's; implies `store: 'redis'`. */
+  redisUrl?: string;
+  /** The Redis key prefix (and event channel); a fresh one by default. See {@link Harness.instance}. */
+  redisPrefix?: string;
+  /** ioredis `commandTimeout` in ms; small in tests of a stalled Redis. */
+  redisCommandTimeoutMs?: number;
+  /** The server's clock; a fresh one by default. Instances of one deployment share theirs. */
+  clock?: OffsetClock;
+  /** A memory store to use instead of a fresh one (how a second instance shares the first's). */
+  memoryStore?: MemoryStore;
   /** `PUBLIC_URL`; `http://localhost:8080` by default (requests go through `app.request`, no socket). */
   publicUrl?: string;
   pushSender?: PushSender;
@@ -65,13 +76,24 @@ export interface Harness {
   decide(user: EnrolledUser, authReqId: string, decision: 'approve' | 'deny', overrides?: AssertionOverrides): Promise<{ status: number; body: any }>;
   /** Serves the app on `port` (the one in `publicUrl`) for browsers and real HTTP clients. */
   listen(port: number): Promise<void>;
+  /**
+   * Another server instance of the same deployment, as a second process behind a load balancer
+   * would be: the same config, admin token, clock and issuer, and the same data; on Redis its own
+   * connection and its own event bus on the shared channel. `overrides` adds options of its own
+   * (a notification `fetch`, …). Close it as well as this one.
+   */
+  instance(overrides?: HarnessOptions): Promise<Harness>;
   close(): Promise<void>;
 }
 
 export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
   const issuer = options.publicUrl ?? 'http://localhost:8080';
-  const clock = new OffsetClock();
-  const store = options.store === 'redis' ? await testRedisStore() : new MemoryStore({ now: () => clock.now() });
+  const clock = options.clock ?? new OffsetClock();
+  const redis: TestRedis | null = options.redisUrl ? { url: options.redisUrl } : options.store === 'redis' || options.store === 'cluster' ? options.store : null;
+  const deployment = redis
+    ? await connectTestDeployment(redis, { ...(options.redisPrefix ? { prefix: options.redisPrefix } : {}), ...(options.redisCommandTimeoutMs ? { commandTimeoutMs: options.redisCommandTimeoutMs } : {}) })
+    : null;
+  const store: Store = deployment?.store ?? options.memoryStore ?? new MemoryStore({ now: () => clock.now() });
   const adminToken = 'test-admin-token-0123456789abcdef';
   const config = loadConfig({ PUBLIC_URL: issuer, NODE_ENV: 'test', ...options.env });
   const sleeps: number[] = [];
@@ -81,7 +103,13 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     },
     ...options.notifications,
   };
-  const deps = await createDeps(config, store, { clock, log: silentLogger, notifications, ...(options.pushSender ? { pushSender: options.pushSender } : {}) });
+  const deps = await createDeps(config, store, {
+    clock,
+    log: silentLogger,
+    notifications,
+    ...(options.pushSender ? { pushSender: options.pushSender } : {}),
+    ...(deployment ? { events: deployment.events } : {}),
+  });
   const app = createApp(deps, { adminToken });
   let server: ServerType | undefined;
 
@@ -149,10 +177,21 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
         server = serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }, () => resolve());
       });
     },
+    instance(overrides = {}) {
+      return createHarness({
+        ...options,
+        publicUrl: issuer,
+        clock,
+        ...(deployment ? { redisPrefix: deployment.prefix } : { memoryStore: store as MemoryStore }),
+        ...overrides,
+      });
+    },
     async close() {
       await deps.background.drain();
       if (server) await new Promise<void>((resolve) => server!.close(() => resolve()));
-      await store.close();
+      await deps.events.close();
+      // A memory store handed in belongs to the instance that made it.
+      if (!options.memoryStore) await store.close();
     },
   };
 }

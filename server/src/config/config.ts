@@ -1,4 +1,6 @@
 import { envSchema } from './env.ts';
+import { settleRpId } from './rp-id.ts';
+import { vapidSubjectProblem } from './vapid-subject.ts';
 
 /** The server's configuration, derived once from the environment. Times are in seconds. */
 export interface Config {
@@ -6,10 +8,14 @@ export interface Config {
   port: number;
   /** `PUBLIC_URL` without a trailing slash: the OpenID `issuer`, the WebAuthn origin. */
   publicUrl: string;
-  /** The WebAuthn RP ID: the bare host of `publicUrl`. */
+  /** The WebAuthn RP ID: the bare host of `publicUrl`, or `RP_ID`, a parent domain of it. */
   rpId: string;
   rpName: string;
   redisUrl: string | undefined;
+  /** `REDIS_CLUSTER_NODES` and its credentials; set instead of `redisUrl`, never with it. */
+  redisCluster: { nodes: { host: string; port: number }[]; username?: string; password?: string; tls: boolean } | undefined;
+  /** `REDIS_COMMAND_TIMEOUT_MS`: past it a Redis command fails and the request answers 503. */
+  redisCommandTimeoutMs: number;
   adminToken: string | undefined;
   signingKey: string | undefined;
   vapid: { publicKey?: string; privateKey?: string; subject?: string };
@@ -22,6 +28,10 @@ export interface Config {
   graceSeconds: number;
   /** How long a redeemed request and its outcome are kept. */
   retentionSeconds: number;
+  /** `POLICY_FILE`: the approval policy's path, or undefined for the shipped default. */
+  policyFile: string | undefined;
+  /** `OUTCOME_TIMEOUT`: seconds after a redemption without an outcome before it is flagged `outcome_unknown`. */
+  outcomeTimeoutSeconds: number;
 }
 
 /**
@@ -41,18 +51,36 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
   if (env.REQUEST_EXPIRY_DEFAULT > env.REQUEST_EXPIRY_MAX) {
     throw new Error('invalid configuration: REQUEST_EXPIRY_DEFAULT exceeds REQUEST_EXPIRY_MAX');
   }
+  if (env.REDIS_URL && env.REDIS_CLUSTER_NODES) throw new Error('invalid configuration: set REDIS_URL or REDIS_CLUSTER_NODES, not both');
+  if (!env.REDIS_CLUSTER_NODES && (env.REDIS_USERNAME || env.REDIS_PASSWORD || env.REDIS_TLS === 'true')) {
+    throw new Error('invalid configuration: REDIS_USERNAME, REDIS_PASSWORD and REDIS_TLS go with REDIS_CLUSTER_NODES; a single Redis takes them in REDIS_URL (rediss://user:password@host:port)');
+  }
   const url = new URL(env.PUBLIC_URL ?? `http://localhost:${env.PORT}`);
   if (url.pathname !== '/' || url.search || url.hash || url.username) {
     throw new Error('invalid configuration: PUBLIC_URL must be an origin (scheme, host and port only)');
   }
   if (production && url.protocol !== 'https:') throw new Error('invalid configuration: PUBLIC_URL must be https in production');
+  const rpId = settleRpId(url, env.RP_ID, production);
+  // Development keeps its `.invalid` placeholder (push/vapid-keys.ts); production needs a real contact.
+  if (production && !env.VAPID_SUBJECT) throw new Error('invalid configuration: VAPID_SUBJECT (a mailto: or https: contact) is required in production');
+  const vapidProblem = production && env.VAPID_SUBJECT ? vapidSubjectProblem(env.VAPID_SUBJECT) : null;
+  if (vapidProblem) throw new Error(`invalid configuration: VAPID_SUBJECT ${vapidProblem}`);
   return {
     production,
     port: env.PORT,
     publicUrl: url.origin,
-    rpId: url.hostname,
+    rpId,
     rpName: env.RP_NAME,
     redisUrl: env.REDIS_URL,
+    redisCluster: env.REDIS_CLUSTER_NODES
+      ? {
+          nodes: parseClusterNodes(env.REDIS_CLUSTER_NODES),
+          ...(env.REDIS_USERNAME ? { username: env.REDIS_USERNAME } : {}),
+          ...(env.REDIS_PASSWORD ? { password: env.REDIS_PASSWORD } : {}),
+          tls: env.REDIS_TLS === 'true',
+        }
+      : undefined,
+    redisCommandTimeoutMs: env.REDIS_COMMAND_TIMEOUT_MS,
     adminToken: env.ADMIN_TOKEN,
     signingKey: env.SIGNING_KEY,
     vapid: { publicKey: env.VAPID_PUBLIC_KEY, privateKey: env.VAPID_PRIVATE_KEY, subject: env.VAPID_SUBJECT },
@@ -63,5 +91,19 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
     pollInterval: env.POLL_INTERVAL,
     graceSeconds: 600,
     retentionSeconds: 7 * 86_400,
+    policyFile: env.POLICY_FILE,
+    outcomeTimeoutSeconds: env.OUTCOME_TIMEOUT,
   };
+}
+
+/** `host:port,[::1]:port` (already checked by the schema) → seed nodes; a port out of range is refused. */
+function parseClusterNodes(list: string): { host: string; port: number }[] {
+  return list.split(',').map((entry) => {
+    const trimmed = entry.trim();
+    const colon = trimmed.lastIndexOf(':');
+    const host = trimmed.slice(0, colon).replace(/^\[(.*)\]$/, '$1');
+    const port = Number(trimmed.slice(colon + 1));
+    if (port < 1 || port > 65535) throw new Error(`invalid configuration: REDIS_CLUSTER_NODES: port out of range in ${trimmed}`);
+    return { host, port };
+  });
 }

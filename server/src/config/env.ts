@@ -11,12 +11,30 @@ export const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   /** The exact origin the PWA is served from; its host is the WebAuthn RP ID. */
   PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** The WebAuthn RP ID when it is not PUBLIC_URL's host: a bare parent domain of it (see `rp-id.ts`). */
+  RP_ID: z.string().optional(),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
+  /**
+   * A Redis Cluster instead of `REDIS_URL`: comma-separated seed nodes, `host:port` or `[ipv6]:port`;
+   * the client discovers the other nodes from them.
+   */
+  REDIS_CLUSTER_NODES: z
+    .string()
+    .regex(/^\s*(\[[0-9A-Fa-f:.]+\]|[^\s,:[\]]+):\d{1,5}\s*(,\s*(\[[0-9A-Fa-f:.]+\]|[^\s,:[\]]+):\d{1,5}\s*)*$/, 'must be host:port[,host:port…]')
+    .optional(),
+  /** ACL user and password of the cluster's nodes (a single server takes them in `REDIS_URL`). */
+  REDIS_USERNAME: z.string().min(1).optional(),
+  REDIS_PASSWORD: z.string().min(1).optional(),
+  /** `true`: TLS to the cluster's nodes (a single server: `rediss://`). */
+  REDIS_TLS: z.enum(['true', 'false']).default('false'),
+  /** Milliseconds a Redis command may take before the request answers 503. */
+  REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(2000),
   ADMIN_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
   /** ES256 private key as a JWK (JSON). */
   SIGNING_KEY: z.string().optional(),
   VAPID_PUBLIC_KEY: z.string().optional(),
   VAPID_PRIVATE_KEY: z.string().optional(),
+  /** The VAPID contact (RFC 8292 §2.1): `mailto:` or `https:`; at a public domain in production (see `vapid-subject.ts`). */
   VAPID_SUBJECT: z.string().optional(),
   /** Comma-separated push service hosts accepted in production (`*.` prefix for subdomains). */
   PUSH_ALLOWED_HOSTS: z.string().optional(),
@@ -27,8 +45,12 @@ export const envSchema = z.object({
   APPROVAL_TOKEN_TTL: seconds(600, 86_400),
   /** The polling `interval` returned by `/bc-authorize`, seconds. */
   POLL_INTERVAL: seconds(5, 60),
+  /** Seconds after a redemption without an outcome report before the audit flags `outcome_unknown`. */
+  OUTCOME_TIMEOUT: seconds(3600, 7 * 86_400),
   /** The name shown on passkey prompts. */
   RP_NAME: z.string().min(1).max(64).default('Countersign'),
+  /** The approval policy (JSON, see `policy/policy-schema.ts`); unset: the shipped `policy/default-policy.json`. */
+  POLICY_FILE: z.string().min(1).optional(),
 });
 
 /** The validated environment. */

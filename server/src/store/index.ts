@@ -1,4 +1,13 @@
-export type { CasResult, Fields, Guard, PollResult, Store } from './types.ts';
+export type { CasResult, Fields, Guard, PollResult, Store, StreamAppendResult, StreamEntry, WindowEntry, WindowResult } from './types.ts';
 export { keys } from './keys.ts';
 export { MemoryStore, type MemoryStoreOptions } from './memory-store.ts';
+export {
+  connectRedis,
+  DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
+  redisFailureOf,
+  type ClusterSeed,
+  type ConnectRedisOptions,
+  type RedisFailure,
+  type RedisTarget,
+} from './redis-connect.ts';
 export { connectRedisStore, RedisStore, type ConnectRedisStoreOptions, type RedisStoreOptions } from './redis-store.ts';

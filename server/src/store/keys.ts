@@ -16,6 +16,18 @@ export const keys = {
   decisionChallenge: (tenant: string, challenge: string) => `chl:{${tenant}}:${challenge}`,
   /** Set: the `auth_req_id`s waiting for one user. */
   userRequests: (tenant: string, sub: string) => `inbox:{${tenant}:${sub}}`,
+  /**
+   * Hash (a sliding window, see `Store.windowAdd`): member `auth_req_id` → score and amounts.
+   * `velocity-user` and `velocity-client` are the policy's velocity limits, `pending` a user's
+   * pending requests (scored by deadline), `push` a user's recent pushes. In the owner's tag.
+   */
+  window: (tenant: string, kind: 'velocity-user' | 'velocity-client' | 'pending' | 'push', owner: string) => `win:{${tenant}:${owner}}:${kind}`,
+  /** Set: the pending `auth_req_id`s that need a reviewer of `role` ("reviewer:finance") in the tenant. */
+  roleRequests: (tenant: string, role: string) => `rinbox:{${tenant}}:${role}`,
+  /** Set: the `sub`s of the tenant's users who hold `role`. */
+  roleMembers: (tenant: string, role: string) => `role:{${tenant}}:${role}`,
+  /** Hash: clients a user reported ("this wasn't me"), `client_id` → block record (JSON), until an operator clears it. */
+  clientBlocks: (tenant: string, sub: string) => `blocks:{${tenant}:${sub}}`,
   /** String: a client record (JSON), found by `client_id` alone at authentication. */
   client: (clientId: string) => `client:{${clientId}}`,
   /** String: a user record (JSON). */
@@ -32,8 +44,13 @@ export const keys = {
   session: (sessionId: string) => `session:{${sessionId}}`,
   /** List: the audit events of one request. */
   requestAudit: (tenant: string, authReqId: string) => `audit:{${tenant}:${authReqId}}`,
-  /** List: every audit event of a tenant. */
+  /** List: every audit event of a tenant (before the hash chain; no longer written, see `auditChain`). */
   tenantAudit: (tenant: string) => `audit:{${tenant}}`,
+  /**
+   * Stream: a tenant's hash-chained audit trail, append-only (see `audit/audit-log.ts`). A key of its
+   * own rather than `audit:{tenant}`, which holds a list in stores written before the chain.
+   */
+  auditChain: (tenant: string) => `auditlog:{${tenant}}`,
   /**
    * Sorted set: every pending request, scored by its `expires_at` (epoch ms), member
    * `<tenant>:<auth_req_id>`; read by the expiry sweeper. One key for the deployment, so it sits
@@ -41,11 +58,22 @@ export const keys = {
    */
   deadlines: () => 'deadlines:{pending}',
   /**
+   * Sorted set: every redemption still waiting for its outcome, scored by when it is overdue
+   * (`redeemed_at` + `OUTCOME_TIMEOUT`, epoch ms), member `<tenant>:<auth_req_id>`; read by the
+   * sweeper, which flags `outcome_unknown`. A slot of its own, as `deadlines`.
+   */
+  outcomeDeadlines: () => 'deadlines:{outcome}',
+  /**
    * String (single use, SET NX with a TTL until the JWT's `exp`): a `jti` a client has used, in
    * its client's hash tag. `use` keeps a client assertion's ids apart from a request object's;
    * `jtiHash` is base64url(SHA-256(jti)), so a client's id cannot carry braces into the key.
    */
   usedJti: (clientId: string, use: 'assertion' | 'request', jtiHash: string) => `jti:{${clientId}}:${use}:${jtiHash}`,
+  /**
+   * Hash `{holder}` with a TTL of a few ticks: who runs a background job this tick (the expiry
+   * sweep, see `requests/sweep-lease.ts`), so several instances do not all run it. A slot of its own.
+   */
+  lease: (name: string) => `lease:{${name}}`,
   /** String: server-generated configuration kept in the store (signing key, VAPID keys). */
   config: (name: string) => `config:{${name}}`,
 } as const;

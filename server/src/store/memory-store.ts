@@ -1,9 +1,12 @@
 import { checkSortedArguments } from './sorted-arguments.ts';
-import type { CasResult, Fields, Guard, PollResult, Store } from './types.ts';
+import { checkWindowEntry, decodeWindowValue, encodeWindowValue } from './window-entry.ts';
+import type { CasResult, Fields, Guard, PollResult, Store, StreamAppendResult, StreamEntry, WindowEntry, WindowResult } from './types.ts';
 
 /** A sorted set: each member's score, and the members in (score, member) order for range reads. */
 interface Sorted { scores: Map<string, number>; order: { score: number; member: string }[] }
-type Value = { kind: 'string'; value: string } | { kind: 'hash'; value: Map<string, string> } | { kind: 'set'; value: Set<string> } | { kind: 'list'; value: string[] } | { kind: 'sorted'; value: Sorted };
+/** A stream: its entries oldest first, and the last id it generated (Redis's `last-generated-id`). */
+interface Stream { entries: StreamEntry[]; lastMs: number; lastSeq: number }
+type Value = { kind: 'string'; value: string } | { kind: 'hash'; value: Map<string, string> } | { kind: 'set'; value: Set<string> } | { kind: 'list'; value: string[] } | { kind: 'sorted'; value: Sorted } | { kind: 'stream'; value: Stream };
 interface Entry { data: Value; expiresAt: number | undefined }
 
 /** Options of {@link MemoryStore}. */
@@ -54,6 +57,13 @@ function lowerBound(order: { score: number; member: string }[], probe: { score: 
     else high = middle;
   }
   return low;
+}
+
+/** A stream id `<ms>-<seq>` as a pair of numbers, for comparing ids as Redis does. */
+function parseStreamId(id: string): [number, number] {
+  const match = /^(\d+)-(\d+)$/.exec(id);
+  if (!match) throw new TypeError(`invalid stream id ${id}`);
+  return [Number(match[1]), Number(match[2])];
 }
 
 /**
@@ -172,6 +182,41 @@ export class MemoryStore implements Store {
     return { status: early ? 'slow_down' : 'ok', fields: Object.fromEntries(hash.value) };
   }
 
+  async windowAdd(key: string, entry: WindowEntry): Promise<WindowResult> {
+    const { score, amounts, maxAmounts } = checkWindowEntry(entry);
+    const floor = entry.nowMs - entry.windowMs;
+    const hash = this.#of(key, 'hash')?.value ?? new Map<string, string>();
+    let count = 0;
+    let newest = Number.NEGATIVE_INFINITY;
+    const totals = new Map<string, number>();
+    // As the Lua of redis-scripts.ts: drop what left the window, then weigh the rest (not `member`, which is replaced).
+    for (const [member, value] of [...hash]) {
+      const stored = decodeWindowValue(value);
+      if (!(stored.score > floor)) {
+        hash.delete(member);
+        continue;
+      }
+      newest = Math.max(newest, stored.score);
+      if (member === entry.member) continue;
+      count += 1;
+      for (const [currency, amount] of stored.amounts) totals.set(currency, (totals.get(currency) ?? 0) + amount);
+    }
+    const weight = new Map(amounts);
+    let exceeded: WindowResult['exceeded'];
+    if (count + 1 > entry.maxCount) exceeded = 'count';
+    else if (maxAmounts.some(([currency, max]) => (totals.get(currency) ?? 0) + (weight.get(currency) ?? 0) > max)) exceeded = 'amount';
+    if (!exceeded) {
+      hash.set(entry.member, encodeWindowValue(score, amounts));
+      count += 1;
+      for (const [currency, amount] of amounts) totals.set(currency, (totals.get(currency) ?? 0) + amount);
+      newest = Math.max(newest, score);
+    }
+    if (hash.size === 0) this.#entries.delete(key);
+    else this.#entries.set(key, { data: { kind: 'hash', value: hash }, expiresAt: this.#now() + Math.max(1, newest + entry.windowMs - entry.nowMs) });
+    const shown = Object.fromEntries([...totals].filter(([, total]) => total > 0));
+    return exceeded ? { ok: false, count, totals: shown, exceeded } : { ok: true, count, totals: shown };
+  }
+
   async setAdd(key: string, member: string, ttlSeconds?: number): Promise<void> {
     this.#ensure(key, 'set', () => new Set()).value.add(member);
     this.#touch(key, ttlSeconds);
@@ -227,6 +272,40 @@ export class MemoryStore implements Store {
 
   async listRange(key: string): Promise<string[]> {
     return [...(this.#of(key, 'list')?.value ?? [])];
+  }
+
+  async streamAppend(key: string, fields: Fields): Promise<string> {
+    return this.#streamAppend(key, fields);
+  }
+
+  #streamAppend(key: string, fields: Fields): string {
+    if (Object.keys(fields).length === 0) throw new RangeError('streamAppend needs at least one field');
+    const stream = this.#ensure(key, 'stream', () => ({ entries: [], lastMs: 0, lastSeq: -1 })).value;
+    // As XADD *: the clock's milliseconds, and a sequence number while the clock stands still or goes back.
+    const now = Math.floor(this.#now());
+    if (now > stream.lastMs) [stream.lastMs, stream.lastSeq] = [now, 0];
+    else stream.lastSeq += 1;
+    const id = `${stream.lastMs}-${stream.lastSeq}`;
+    stream.entries.push({ id, fields: { ...fields } });
+    return id;
+  }
+
+  async streamAppendAfter(key: string, lastId: string | null, fields: Fields): Promise<StreamAppendResult> {
+    const newest = this.#of(key, 'stream')?.value.entries.at(-1) ?? null;
+    if ((newest?.id ?? null) !== lastId) return { ok: false, last: newest ? { id: newest.id, fields: { ...newest.fields } } : null };
+    // Checked and appended in one synchronous step: nothing can append in between.
+    return { ok: true, id: this.#streamAppend(key, fields) };
+  }
+
+  async streamRange(key: string, afterId?: string, count?: number): Promise<StreamEntry[]> {
+    if (count !== undefined && !(Number.isInteger(count) && count > 0)) throw new RangeError(`count must be a positive whole number, got ${count}`);
+    const entries = this.#of(key, 'stream')?.value.entries ?? [];
+    const after = afterId === undefined ? null : parseStreamId(afterId);
+    const later = after === null ? entries : entries.filter(({ id }) => {
+      const [ms, seq] = parseStreamId(id);
+      return ms > after[0] || (ms === after[0] && seq > after[1]);
+    });
+    return later.slice(0, count ?? later.length).map((entry) => ({ id: entry.id, fields: { ...entry.fields } }));
   }
 
   async close(): Promise<void> {

@@ -54,6 +54,66 @@ local early = nextAt and now < num(nextAt) - leeway
 if early then interval = interval + 5 end
 redis.call('HSET', KEYS[1], 'interval', string.format('%d', interval), 'next_poll_at', string.format('%d', now + interval * 1000))
 return {early and 'slow_down' or 'ok', redis.call('HGETALL', KEYS[1])}`,
+  // ARGV: the id the newest entry must have ('' for an empty or missing stream), then field/value
+  // pairs. Reading the tail and appending in one script is what keeps a hash chain from forking:
+  // two writers that read the same tail cannot both append after it. A loser gets the tail it lost
+  // to, so it can link to it and retry at once.
+  countersignStreamAppendAfter: `
+local newest = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)[1]
+local newestId = newest and newest[1] or ''
+if newestId ~= ARGV[1] then
+  if newest then return {'conflict', newest[1], newest[2]} end
+  return {'conflict'}
+end
+return {'ok', redis.call('XADD', KEYS[1], '*', unpack(ARGV, 2))}`,
+  // ARGV: now, window, member, score, maxCount, n, n × (currency, amount), m, m × (currency, max).
+  // The check and the add in one script: ten requests at a limit's edge, on ten connections, read
+  // the window one after another, so exactly as many as fit get in (velocity, pending, push rate).
+  // Values are '<score> CUR=amount …' (window-entry.ts); totals go back as strings, because Redis
+  // would truncate a Lua number to an integer reply. Mirrors `windowAdd` in memory-store.ts.
+  countersignWindowAdd: `
+local now, window, member = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
+local score, maxCount = tonumber(ARGV[4]), tonumber(ARGV[5])
+local n = tonumber(ARGV[6])
+local amounts = {}
+for i = 0, n - 1 do amounts[ARGV[7 + i * 2]] = tonumber(ARGV[8 + i * 2]) end
+local m = tonumber(ARGV[7 + n * 2])
+local floor = now - window
+local flat = redis.call('HGETALL', KEYS[1])
+local count, totals, newest = 0, {}, nil
+for i = 1, #flat, 2 do
+  local s = tonumber(string.match(flat[i + 1], '^(%-?%d+)'))
+  if s == nil or s <= floor then redis.call('HDEL', KEYS[1], flat[i])
+  else
+    if newest == nil or s > newest then newest = s end
+    if flat[i] ~= member then
+      count = count + 1
+      for cur, amt in string.gmatch(flat[i + 1], ' (%u%u%u)=(%d+)') do totals[cur] = (totals[cur] or 0) + tonumber(amt) end
+    end
+  end
+end
+local verdict = 'ok'
+if count + 1 > maxCount then verdict = 'count'
+else
+  for i = 0, m - 1 do
+    local cur = ARGV[8 + n * 2 + i * 2]
+    if (totals[cur] or 0) + (amounts[cur] or 0) > tonumber(ARGV[9 + n * 2 + i * 2]) then verdict = 'amount' break end
+  end
+end
+if verdict == 'ok' then
+  local value = ARGV[4]
+  for i = 0, n - 1 do value = value .. ' ' .. ARGV[7 + i * 2] .. '=' .. ARGV[8 + i * 2] end
+  redis.call('HSET', KEYS[1], member, value)
+  count = count + 1
+  for cur, amt in pairs(amounts) do totals[cur] = (totals[cur] or 0) + amt end
+  if newest == nil or score > newest then newest = score end
+end
+if newest ~= nil then redis.call('PEXPIRE', KEYS[1], string.format('%.0f', math.max(1, newest + window - now))) end
+local reply = {verdict, count}
+for cur, total in pairs(totals) do
+  if total > 0 then reply[#reply + 1] = cur; reply[#reply + 1] = string.format('%.0f', total) end
+end
+return reply`,
   // ARGV: ttl ms, then the command's arguments: the write and its new TTL land together.
   countersignHashSetTtl: withTtl('HSET'),
   countersignSetAddTtl: withTtl('SADD'),

@@ -1,7 +1,9 @@
 import { type Cluster, Redis, type RedisOptions } from 'ioredis';
+import { DEFAULT_REDIS_COMMAND_TIMEOUT_MS } from './redis-connect.ts';
 import { checkSortedArguments } from './sorted-arguments.ts';
 import { SCRIPTS } from './redis-scripts.ts';
-import type { CasResult, Fields, Guard, PollResult, Store } from './types.ts';
+import { checkWindowEntry } from './window-entry.ts';
+import type { CasResult, Fields, Guard, PollResult, Store, StreamAppendResult, StreamEntry, WindowEntry, WindowResult } from './types.ts';
 
 type Scripted = Record<keyof typeof SCRIPTS, (key: string, ...args: string[]) => Promise<unknown>>;
 
@@ -101,6 +103,15 @@ export class RedisStore implements Store {
     return reply[0] === 'missing' ? { status: 'missing', fields: null } : { status: reply[0], fields: toFields(reply[1] ?? []) };
   }
 
+  async windowAdd(key: string, entry: WindowEntry): Promise<WindowResult> {
+    const { score, amounts, maxAmounts } = checkWindowEntry(entry);
+    const args = [entry.nowMs, entry.windowMs, entry.member, score, entry.maxCount, amounts.length, ...amounts.flat(), maxAmounts.length, ...maxAmounts.flat()].map(String);
+    const [verdict, count, ...flat] = (await this.#scripts.countersignWindowAdd(this.#key(key), ...args)) as [string, number, ...string[]];
+    const totals: Record<string, number> = {};
+    for (let i = 0; i + 1 < flat.length; i += 2) totals[flat[i]!] = Number(flat[i + 1]);
+    return verdict === 'ok' ? { ok: true, count, totals } : { ok: false, count, totals, exceeded: verdict as 'count' | 'amount' };
+  }
+
   async setAdd(key: string, member: string, ttlSeconds?: number): Promise<void> {
     if (ttlSeconds === undefined) await this.#redis.sadd(this.#key(key), member);
     else await this.#scripts.countersignSetAddTtl(this.#key(key), String(ttlMs(ttlSeconds)), member);
@@ -140,6 +151,26 @@ export class RedisStore implements Store {
     return this.#redis.lrange(this.#key(key), 0, -1);
   }
 
+  async streamAppend(key: string, fields: Fields): Promise<string> {
+    if (Object.keys(fields).length === 0) throw new RangeError('streamAppend needs at least one field');
+    return (await this.#redis.xadd(this.#key(key), '*', ...pairs(fields))) as string;
+  }
+
+  async streamAppendAfter(key: string, lastId: string | null, fields: Fields): Promise<StreamAppendResult> {
+    if (Object.keys(fields).length === 0) throw new RangeError('streamAppendAfter needs at least one field');
+    const reply = (await this.#scripts.countersignStreamAppendAfter(this.#key(key), lastId ?? '', ...pairs(fields))) as [string, string?, string[]?];
+    if (reply[0] === 'ok') return { ok: true, id: reply[1]! };
+    return { ok: false, last: reply[1] === undefined ? null : { id: reply[1], fields: toFields(reply[2] ?? []) } };
+  }
+
+  async streamRange(key: string, afterId?: string, count?: number): Promise<StreamEntry[]> {
+    if (count !== undefined && !(Number.isInteger(count) && count > 0)) throw new RangeError(`count must be a positive whole number, got ${count}`);
+    // `(id` is an exclusive start (Redis ≥ 6.2), so a page never repeats the last entry of the one before.
+    const args = [this.#key(key), afterId === undefined ? '-' : `(${afterId}`, '+', ...(count === undefined ? [] : ['COUNT', String(count)])];
+    const reply = (await this.#redis.call('XRANGE', ...args)) as [string, string[]][];
+    return reply.map(([id, flat]) => ({ id, fields: toFields(flat) }));
+  }
+
   async close(): Promise<void> {
     if (this.#redis.status !== 'end') await this.#redis.quit();
   }
@@ -169,6 +200,10 @@ export async function connectRedisStore(url: string, options: ConnectRedisStoreO
     maxRetriesPerRequest: 2,
     enableAutoPipelining: true,
     connectionName: 'countersign',
+    // As `connectRedis` (redis-connect.ts): a stalled Redis fails the command, and a command cut
+    // off by a dropped connection is not sent twice.
+    commandTimeout: DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
+    autoResendUnfulfilledCommands: false,
     ...options.redis,
   });
   // Listen while connecting: it keeps the socket error for the message, and stops ioredis from

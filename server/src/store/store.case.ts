@@ -241,6 +241,63 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
       });
     });
 
+    describe('windowAdd', () => {
+      const MINUTE = 60_000;
+      const limits = { windowMs: MINUTE, maxCount: 3, maxAmounts: { EUR: 100_000 } };
+      it('adds entries while the count fits and refuses the one over it, adding nothing', async () => {
+        const k = key('window');
+        for (const [i, member] of ['a', 'b', 'c'].entries()) {
+          expect(await store.windowAdd(k, { ...limits, nowMs: T + i, member, amounts: { EUR: 100 } })).toStrictEqual({ ok: true, count: i + 1, totals: { EUR: 100 * (i + 1) } });
+        }
+        expect(await store.windowAdd(k, { ...limits, nowMs: T + 3, member: 'd', amounts: { EUR: 100 } })).toStrictEqual({ ok: false, count: 3, totals: { EUR: 300 }, exceeded: 'count' });
+        expect(Object.keys((await store.hashGet(k))!).sort()).toStrictEqual(['a', 'b', 'c']);
+      });
+      it('totals each currency on its own and refuses an amount over its currency’s limit', async () => {
+        const k = key('window');
+        expect(await store.windowAdd(k, { ...limits, nowMs: T, member: 'a', amounts: { EUR: 60_000, USD: 900_000 } })).toStrictEqual({ ok: true, count: 1, totals: { EUR: 60_000, USD: 900_000 } });
+        expect(await store.windowAdd(k, { ...limits, nowMs: T, member: 'b', amounts: { EUR: 40_001 } })).toStrictEqual({ ok: false, count: 1, totals: { EUR: 60_000, USD: 900_000 }, exceeded: 'amount' });
+        expect(await store.windowAdd(k, { ...limits, nowMs: T, member: 'c', amounts: { EUR: 40_000 } })).toMatchObject({ ok: true, count: 2, totals: { EUR: 100_000 } });
+        // USD has no limit here: only the count holds it back.
+        expect(await store.windowAdd(k, { ...limits, nowMs: T, member: 'd', amounts: { USD: 9_000_000_000 } })).toMatchObject({ ok: true, count: 3, totals: { USD: 9_000_900_000 } });
+      });
+      it('slides: an entry leaves the window windowMs after its score, not before', async () => {
+        const k = key('window');
+        for (const member of ['a', 'b', 'c']) await store.windowAdd(k, { ...limits, nowMs: T, member });
+        expect((await store.windowAdd(k, { ...limits, nowMs: T + MINUTE - 1, member: 'd' })).ok).toBe(false);
+        expect(await store.windowAdd(k, { ...limits, nowMs: T + MINUTE, member: 'd' })).toStrictEqual({ ok: true, count: 1, totals: {} });
+        expect(Object.keys((await store.hashGet(k))!)).toStrictEqual(['d']);
+      });
+      it('counts an entry scored at a future deadline with windowMs 0 until that deadline', async () => {
+        const k = key('window');
+        const pending = { windowMs: 0, maxCount: 1 };
+        expect((await store.windowAdd(k, { ...pending, nowMs: T, member: 'a', score: T + 300_000 })).ok).toBe(true);
+        expect((await store.windowAdd(k, { ...pending, nowMs: T + 299_999, member: 'b', score: T + 600_000 })).ok).toBe(false);
+        expect((await store.windowAdd(k, { ...pending, nowMs: T + 300_000, member: 'b', score: T + 600_000 })).ok).toBe(true);
+      });
+      it('replaces a member that is there instead of counting it twice, and hashDelete takes an entry out', async () => {
+        const k = key('window');
+        await store.windowAdd(k, { ...limits, nowMs: T, member: 'a', amounts: { EUR: 10 } });
+        expect(await store.windowAdd(k, { ...limits, nowMs: T + 1, member: 'a', amounts: { EUR: 30 } })).toStrictEqual({ ok: true, count: 1, totals: { EUR: 30 } });
+        expect(await store.hashDelete(k, 'a')).toBe(true);
+        expect(await store.windowAdd(k, { ...limits, nowMs: T + 2, member: 'b' })).toStrictEqual({ ok: true, count: 1, totals: {} });
+      });
+      it('refuses malformed arguments before writing anything', async () => {
+        const k = key('window');
+        await expect(store.windowAdd(k, { ...limits, nowMs: T, member: 'a', amounts: { EUR: 1.5 } })).rejects.toThrow(RangeError);
+        await expect(store.windowAdd(k, { ...limits, nowMs: T, member: 'a', amounts: { eur: 1 } })).rejects.toThrow(RangeError);
+        await expect(store.windowAdd(k, { ...limits, nowMs: T, member: 'a', maxCount: -1 })).rejects.toThrow(RangeError);
+        await expect(store.windowAdd(k, { ...limits, nowMs: T, member: '' })).rejects.toThrow(RangeError);
+        expect(await store.hashGet(k)).toBeNull();
+      });
+      it('10 concurrent adds on 5 connections at the edge: exactly the allowed number get in', async () => {
+        const k = key('window');
+        const results = await Promise.all(Array.from({ length: 10 }, (_, i) => handles[i % handles.length]!.windowAdd(k, { windowMs: MINUTE, maxCount: 10, maxAmounts: { EUR: 1000 }, nowMs: T, member: `m${i}`, amounts: { EUR: 300 } })));
+        expect(results.filter((result) => result.ok)).toHaveLength(3);
+        expect(results.filter((result) => result.exceeded === 'amount')).toHaveLength(7);
+        expect(Object.keys((await store.hashGet(k))!)).toHaveLength(3);
+      });
+    });
+
     it('setAdd adds a member once and setMembers lists the members', async () => {
       const k = key('set');
       for (const member of ['a', 'b', 'a']) await store.setAdd(k, member);
@@ -321,6 +378,62 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
       expect(await store.listRange(key('list'))).toStrictEqual([]);
     });
 
+    describe('stream', () => {
+      /** Compares two stream ids `<ms>-<seq>` as numbers. */
+      const idOrder = (a: string, b: string) => {
+        const [am, as] = a.split('-').map(Number) as [number, number];
+        const [bm, bs] = b.split('-').map(Number) as [number, number];
+        return am - bm || as - bs;
+      };
+      it('streamAppend answers increasing ids and streamRange returns the entries oldest first, fields exactly', async () => {
+        const k = key('stream');
+        const ids = [];
+        for (const n of ['1', '2', '3']) ids.push(await store.streamAppend(k, { n, text: 'Zahlung € 49,00 ✓', empty: '' }));
+        for (const id of ids) expect(id).toMatch(/^\d+-\d+$/);
+        expect([...ids].sort(idOrder)).toStrictEqual(ids);
+        expect(new Set(ids).size).toBe(3);
+        expect(await store.streamRange(k)).toStrictEqual(ids.map((id, i) => ({ id, fields: { n: String(i + 1), text: 'Zahlung € 49,00 ✓', empty: '' } })));
+      });
+      it('streamRange after an id is exclusive, count limits a page, and a missing stream is empty', async () => {
+        const k = key('stream');
+        const ids = [];
+        for (let i = 0; i < 5; i++) ids.push(await store.streamAppend(k, { i: String(i) }));
+        expect((await store.streamRange(k, ids[1])).map((entry) => entry.id)).toStrictEqual(ids.slice(2));
+        expect((await store.streamRange(k, ids[1], 2)).map((entry) => entry.fields.i)).toStrictEqual(['2', '3']);
+        expect(await store.streamRange(k, ids[4])).toStrictEqual([]);
+        expect(await store.streamRange(key('stream'))).toStrictEqual([]);
+        await expect(store.streamRange(k, undefined, 0)).rejects.toThrow(RangeError);
+      });
+      it('streamAppendAfter appends only while the newest entry is the one named, and otherwise answers the newest', async () => {
+        const k = key('stream');
+        const first = await store.streamAppendAfter(k, null, { n: '1' });
+        if (!first.ok) throw new Error('the first append after null must succeed');
+        expect(await store.streamAppendAfter(k, null, { n: 'x' })).toStrictEqual({ ok: false, last: { id: first.id, fields: { n: '1' } } });
+        const second = await store.streamAppendAfter(k, first.id, { n: '2' });
+        if (!second.ok) throw new Error('an append after the newest id must succeed');
+        expect(await store.streamAppendAfter(k, first.id, { n: 'y' })).toStrictEqual({ ok: false, last: { id: second.id, fields: { n: '2' } } });
+        expect(await store.streamAppendAfter(key('stream'), '1-0', { n: 'z' })).toStrictEqual({ ok: false, last: null });
+        expect((await store.streamRange(k)).map((entry) => entry.fields.n)).toStrictEqual(['1', '2']);
+      });
+      it('20 writers on 5 connections appending after the newest entry build one unbroken chain', async () => {
+        const k = key('stream');
+        // Each writer links its entry to the newest one it saw and retries from the tail it lost to.
+        const write = async (handle: Store, writer: number) => {
+          let last: string | null = null;
+          for (;;) {
+            const result = await handle.streamAppendAfter(k, last, { writer: String(writer), prev: last ?? '' });
+            if (result.ok) return;
+            last = result.last?.id ?? null;
+          }
+        };
+        await Promise.all(Array.from({ length: 20 }, (_, i) => write(handles[i % handles.length]!, i)));
+        const entries = await store.streamRange(k);
+        expect(entries).toHaveLength(20);
+        expect(entries.map((entry) => entry.fields.prev)).toStrictEqual(['', ...entries.slice(0, -1).map((entry) => entry.id)]);
+        expect(new Set(entries.map((entry) => entry.fields.writer)).size).toBe(20);
+      });
+    });
+
     describe('TTL', () => {
       // Every case is arranged with a 1 s TTL, then time passes once (1.1 s) for all of them.
       const cases: [string, (k: string) => Promise<unknown>, (k: string) => Promise<void>][] = [
@@ -334,6 +447,7 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         ['compareAndSet with a TTL resets it', async (k) => { await store.hashCreate(k, { a: '1' }, 1); await store.compareAndSet(k, [], { b: '2' }, { ttlSeconds: 60 }); }, async (k) => expect(await store.hashGet(k)).toStrictEqual({ a: '1', b: '2' })],
         ['compareAndSet without a TTL keeps it', async (k) => { await store.hashCreate(k, { a: '1' }, 1); await store.compareAndSet(k, [], { b: '2' }); }, async (k) => expect(await store.hashGet(k)).toBeNull()],
         ['pollThrottle keeps the TTL', async (k) => { await store.hashCreate(k, { interval: '5' }, 1); await store.pollThrottle(k, T); }, async (k) => expect(await store.hashGet(k)).toBeNull()],
+        ['windowAdd keeps a window only as long as its newest entry counts', (k) => store.windowAdd(k, { nowMs: T, windowMs: 1000, member: 'a', maxCount: 1 }), async (k) => expect(await store.hashGet(k)).toBeNull()],
         ['setAdd with a TTL sets it', (k) => store.setAdd(k, 'a', 1), async (k) => expect(await store.setMembers(k)).toStrictEqual([])],
         ['setAdd with a TTL resets it', async (k) => { await store.setAdd(k, 'a', 1); await store.setAdd(k, 'b', 60); }, async (k) => expect((await store.setMembers(k)).sort()).toStrictEqual(['a', 'b'])],
         ['setAdd without a TTL keeps it', async (k) => { await store.setAdd(k, 'a', 1); await store.setAdd(k, 'b'); }, async (k) => expect(await store.setMembers(k)).toStrictEqual([])],

@@ -20,12 +20,54 @@ export interface CasResult {
   failedGuard?: number;
 }
 
+/**
+ * One entry offered to a sliding window ({@link Store.windowAdd}). Times are epoch milliseconds;
+ * amounts are minor units, per ISO 4217 currency code.
+ */
+export interface WindowEntry {
+  /** The clock. */
+  nowMs: number;
+  /** An entry counts while its score is greater than `nowMs - windowMs`; older ones are dropped. */
+  windowMs: number;
+  /** The entry's id (an `auth_req_id`); adding a member that is there replaces it. */
+  member: string;
+  /** The entry's score, `nowMs` by default; a future deadline with `windowMs: 0` counts until then. */
+  score?: number;
+  /** What the entry weighs, per currency (minor units, non-negative safe integers). */
+  amounts?: Record<string, number>;
+  /** How many entries the window may hold, this one included. */
+  maxCount: number;
+  /** Per currency: the total the window may hold, this entry included. Currencies not named are not limited. */
+  maxAmounts?: Record<string, number>;
+}
+
+/** The answer of {@link Store.windowAdd}. */
+export interface WindowResult {
+  /** True when the entry fitted and was added. */
+  ok: boolean;
+  /** Entries in the window: after the add when `ok`, else as they stand without this one. */
+  count: number;
+  /** Totals per currency, likewise (currencies with a total of 0 are left out). */
+  totals: Record<string, number>;
+  /** When not `ok`: which limit the entry would have broken (the count is checked first). */
+  exceeded?: 'count' | 'amount';
+}
+
 /** The answer of {@link Store.pollThrottle} (CIBA Core §7.3 `interval`, §11 `slow_down`). */
 export interface PollResult {
   status: 'ok' | 'slow_down' | 'missing';
   /** The record after the call, or null when missing. */
   fields: Fields | null;
 }
+
+/** One entry of a stream: its id (`<ms>-<seq>`, increasing in the order of appends) and its fields, in the order written. */
+export interface StreamEntry {
+  id: string;
+  fields: Fields;
+}
+
+/** The answer of {@link Store.streamAppendAfter}: the new entry's id, or the newest entry that is there instead. */
+export type StreamAppendResult = { ok: true; id: string } | { ok: false; last: StreamEntry | null };
 
 /**
  * The storage of Countersign: a few atomic operations, with a Redis implementation (the
@@ -68,6 +110,14 @@ export interface Store {
    * `interval`. Either way `next_poll_at` becomes `nowMs + interval * 1000`.
    */
   pollThrottle(key: string, nowMs: number, leewayMs?: number): Promise<PollResult>;
+  /**
+   * The sliding-window limit (velocity, pending requests, push rate), in one atomic step on one
+   * key: drops the entries that left the window, and adds `member` only when the count and every
+   * limited currency's total stay within `maxCount` and `maxAmounts` with it. The key keeps the
+   * entries as a hash (member → score and amounts), so {@link Store.hashDelete} of a member takes
+   * an entry back out (a rollback, or a request that stopped pending). Its TTL follows the newest entry.
+   */
+  windowAdd(key: string, entry: WindowEntry): Promise<WindowResult>;
 
   /** Adds a member to a set, optionally resetting the set's TTL. */
   setAdd(key: string, member: string, ttlSeconds?: number): Promise<void>;
@@ -94,6 +144,25 @@ export interface Store {
   listAppend(key: string, value: string, ttlSeconds?: number): Promise<void>;
   /** The whole list, oldest first. */
   listRange(key: string): Promise<string[]>;
+
+  /**
+   * Appends an entry to a stream (XADD … *), creating the stream; answers the entry's id. Ids
+   * increase with every append, even when the clock stands still. Streams take no TTL: they are
+   * logs that are kept.
+   */
+  streamAppend(key: string, fields: Fields): Promise<string>;
+  /**
+   * Appends an entry only while the stream's newest entry is still `lastId` (`null`: while the
+   * stream is empty or missing), in one atomic step. Otherwise writes nothing and answers the
+   * newest entry as it is, so the caller can retry from there without another read. The
+   * compare-and-swap that keeps a hash chain from forking when several writers append at once.
+   */
+  streamAppendAfter(key: string, lastId: string | null, fields: Fields): Promise<StreamAppendResult>;
+  /**
+   * Up to `count` entries (all when absent) whose id is greater than `afterId` (from the start when
+   * absent), oldest first: XRANGE key (afterId + COUNT count. Page by passing the last id read.
+   */
+  streamRange(key: string, afterId?: string, count?: number): Promise<StreamEntry[]>;
 
   /** Releases connections. */
   close(): Promise<void>;

@@ -1,0 +1,288 @@
+// The operator console: a small page behind the admin token. It sends a test approval request to
+// a user and follows it through its states (the admin request view and its audit trail).
+//
+// Served from the same origin as the admin API, under the server's CSP (script-src 'self': this
+// file, no inline script; style-src 'self': no style attributes). Every value from the server is
+// put into the page as text (textContent), never as markup.
+
+const TOKEN_KEY = 'countersign.console.admin-token';
+const WATCH_MS = 1000;
+const SETTLED_WATCH_MS = 5000;
+
+const $ = (id) => {
+  const element = document.getElementById(id);
+  if (!element) throw new Error(`the console page has no #${id}`);
+  return element;
+};
+
+/** A refusal of the admin API, with its stable `error` code. */
+class ApiError extends Error {
+  constructor(code, message, status) {
+    super(message);
+    this.code = code;
+    this.status = status;
+  }
+}
+
+let token = sessionStorage.getItem(TOKEN_KEY);
+/** The request being watched: `{id, tenant, timer, seen}`. */
+let watching = null;
+let pendingTimer = null;
+
+/** Calls the admin API with the token as a Bearer token; answers the parsed JSON. */
+async function api(method, path, body) {
+  let response;
+  try {
+    response = await fetch(`/api/admin${path}`, {
+      method,
+      cache: 'no-store',
+      headers: { authorization: `Bearer ${token}`, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? null : JSON.stringify(body),
+    });
+  } catch {
+    throw new ApiError('network_error', "Can't reach the server.", 0);
+  }
+  const json = await response.json().catch(() => null);
+  if (!response.ok) {
+    throw new ApiError(json?.error ?? `http_${response.status}`, json?.error_description ?? `The server answered ${response.status}.`, response.status);
+  }
+  return json;
+}
+
+/** Builds an element whose children are elements or text (never markup). */
+function el(tag, props = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(props)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name === 'class') element.className = value;
+    else if (name === 'testid') element.dataset.testid = value;
+    else if (name === 'onclick') element.addEventListener('click', value);
+    else element.setAttribute(name, value === true ? '' : String(value));
+  }
+  for (const child of children) {
+    if (child === undefined || child === null || child === false) continue;
+    element.append(typeof child === 'string' || typeof child === 'number' ? document.createTextNode(String(child)) : child);
+  }
+  return element;
+}
+
+// --- Signing in -----------------------------------------------------------------------------
+
+function showSignIn(message = '') {
+  stopWatching();
+  clearInterval(pendingTimer);
+  $('console').hidden = true;
+  $('sign-out').hidden = true;
+  $('sign-in').hidden = false;
+  $('sign-in-error').textContent = message;
+  $('token').focus();
+}
+
+async function showConsole() {
+  $('sign-in').hidden = true;
+  $('console').hidden = false;
+  $('sign-out').hidden = false;
+  if (!$('binding-message').value) $('binding-message').value = `Test ${String(Math.floor(Math.random() * 10000)).padStart(4, '0')}`;
+  await refreshPending();
+  clearInterval(pendingTimer);
+  pendingTimer = setInterval(() => void refreshPending(), 5000);
+}
+
+$('token-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const candidate = $('token').value.trim();
+  if (!candidate) return showSignIn('Enter the admin token.');
+  token = candidate;
+  try {
+    // Any admin call tells whether the token is good; this one is read-only.
+    await api('GET', `/requests?state=pending&tenant=${encodeURIComponent(tenant())}`);
+  } catch (error) {
+    token = null;
+    return showSignIn(error.code === 'invalid_token' ? 'That is not the admin token.' : error.message);
+  }
+  sessionStorage.setItem(TOKEN_KEY, token);
+  $('token').value = '';
+  await showConsole();
+  $('send-title').focus();
+});
+
+$('sign-out').addEventListener('click', () => {
+  sessionStorage.removeItem(TOKEN_KEY);
+  token = null;
+  showSignIn();
+});
+
+/** An answer that says the token is no good (any more) sends the operator back to sign in. */
+function handleAuthError(error) {
+  if (error instanceof ApiError && (error.code === 'invalid_token' || error.status === 401)) {
+    sessionStorage.removeItem(TOKEN_KEY);
+    token = null;
+    showSignIn('The admin token was refused. Sign in again.');
+    return true;
+  }
+  return false;
+}
+
+// --- Sending a test request --------------------------------------------------------------------
+
+function tenant() {
+  return $('tenant').value.trim() || 'default';
+}
+
+$('request-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const form = new FormData(event.target);
+  const value = (name) => String(form.get(name) ?? '').trim();
+  $('send-error').textContent = '';
+  const amount = value('amount_minor');
+  const expiry = value('requested_expiry');
+  if (!/^[0-9]+$/.test(amount) || !/^[0-9]+$/.test(expiry)) {
+    $('send-error').textContent = 'The amount and the expiry must be whole numbers.';
+    return;
+  }
+  const body = {
+    login_hint: value('login_hint'),
+    tenant: tenant(),
+    authorization_details: [
+      {
+        type: 'payment',
+        // A fresh idempotency key each time: a second send is a second request.
+        transaction_id: `txn_console_${crypto.randomUUID()}`,
+        amount_minor: Number(amount),
+        currency: value('currency').toUpperCase(),
+        payee: { id: value('payee_id'), name: value('payee_name') },
+        purpose: value('purpose'),
+      },
+    ],
+    requested_expiry: Number(expiry),
+    ...(value('binding_message') ? { binding_message: value('binding_message') } : {}),
+  };
+  const button = event.target.querySelector('button[type=submit]');
+  button.disabled = true;
+  try {
+    const created = await api('POST', '/test-requests', body);
+    watch(created.auth_req_id, body.tenant, created);
+    void refreshPending();
+  } catch (error) {
+    if (!handleAuthError(error)) $('send-error').textContent = `${error.code}: ${error.message}`;
+  } finally {
+    button.disabled = false;
+  }
+});
+
+// --- Watching one request --------------------------------------------------------------------
+
+function stopWatching() {
+  if (watching) clearTimeout(watching.timer);
+  watching = null;
+}
+
+/** Follows one request: its state and audit trail, every second while it can still change. */
+function watch(id, watchedTenant, created = {}) {
+  stopWatching();
+  watching = { id, tenant: watchedTenant, timer: null, seen: 0, created };
+  $('watch').hidden = false;
+  $('watch').dataset.authReqId = id;
+  $('watch-id').textContent = id;
+  $('watch-state').textContent = '…';
+  $('watch-state').dataset.state = '';
+  $('watch-facts').replaceChildren();
+  $('timeline').replaceChildren();
+  $('watch-error').textContent = '';
+  void poll(watching);
+}
+
+async function poll(current) {
+  if (watching !== current) return;
+  const query = `tenant=${encodeURIComponent(current.tenant)}`;
+  let settled = false;
+  try {
+    const [view, audit] = await Promise.all([
+      api('GET', `/requests/${encodeURIComponent(current.id)}?${query}`),
+      api('GET', `/audit?auth_req_id=${encodeURIComponent(current.id)}&${query}`),
+    ]);
+    if (watching !== current) return;
+    settled = renderRequest(view, current);
+    renderTimeline(audit.events, current);
+    $('watch-error').textContent = '';
+  } catch (error) {
+    if (handleAuthError(error)) return;
+    if (watching === current) $('watch-error').textContent = `${error.code}: ${error.message}`;
+  }
+  if (watching === current) current.timer = setTimeout(() => void poll(current), settled ? SETTLED_WATCH_MS : WATCH_MS);
+}
+
+/** Shows the request; answers whether nothing more will happen to it. */
+function renderRequest({ request, display }, current) {
+  const state = display?.state ?? request.state;
+  const outcome = request.outcome;
+  const label = state === 'redeemed' && outcome && outcome.status !== 'unknown' ? `redeemed, ${outcome.status}` : state;
+  $('watch-state').textContent = label;
+  $('watch-state').dataset.state = state;
+  const summary = (display?.actions ?? []).map((action) => action.summary).join('; ');
+  const facts = [
+    ['User', request.sub],
+    ['Tenant', request.tenant],
+    ['Client', request.client_name],
+    ['Action', summary],
+    ['Binding message', request.binding_message],
+    ['Code to show the person', current.created.binding_code ?? request.binding_code],
+    ['Tier', request.tier],
+    [state === 'approved' ? 'Time left to redeem' : 'Time left to decide', state === 'pending' || state === 'approved' ? `${display?.seconds_left ?? '?'} s` : null],
+  ];
+  $('watch-facts').replaceChildren(
+    ...facts.filter(([, value]) => value !== undefined && value !== null && value !== '').flatMap(([name, value]) => [el('dt', {}, name), el('dd', {}, String(value))]),
+  );
+  return state === 'denied' || state === 'expired' || (state === 'redeemed' && outcome !== null && outcome.status !== 'unknown');
+}
+
+function renderTimeline(events, current) {
+  for (const event of events.slice(current.seen)) {
+    const time = new Date(event.at);
+    const extra = [event.channel, event.reason, event.device_id ? `device ${event.device_id}` : null].filter(Boolean).join(' · ');
+    $('timeline').append(
+      el(
+        'li',
+        { 'data-type': event.type },
+        el('time', { datetime: event.at }, Number.isNaN(time.getTime()) ? event.at : time.toLocaleTimeString()),
+        ' ',
+        el('strong', {}, event.type),
+        extra ? el('span', { class: 'muted' }, ` ${extra}`) : null,
+      ),
+    );
+  }
+  current.seen = Math.max(current.seen, events.length);
+}
+
+// --- Pending requests -------------------------------------------------------------------------
+
+async function refreshPending() {
+  if (!token) return;
+  try {
+    const { requests } = await api('GET', `/requests?state=pending&tenant=${encodeURIComponent(tenant())}`);
+    $('pending-empty').hidden = requests.length > 0;
+    $('pending').replaceChildren(
+      ...requests.map((request) =>
+        el(
+          'li',
+          { 'data-auth-req-id': request.auth_req_id },
+          el('span', { class: 'pending-summary' }, `${request.summary} for ${request.sub}`),
+          el('span', { class: 'muted' }, `${request.client_name} · ${request.seconds_left} s left`),
+          el('button', { type: 'button', class: 'btn btn-quiet', onclick: () => watch(request.auth_req_id, request.tenant), 'aria-label': `Watch ${request.summary} for ${request.sub}` }, 'Watch'),
+        ),
+      ),
+    );
+  } catch (error) {
+    handleAuthError(error);
+  }
+}
+
+$('refresh').addEventListener('click', () => void refreshPending());
+
+// --- Start ----------------------------------------------------------------------------------
+
+if (token) {
+  showConsole().catch(() => showSignIn());
+} else {
+  showSignIn();
+}

@@ -1,0 +1,70 @@
+import { tenantName } from '@countersign/shared';
+import { Hono } from 'hono';
+import { bearerAuth } from 'hono/bearer-auth';
+import { z } from 'zod';
+import { createRequest, parseBackchannelRequest } from '../ciba/index.ts';
+import type { Deps } from '../deps.ts';
+import { readJson } from '../http/index.ts';
+import { secondsUntil } from '../runtime/index.ts';
+import { consoleClient } from './console-client.ts';
+
+/**
+ * `POST /api/admin/test-requests` body: what an agent would send to `/bc-authorize`, as JSON.
+ * Every field is validated again by the agents' own parser, so a test request is held to the
+ * same rules (binding message, action schema, expiry bounds) as a real one.
+ */
+export const testRequestBody = z.strictObject({
+  login_hint: z.string().min(1).max(128),
+  tenant: tenantName.default('default'),
+  /** Checked by the agents' parser (so a bad one is `invalid_authorization_details`, as at `/bc-authorize`). */
+  authorization_details: z.array(z.record(z.string(), z.unknown())).min(1).max(10),
+  binding_message: z.string().max(256).optional(),
+  /** Seconds, as `requested_expiry` (CIBA Core §7.1). */
+  requested_expiry: z.number().int().min(1).max(86_400).optional(),
+});
+
+/**
+ * The console's way to send a test approval request to a user, behind the admin token. The
+ * request is made by the tenant's built-in console client (see `console-client.ts`) through the
+ * same steps as `/bc-authorize` minus client authentication: the agents' parser, then
+ * `createRequest`, which stores, audits and pushes it, and applies the tenant's policy. Nobody
+ * holds the console client's secret, so a test request can be approved or denied and watched,
+ * never redeemed.
+ *
+ * Answers 201 `{auth_req_id, client_id, expires_in, interval}` (and `binding_code` when the
+ * policy asks for number matching: the console plays the agent and shows it).
+ *
+ * @throws CountersignError `invalid_request`, `unknown_user_id`, `invalid_binding_message`,
+ *   `invalid_authorization_details`, as `/bc-authorize` does.
+ */
+export function testRequestRoutes(deps: Deps, adminToken: string): Hono {
+  const app = new Hono();
+  // Mounted under /api/admin, behind the admin API's own check; checked here too, so this route
+  // never depends on where it is mounted.
+  app.use('*', bearerAuth({ token: adminToken, invalidToken: { message: { error: 'invalid_token', error_description: 'The admin token is not valid.' } }, noAuthenticationHeader: { message: { error: 'invalid_token', error_description: 'The admin token is required.' } } }));
+  app.post('/', async (c) => {
+    const body = await readJson(c, testRequestBody);
+    const client = await consoleClient(deps, body.tenant);
+    const params: Record<string, string> = {
+      scope: 'openid',
+      login_hint: body.login_hint,
+      authorization_details: JSON.stringify(body.authorization_details),
+      ...(body.binding_message === undefined ? {} : { binding_message: body.binding_message }),
+      ...(body.requested_expiry === undefined ? {} : { requested_expiry: String(body.requested_expiry) }),
+    };
+    const { request } = await createRequest(deps, client, parseBackchannelRequest(params, client, deps.config));
+    const { binding_code } = request as { binding_code?: string };
+    return c.json(
+      {
+        auth_req_id: request.auth_req_id,
+        client_id: client.client_id,
+        expires_in: secondsUntil(request.expires_at, deps.clock.now()),
+        interval: request.interval,
+        ...(binding_code ? { binding_code } : {}),
+      },
+      201,
+      { 'Cache-Control': 'no-store' },
+    );
+  });
+  return app;
+}

@@ -1,0 +1,40 @@
+import qrcode from 'qrcode-terminal';
+import { parseArgs } from 'node:util';
+import { printJson, UsageError, type Command } from '../command.ts';
+import { formatSeconds } from '../output.ts';
+
+interface Enrollment {
+  enrollment_code: string;
+  enrollment_url: string;
+  expires_in: number;
+}
+
+/**
+ * `enroll <sub> [--tenant <t>] [--no-qr]`: creates a one-time enrollment link for the user and
+ * prints it on stdout, and a QR code of it on stderr for the phone's camera. Split that way,
+ * `link=$(… enroll alice)` captures just the link while the person at the terminal still sees
+ * the code.
+ */
+export const enroll: Command = async (args, ctx) => {
+  const { values, positionals } = parseArgs({ args, options: { tenant: { type: 'string' }, 'no-qr': { type: 'boolean' } }, allowPositionals: true, strict: true });
+  const [sub, ...extra] = positionals;
+  if (!sub || extra.length > 0) throw new UsageError('enroll needs exactly one <sub>');
+  const { body } = await ctx.api.call<Enrollment>('POST', `/users/${encodeURIComponent(sub)}/enrollments`, values.tenant ? { tenant: values.tenant } : undefined);
+  if (ctx.json) {
+    printJson(ctx, body);
+    return 0;
+  }
+  ctx.output.out(body.enrollment_url);
+  if (!values['no-qr']) ctx.output.err(qrCode(body.enrollment_url));
+  ctx.output.err(`Open the link on the phone (or scan the code). It works once and expires in ${formatSeconds(body.expires_in)}.`);
+  return 0;
+};
+
+/** The link as a QR code of half-height blocks (readable by phone cameras from a terminal). */
+export function qrCode(text: string): string {
+  let drawn = '';
+  qrcode.generate(text, { small: true }, (qr) => {
+    drawn = qr;
+  });
+  return drawn;
+}

@@ -1,0 +1,48 @@
+import type { WindowEntry } from './types.ts';
+
+/** A currency as a window keeps it: three upper-case letters (ISO 4217), so it can sit in the stored value. */
+const CURRENCY = /^[A-Z]{3}$/;
+
+function wholeAmounts(label: string, amounts: Record<string, number> | undefined): [string, number][] {
+  const entries = Object.entries(amounts ?? {});
+  for (const [currency, amount] of entries) {
+    if (!CURRENCY.test(currency)) throw new RangeError(`${label}: ${currency} is not an ISO 4217 code`);
+    if (!Number.isSafeInteger(amount) || amount < 0) throw new RangeError(`${label}.${currency} must be a non-negative safe integer, got ${amount}`);
+  }
+  return entries;
+}
+
+/**
+ * Checks a {@link WindowEntry} the same way for both stores, before anything is written: times and
+ * counts are safe integers (epoch ms, ms, entries), amounts non-negative safe integers of minor units
+ * under ISO 4217 codes, and the member non-empty.
+ *
+ * @returns the score (`nowMs` unless given) and the amounts and limits as pairs.
+ * @throws RangeError naming the argument that is out of range.
+ */
+export function checkWindowEntry(entry: WindowEntry): { score: number; amounts: [string, number][]; maxAmounts: [string, number][] } {
+  const score = entry.score ?? entry.nowMs;
+  for (const [name, value] of [['nowMs', entry.nowMs], ['windowMs', entry.windowMs], ['score', score], ['maxCount', entry.maxCount]] as const) {
+    if (!Number.isSafeInteger(value) || (name !== 'score' && value < 0)) throw new RangeError(`${name} must be a safe integer${name === 'score' ? '' : ' ≥ 0'}, got ${value}`);
+  }
+  if (entry.member.length === 0) throw new RangeError('member must not be empty');
+  return { score, amounts: wholeAmounts('amounts', entry.amounts), maxAmounts: wholeAmounts('maxAmounts', entry.maxAmounts) };
+}
+
+/**
+ * The stored value of one window entry: `<score>` then ` <CUR>=<amount>` per currency, e.g.
+ * `1767225600000 EUR=49000`. The Lua of redis-scripts.ts reads the same layout.
+ */
+export function encodeWindowValue(score: number, amounts: [string, number][]): string {
+  return [String(score), ...amounts.map(([currency, amount]) => `${currency}=${amount}`)].join(' ');
+}
+
+/** Reads a value written by {@link encodeWindowValue}; a malformed one has a NaN score (and is dropped). */
+export function decodeWindowValue(value: string): { score: number; amounts: [string, number][] } {
+  const [score = '', ...rest] = value.split(' ');
+  const amounts = rest.map((part): [string, number] => {
+    const [currency = '', amount = ''] = part.split('=');
+    return [currency, Number(amount)];
+  });
+  return { score: /^-?\d+$/.test(score) ? Number(score) : Number.NaN, amounts };
+}

@@ -1,0 +1,191 @@
+import { mkdir } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHarness, freePort, type EnrolledUser, type Harness } from './support/harness.ts';
+import { payment } from './support/payment.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ARTIFACTS = `${ROOT}test/artifacts`;
+const STEP_MS = 10_000;
+
+/**
+ * The operator console (`/console`) in headless Chromium against the real server: sign in with
+ * the admin token, send a test request to an enrolled user, and watch it move through its states
+ * while the person (a software passkey through the device API) decides on it.
+ */
+describe('the operator console', () => {
+  let harness: Harness;
+  let origin: string;
+  let alice: EnrolledUser;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  const pageErrors: Error[] = [];
+  /** Every `Authorization` header the page sent to the admin API. */
+  const adminAuthorizations = new Set<string>();
+
+  beforeAll(async () => {
+    const port = await freePort();
+    origin = `http://localhost:${port}`;
+    harness = await createHarness({ publicUrl: origin });
+    await harness.listen(port);
+    alice = await harness.enrollUser('alice');
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-quic'] });
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'light', locale: 'en-GB' });
+    context.setDefaultTimeout(STEP_MS);
+    // Any CSP violation (an inline script or style) is recorded where the test can read it.
+    await context.addInitScript(() => {
+      const seen: string[] = [];
+      (window as unknown as { cspViolations: string[] }).cspViolations = seen;
+      document.addEventListener('securitypolicyviolation', (event) => seen.push(`${event.violatedDirective} ${event.blockedURI}`));
+    });
+    page = await context.newPage();
+    page.on('pageerror', (error) => pageErrors.push(error));
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname.startsWith('/api/admin/')) adminAuthorizations.add(request.headers().authorization ?? '(none)');
+    });
+    await mkdir(ARTIFACTS, { recursive: true });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await harness?.close();
+  });
+
+  const cspViolations = () => page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations);
+  const state = () => page.getByTestId('watch-state').getAttribute('data-state');
+  const timeline = () => page.locator('[data-testid="timeline"] li').evaluateAll((items) => items.map((item) => item.getAttribute('data-type')));
+
+  it('is a static page under the server\'s CSP, with no inline script or style', async () => {
+    const response = await page.goto(`${origin}/console`);
+    expect(response?.status()).toBe(200);
+    const csp = response!.headers()['content-security-policy'] ?? '';
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("style-src 'self'");
+    const html = await response!.text();
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    expect(html).not.toMatch(/\sstyle=/);
+    expect(html).not.toMatch(/\son[a-z]+=/);
+    await page.getByTestId('sign-in').waitFor();
+    expect(await cspViolations()).toEqual([]);
+  });
+
+  it('refuses a wrong token and keeps nothing', async () => {
+    await page.getByTestId('token').fill('not-the-admin-token-0123456789');
+    await page.getByTestId('sign-in-button').click();
+    await expect.poll(() => page.getByTestId('sign-in-error').textContent()).toContain('not the admin token');
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+  });
+
+  it('signs in with the admin token, keeps it in this tab only, and sends it as a Bearer token', async () => {
+    await page.getByTestId('token').fill(harness.adminToken);
+    await page.getByTestId('token').press('Enter');
+    await page.getByTestId('send').waitFor();
+    expect(await page.evaluate(() => Object.keys(sessionStorage))).toEqual(['countersign.console.admin-token']);
+    expect(await page.evaluate(() => localStorage.length)).toBe(0);
+    await page.reload();
+    await page.getByTestId('send').waitFor();
+    expect(adminAuthorizations).toContain(`Bearer ${harness.adminToken}`);
+  });
+
+  it('sends a test request and follows it from pending to approved', async () => {
+    await page.getByTestId('login-hint').fill('alice');
+    await page.getByTestId('binding-message').fill('Console 0001');
+    await page.getByTestId('send').click();
+    await expect.poll(state, { timeout: STEP_MS }).toBe('pending');
+    const id = (await page.getByTestId('watch').getAttribute('data-auth-req-id'))!;
+    await expect.poll(timeline).toContain('proposed');
+    expect(await page.getByTestId('watch').textContent()).toContain('EUR 490.00 to ACME Ltd');
+    await expect.poll(() => page.locator(`[data-testid="pending"] li[data-auth-req-id="${id}"]`).count()).toBe(1);
+
+    // What the person sees on the phone: the console's client, named so they know it is a test.
+    const view = await harness.call('GET', `/api/device/requests/${id}`, { headers: { cookie: alice.cookie } });
+    expect(view.body.request).toMatchObject({ client_name: 'Countersign console (test)', binding_message: 'Console 0001' });
+    await page.screenshot({ path: `${ARTIFACTS}/console-pending.png`, fullPage: true });
+
+    expect((await harness.decide(alice, id, 'approve')).status).toBe(200);
+    await expect.poll(state, { timeout: STEP_MS }).toBe('approved');
+    await expect.poll(timeline).toEqual(expect.arrayContaining(['proposed', 'viewed', 'approved']));
+    await page.getByTestId('refresh').click();
+    await expect.poll(() => page.locator(`[data-testid="pending"] li[data-auth-req-id="${id}"]`).count()).toBe(0);
+    await page.screenshot({ path: `${ARTIFACTS}/console-approved.png`, fullPage: true });
+  });
+
+  it('follows a denied request, and one that expires', async () => {
+    await page.getByTestId('send').click();
+    await expect.poll(state, { timeout: STEP_MS }).toBe('pending');
+    const denied = (await page.getByTestId('watch').getAttribute('data-auth-req-id'))!;
+    expect((await harness.decide(alice, denied, 'deny')).status).toBe(200);
+    await expect.poll(state, { timeout: STEP_MS }).toBe('denied');
+
+    await page.getByTestId('expiry').fill('30');
+    await page.getByTestId('send').click();
+    await expect.poll(() => page.getByTestId('watch').getAttribute('data-auth-req-id')).not.toBe(denied);
+    await expect.poll(state, { timeout: STEP_MS }).toBe('pending');
+    harness.clock.advance(31);
+    await expect.poll(state, { timeout: STEP_MS }).toBe('expired');
+    await expect.poll(timeline).toContain('expired');
+  });
+
+  it('shows the server\'s refusal of a request it cannot send', async () => {
+    await page.getByTestId('login-hint').fill('nobody');
+    await page.getByTestId('send').click();
+    await expect.poll(() => page.getByTestId('send-error').textContent()).toContain('unknown_user_id');
+  });
+
+  it('signs out and forgets the token', async () => {
+    await page.getByTestId('sign-out').click();
+    await page.getByTestId('sign-in').waitFor();
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    expect(await cspViolations()).toEqual([]);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('works at 360 px without horizontal scrolling', async () => {
+    const small = await context.newPage();
+    await small.setViewportSize({ width: 360, height: 740 });
+    await small.goto(`${origin}/console`);
+    await small.getByTestId('token').fill(harness.adminToken);
+    await small.getByTestId('sign-in-button').click();
+    await small.getByTestId('send').waitFor();
+    expect(await small.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    await small.close();
+  });
+});
+
+describe('POST /api/admin/test-requests', () => {
+  let harness: Harness;
+
+  beforeAll(async () => {
+    harness = await createHarness();
+    await harness.enrollUser('alice');
+  });
+  afterAll(() => harness?.close());
+
+  it('needs the admin token', async () => {
+    const answer = await harness.call('POST', '/api/admin/test-requests', { body: { login_hint: 'alice', authorization_details: payment() } });
+    expect(answer.status).toBe(401);
+  });
+
+  it('creates a request from the tenant\'s console client, the same one every time', async () => {
+    const first = await harness.admin('POST', '/test-requests', { login_hint: 'alice', authorization_details: payment({ transaction_id: 'txn_t1' }), requested_expiry: 60 });
+    const second = await harness.admin('POST', '/test-requests', { login_hint: 'alice', authorization_details: payment({ transaction_id: 'txn_t2' }) });
+    expect(first.status).toBe(201);
+    expect(first.body).toMatchObject({ auth_req_id: expect.any(String), client_id: expect.stringMatching(/^cli_/), expires_in: 60 });
+    expect(second.body.client_id).toBe(first.body.client_id);
+    const stored = await harness.admin('GET', `/requests/${first.body.auth_req_id}`);
+    expect(stored.body.request).toMatchObject({ state: 'pending', sub: 'alice', client_name: 'Countersign console (test)' });
+  });
+
+  it('holds test requests to the agents\' rules', async () => {
+    const badDetails = await harness.admin('POST', '/test-requests', { login_hint: 'alice', authorization_details: [{ type: 'payment', amount_minor: -1 }] });
+    expect(badDetails.body.error).toBe('invalid_authorization_details');
+    const badBinding = await harness.admin('POST', '/test-requests', { login_hint: 'alice', authorization_details: payment({ transaction_id: 'txn_t3' }), binding_message: 'emoji 🙂' });
+    expect(badBinding.body.error).toBe('invalid_binding_message');
+    const unknown = await harness.admin('POST', '/test-requests', { login_hint: 'nobody', authorization_details: payment({ transaction_id: 'txn_t4' }) });
+    expect(unknown.body.error).toBe('unknown_user_id');
+    const extra = await harness.admin('POST', '/test-requests', { login_hint: 'alice', authorization_details: payment(), client_id: 'cli_x' });
+    expect(extra.status).toBe(400);
+  });
+});
