@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
+import { precacheManifest } from './scripts/precache-manifest.ts';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
@@ -8,9 +9,13 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
  * second entry emitted at `dist/sw.js` without a hash, so it can be registered at `/sw.js` with
  * scope `/` and its URL stays stable across releases (a hashed URL would strand old workers).
  * The server serves `dist/` at `/`; during `vite` development, `/api` is proxied to it.
+ *
+ * Once everything is written, `precacheManifest` lists the app shell (every file of `dist/` but
+ * the worker itself) into `sw.js`, with a digest of their bytes that names the worker's cache.
  */
 export default defineConfig({
   base: '/',
+  plugins: [precacheManifest({ serviceWorker: 'sw.js' })],
   build: {
     outDir: 'dist',
     emptyOutDir: true,

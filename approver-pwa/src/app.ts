@@ -52,7 +52,7 @@ export function createApp(root: HTMLElement): (route: Route) => void {
     try {
       session = await loadSession();
     } catch (error) {
-      if (current === generation) showLoadError(root, error, () => void show(route));
+      if (current === generation) dispose = showLoadError(root, error, () => void show(route));
       return;
     }
     if (current !== generation) return;

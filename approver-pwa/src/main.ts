@@ -1,14 +1,18 @@
 import './styles.css';
 import { createApp } from './app.ts';
+import { connectivity } from './net/connectivity.ts';
 import { startRouter } from './router.ts';
+import { mountOfflineBanner } from './ui/offline-banner.ts';
 
 /**
- * The approver PWA: registers the service worker (push and notification clicks), then routes on
- * the URL fragment.
+ * The approver PWA: registers the service worker (offline shell, push and notification clicks),
+ * shows the offline banner whenever the server can't be reached, then routes on the URL fragment.
  */
 function main(): void {
   const root = document.querySelector<HTMLElement>('main');
   if (!root) throw new Error('index.html has no <main>');
+  const offlineSlot = document.querySelector<HTMLElement>('[data-offline-slot]');
+  if (offlineSlot) mountOfflineBanner(offlineSlot, connectivity);
   registerServiceWorker();
   startRouter(createApp(root));
 }
@@ -17,8 +21,9 @@ function registerServiceWorker(): void {
   if (!('serviceWorker' in navigator)) return;
   // The dev server has no built /sw.js; push needs `vite build`.
   if (import.meta.env.DEV) return;
-  navigator.serviceWorker.register('/sw.js', { scope: '/' }).catch((error: unknown) => {
-    console.warn('Service worker not registered; notifications stay off:', error);
+  // `updateViaCache: 'none'`: update checks fetch /sw.js past the HTTP cache, so a release reaches phones at once.
+  navigator.serviceWorker.register('/sw.js', { scope: '/', updateViaCache: 'none' }).catch((error: unknown) => {
+    console.warn('Service worker not registered; notifications and the offline shell stay off:', error);
   });
   // A notification click on an open window asks it to show the request (see sw.ts).
   navigator.serviceWorker.addEventListener('message', (event: MessageEvent<unknown>) => {

@@ -1,100 +1,100 @@
 /// <reference lib="webworker" />
 /**
- * The service worker, served at `/sw.js` with scope `/`.
+ * The service worker, served at `/sw.js` with scope `/`. It imports only `sw/…` modules (never
+ * the page's), so the build emits it as one classic script.
  *
+ * - `install`: precaches the app shell (the build's list, `sw/precache.ts`) into a cache named
+ *   after the build's digest, and takes over at once;
+ * - `activate`: deletes every other version's shell cache;
+ * - `fetch`: the shell cache-first, the API never (so an offline call fails and the app says so);
  * - `push`: always shows a notification, inside `waitUntil`, whatever the payload: browsers
  *   revoke push for workers that receive a push and show nothing (`userVisibleOnly`), and a
- *   request the person never sees is a request that silently expires.
- * - `notificationclick`: opens the request, in the open app window when there is one.
+ *   request the person never sees is a request that silently expires;
+ * - `notificationclick`: opens the request, in the open app window when there is one;
+ * - `pushsubscriptionchange`: subscribes again and sends the subscription to the server.
  *
- * Offline precaching of the app shell comes later (issue 5): add a `fetch` handler and cache
- * the build's assets in `install`; nothing here assumes the network.
- *
- * @see RFC 8030 (Web Push), Push API §11 (userVisibleOnly), Notifications API
+ * @see Service Workers §4 (lifecycle), RFC 8030 (Web Push), Push API §11, Notifications API
  */
-import type { PushPayload } from '@countersign/shared';
+import { clickTarget, notificationFor, openAppWindow, readPayload } from './sw/notifications.ts';
+import { fetchStrategy, readPrecacheManifest, SHELL_DOCUMENT, shellCacheName, staleCacheNames } from './sw/precache.ts';
+import { renewSubscription, type RenewalResult, type SubscriptionChange } from './sw/push-renewal.ts';
 
-declare const self: ServiceWorkerGlobalScope;
+declare const self: ServiceWorkerGlobalScope & { __countersign?: WorkerHooks };
 
-const TITLE = 'Approval requested';
-const FALLBACK_BODY = 'Open Countersign to see what is asked of you.';
-const INBOX_URL = '/#/';
+const manifest = readPrecacheManifest();
+const cacheName = shellCacheName(manifest.version);
 
-/** What a notification carries in `data`. */
-interface NotificationData {
-  url: string;
-}
-
-self.addEventListener('install', () => {
+self.addEventListener('install', (event) => {
+  event.waitUntil(precache());
   // A new worker takes over at once: it holds no state an old page depends on.
   void self.skipWaiting();
 });
 
 self.addEventListener('activate', (event) => {
-  event.waitUntil(self.clients.claim());
+  event.waitUntil(
+    (async () => {
+      const stale = staleCacheNames(await caches.keys(), cacheName);
+      await Promise.all(stale.map((name) => caches.delete(name)));
+      await self.clients.claim();
+    })(),
+  );
+});
+
+self.addEventListener('fetch', (event) => {
+  const strategy = fetchStrategy(event.request, self.location.origin, manifest);
+  if (strategy === 'network') return;
+  event.respondWith(cacheFirst(event.request, strategy === 'shell' ? SHELL_DOCUMENT : event.request));
 });
 
 self.addEventListener('push', (event) => {
-  const payload = readPayload(event.data);
-  const options: NotificationOptions = {
-    body: payload?.summary || FALLBACK_BODY,
-    // One notification per request: a second push for the same request replaces the first.
-    tag: payload?.auth_req_id ?? 'countersign',
-    requireInteraction: true,
-    icon: '/icons/icon-192.png',
-    data: { url: payload ? requestUrl(payload.auth_req_id) : INBOX_URL } satisfies NotificationData,
-  };
-  event.waitUntil(self.registration.showNotification(TITLE, options));
+  const { title, options } = notificationFor(readPayload(event.data));
+  event.waitUntil(self.registration.showNotification(title, options));
 });
 
 self.addEventListener('notificationclick', (event) => {
-  event.notification.close();
-  const data = event.notification.data as Partial<NotificationData> | null;
-  const url = new URL(typeof data?.url === 'string' ? data.url : INBOX_URL, self.location.origin);
-  // Only ever open this app's own pages, whatever `data` holds.
-  event.waitUntil(openWindow(url.origin === self.location.origin ? url.href : new URL(INBOX_URL, self.location.origin).href));
+  event.waitUntil(notificationClicked(event.notification));
 });
 
-/** Focuses an open window of the app and shows `url` in it, or opens a new one. */
-async function openWindow(url: string): Promise<void> {
-  const windows = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
-  const client = windows.find((candidate) => candidate.focused) ?? windows[0];
-  if (!client) {
-    await self.clients.openWindow(url);
-    return;
-  }
-  let focused: WindowClient = client;
-  try {
-    focused = await client.focus();
-  } catch {
-    // Focus needs the click's user activation; showing the request matters more.
-  }
-  try {
-    // `navigate` works only on windows this worker controls; the page handles the message otherwise.
-    if (!(await focused.navigate(url))) focused.postMessage({ type: 'navigate', url });
-  } catch {
-    focused.postMessage({ type: 'navigate', url });
-  }
+self.addEventListener('pushsubscriptionchange', (event) => {
+  event.waitUntil(pushSubscriptionChanged(event as unknown as SubscriptionChange));
+});
+
+/**
+ * Fetches every shell file, bypassing the HTTP cache so a new version never stores an old file,
+ * into this version's cache. One missing file fails the install, and the previous version keeps
+ * serving: better an old shell than a broken one.
+ */
+async function precache(): Promise<void> {
+  if (manifest.urls.length === 0) return;
+  const cache = await caches.open(cacheName);
+  await cache.addAll(manifest.urls.map((url) => new Request(url, { cache: 'reload' })));
 }
 
-/** The payload, or `null` when it is missing, not JSON or not the expected shape. */
-function readPayload(data: PushMessageData | null): PushPayload | null {
-  if (!data) return null;
-  try {
-    const value = data.json() as Partial<PushPayload> | null;
-    if (value && typeof value.auth_req_id === 'string' && value.auth_req_id !== '') {
-      return {
-        kind: 'approval_request',
-        auth_req_id: value.auth_req_id,
-        summary: typeof value.summary === 'string' ? value.summary : '',
-      };
-    }
-  } catch {
-    // Not JSON: still show the generic notification.
-  }
-  return null;
+/** Answers from this version's cache, or the network when the file is not there. */
+async function cacheFirst(request: Request, cached: Request | string): Promise<Response> {
+  const cache = await caches.open(cacheName);
+  return (await cache.match(cached)) ?? fetch(request);
 }
 
-function requestUrl(authReqId: string): string {
-  return `/#/requests/${encodeURIComponent(authReqId)}`;
+async function notificationClicked(notification: Notification): Promise<void> {
+  notification.close();
+  await openAppWindow(self.clients, clickTarget(notification.data, self.location.origin));
 }
+
+function pushSubscriptionChanged(change: SubscriptionChange): Promise<RenewalResult> {
+  return renewSubscription(change, { pushManager: self.registration.pushManager, fetch: (input, init) => fetch(input, init) });
+}
+
+/**
+ * The handlers behind the events, callable from inside this worker. Browser tests use them where
+ * a headless browser cannot raise the event itself: nothing clicks a notification there, and
+ * `pushsubscriptionchange` cannot be triggered. Only code running in this worker (DevTools, a
+ * test's `worker.evaluate`) can reach them; they do nothing the events would not do.
+ */
+interface WorkerHooks {
+  version: string;
+  notificationClicked(notification: Notification): Promise<void>;
+  pushSubscriptionChanged(change: SubscriptionChange): Promise<RenewalResult>;
+}
+
+self.__countersign = { version: manifest.version, notificationClicked, pushSubscriptionChanged };

@@ -1,3 +1,4 @@
+import { connectivity } from '../net/connectivity.ts';
 import { ApiError, type ApiErrorCode } from './api-error.ts';
 
 /** What the server's error bodies look like (RFC 6749 §5.2). */
@@ -11,6 +12,8 @@ interface ErrorBody {
  *
  * The session cookie goes along by itself (same origin). State changes are POST or PUT, so the
  * browser sends `Origin`, which the server checks against `PUBLIC_URL` to refuse cross-site calls.
+ * The service worker never answers `/api/` (see `sw/precache.ts`): offline, the call fails, and
+ * the app's connectivity turns `offline` so the app can say so.
  *
  * @throws {ApiError} with the server's `error` and `error_description`; `network_error` when the
  *   server was not reached; `invalid_response` for a body that is not JSON.
@@ -36,8 +39,10 @@ export async function requestJson<T>(
     });
   } catch (cause) {
     if (signal?.aborted) throw cause;
+    connectivity.reportUnreachable();
     throw new ApiError('network_error', "Can't reach Countersign. Check your connection and try again.", 0, { cause });
   }
+  connectivity.reportReached();
   const text = await response.text();
   let json: unknown;
   try {
