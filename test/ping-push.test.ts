@@ -8,8 +8,9 @@ import { payment } from './support/payment.ts';
 
 /**
  * Ping and push delivery (CIBA Core §10.2, §10.3, §12) against a real HTTP notification endpoint
- * on loopback, on both stores. Backoff waits are recorded by the harness, not waited; only the
- * timeout case spends real time (one 200 ms attempt).
+ * on loopback, on both stores. Each retry is a job due after its backoff: the harness records the
+ * wait and moves the clock instead of waiting; only the timeout case spends real time (one 200 ms
+ * attempt).
  */
 
 /** The bearer the client hands over at /bc-authorize and expects back on every notification. */
@@ -62,7 +63,8 @@ describe.each(['memory', 'redis'] as const)('ping and push notifications (%s sto
 
   async function decided(authReqId: string, decision: 'approve' | 'deny') {
     expect((await harness.decide(customer, authReqId, decision)).status).toBe(200);
-    await harness.deps.background.drain();
+    // The notification, and its retries when the endpoint fails, due one after another.
+    await harness.drain();
   }
 
   describe('ping', () => {

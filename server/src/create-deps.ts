@@ -2,10 +2,12 @@ import { createAuditLog } from './audit/index.ts';
 import type { Config } from './config/index.ts';
 import type { Deps } from './deps.ts';
 import { EventBus } from './events/index.ts';
-import { createClientNotifier, type ClientNotifierOptions } from './notifications/index.ts';
+import { pushRequestTo } from './ciba/index.ts';
+import { createJobQueue, type JobHandlers, type JobQueueOptions } from './jobs/index.ts';
+import { clientNotificationHandler, createClientNotifier, type ClientNotifierOptions } from './notifications/index.ts';
 import { loadPolicy, type Policy } from './policy/index.ts';
 import { createPushNotifier, createWebPushSender, isAllowedPushEndpoint, loadVapidKeys, type PushSender } from './push/index.ts';
-import { createExpirySweeper, leaseTicker, type ExpirySweeperOptions } from './requests/index.ts';
+import { createExpirySweeper, leaseTicker, sendExpiryNotice, type ExpirySweeperOptions } from './requests/index.ts';
 import { Background, consoleLogger, randomId, systemClock, type Clock, type IdGenerator, type Logger } from './runtime/index.ts';
 import type { Store } from './store/index.ts';
 import { KeyRing } from './tokens/index.ts';
@@ -16,8 +18,13 @@ export interface DepsOverrides {
   ids?: IdGenerator;
   log?: Logger;
   pushSender?: PushSender;
-  /** Ping and push delivery: `fetch`, `sleep` (tests record the backoff instead of waiting), `timeoutMs`, `retryDelaysMs`. */
+  /** Ping and push delivery: `fetch`, `timeoutMs`, `retryDelaysMs`. */
   notifications?: ClientNotifierOptions;
+  /**
+   * The job queue's consumer: `consume`, `concurrency`, `minIdleMs`, `pollMs`, `ticker` (the
+   * promotion of due retries is wrapped in a lease), `onRetry` (tests record the backoff with it).
+   */
+  jobs?: Pick<JobQueueOptions, 'consume' | 'concurrency' | 'minIdleMs' | 'pollMs' | 'errorRetryDelaysMs' | 'ticker' | 'onRetry'>;
   /** The approval policy; by default read from `POLICY_FILE` or the shipped default, and validated. */
   policy?: Policy;
   /** The expiry sweeper's interval, batch size and timer (wrapped in the sweep lease). */
@@ -31,9 +38,10 @@ export interface DepsOverrides {
 
 /**
  * Builds the server's dependencies once at start: loads (or, in development, generates and keeps)
- * the signing key and the VAPID keys, and wires the push notifier, the client notifier, the
- * expiry sweeper and the audit log to the store. The sweeper is built, not started: whoever owns
- * the process (`main.ts`) starts and stops it.
+ * the signing key and the VAPID keys, and wires the push notifier, the client notifier, the job
+ * queue and its handlers, the expiry sweeper and the audit log to the store. The sweeper and the
+ * job queue's consumer are built, not started: whoever owns the process (`main.ts`) starts and
+ * stops them.
  */
 export async function createDeps(config: Config, store: Store, overrides: DepsOverrides = {}): Promise<Deps> {
   const log = overrides.log ?? consoleLogger;
@@ -50,7 +58,15 @@ export async function createDeps(config: Config, store: Store, overrides: DepsOv
     log: (entry) => log.info('push', { ...entry }),
     allowEndpoint: (endpoint) => isAllowedPushEndpoint(endpoint, policy),
   });
-  // The notifier and the sweeper work on the very Deps they are part of; they read it when they run.
+  // This process among the instances sharing the store: the sweep lease's holder, the job queue's consumer.
+  const instance = randomId(9, 'inst_');
+  // The notifier, the job handlers and the sweeper work on the very Deps they are part of; they read it when they run.
+  const handlers: JobHandlers = {
+    client_notification: clientNotificationHandler(() => deps, overrides.notifications),
+    request_push: (job) => pushRequestTo(deps, job),
+    expiry_push: (job) => sendExpiryNotice(deps, job),
+  };
+  const background = new Background(log);
   const deps: Deps = {
     config,
     policy: approvalPolicy,
@@ -62,13 +78,24 @@ export async function createDeps(config: Config, store: Store, overrides: DepsOv
     push,
     audit: createAuditLog(store, clock, config.retentionSeconds),
     events: overrides.events ?? new EventBus(),
-    background: new Background(log),
+    background,
     log,
-    notifier: createClientNotifier(() => deps, overrides.notifications),
+    notifier: createClientNotifier(() => deps),
+    jobs: createJobQueue({
+      store,
+      clock,
+      log,
+      background,
+      handlers,
+      consumer: instance,
+      ...overrides.jobs,
+      // Retries fall due on every instance's clock; one instance at a time moves them into the queue.
+      promotionTicker: leaseTicker({ store, holder: instance, log, name: 'job-retries', ...(overrides.jobs?.ticker ? { ticker: overrides.jobs.ticker } : {}) }),
+    }),
     // Several instances share the deadline index: a lease in the store lets one of them sweep at a time.
     sweeper: createExpirySweeper(() => deps, {
       ...overrides.sweeper,
-      ticker: leaseTicker({ store, holder: randomId(9, 'inst_'), log, ...(overrides.sweeper?.ticker ? { ticker: overrides.sweeper.ticker } : {}) }),
+      ticker: leaseTicker({ store, holder: instance, log, ...(overrides.sweeper?.ticker ? { ticker: overrides.sweeper.ticker } : {}) }),
     }),
   };
   return deps;

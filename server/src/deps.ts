@@ -1,5 +1,6 @@
 import type { AuditLog } from './audit/index.ts';
 import type { Config } from './config/index.ts';
+import type { JobQueue } from './jobs/index.ts';
 import type { Policy } from './policy/index.ts';
 import type { EventBus } from './events/index.ts';
 import type { ApprovalRequest, ExpirySweeper } from './requests/index.ts';
@@ -19,8 +20,8 @@ export interface UserNotifier {
 export interface ClientNotifier {
   /**
    * Schedules the notification of a request that has just been settled: approved, denied, or
-   * expired while pending. Returns at once (the delivery and its retries run in the background)
-   * and never throws; does nothing for a poll client.
+   * expired while pending. Returns at once (the delivery and its retries are jobs of `Deps.jobs`,
+   * run by any instance) and never throws; does nothing for a poll client.
    */
   requestSettled(request: ApprovalRequest): void;
 }
@@ -44,5 +45,10 @@ export interface Deps {
   audit: AuditLog;
   events: EventBus;
   background: Background;
+  /**
+   * The durable queue of background work shared by all instances (pushes to people's devices, ping
+   * and push notifications to clients, their retries); `main.ts` starts its consumer.
+   */
+  jobs: JobQueue;
   log: Logger;
 }

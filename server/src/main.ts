@@ -42,13 +42,18 @@ async function main(): Promise<void> {
   const app = createApp(deps, { adminToken });
   // Expire loudly: requests past their deadline are settled, and ping/push clients told, without a poll.
   deps.sweeper.start();
+  // Background work (pushes, client notifications, their retries) from the queue every instance shares.
+  deps.jobs.start();
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.production ? '0.0.0.0' : 'localhost' }, async (info) => {
     deps.log.info('countersign listening', { port: info.port, issuer: config.publicUrl, store: store.kind, mode: config.production ? 'production' : 'development' });
     if (!config.production) await seedDevelopment(deps, { adminToken, adminTokenGenerated: !config.adminToken });
   });
   const stop = () => {
     deps.sweeper.stop();
+    // Takes no new job; the ones running finish. Jobs still queued stay for the other instances.
+    const jobsStopped = deps.jobs.stop();
     server.close(async () => {
+      await jobsStopped;
       await deps.background.drain();
       await deps.events.close();
       await store.close();

@@ -1,5 +1,5 @@
 import { serve, type ServerType } from '@hono/node-server';
-import { createApp, createDeps, loadConfig, MemoryStore, OffsetClock, silentLogger, type ClientNotifierOptions, type Deps, type PushSender, type Store } from '@countersign/server';
+import { createApp, createDeps, loadConfig, MemoryStore, OffsetClock, silentLogger, type ClientNotifierOptions, type Deps, type DepsOverrides, type PushSender, type Store } from '@countersign/server';
 import type { Hono } from 'hono';
 import { createServer } from 'node:net';
 import { createSoftAuthenticator, type AssertionOverrides, type SoftAuthenticator, type SoftAuthenticatorOptions } from './soft-authenticator.ts';
@@ -35,11 +35,14 @@ export interface HarnessOptions {
   publicUrl?: string;
   pushSender?: PushSender;
   env?: Record<string, string>;
-  /**
-   * Ping and push delivery options (`fetch`, `timeoutMs`, `retryDelaysMs`, `sleep`). Unless a test
-   * gives its own `sleep`, the backoff waits are recorded in {@link Harness.sleeps} and not waited.
-   */
+  /** Ping and push delivery options (`fetch`, `timeoutMs`, `retryDelaysMs`). */
   notifications?: ClientNotifierOptions;
+  /**
+   * The job queue's consumer (`consume`, `minIdleMs`, `concurrency`, …). Unless a test gives its own
+   * `onRetry`, every retry's backoff is recorded in {@link Harness.sleeps}. The consumer's timers are
+   * not started: the instance runs jobs right after it enqueues them, and when told to.
+   */
+  jobs?: DepsOverrides['jobs'];
 }
 
 /** An enrolled user: their software passkey and their device session cookie. */
@@ -60,7 +63,10 @@ export interface Harness {
   store: Store;
   /** The server's clock: real time, plus whatever a test `advance`s. */
   clock: OffsetClock;
-  /** Every backoff wait (ms) the client notifier asked for, in order; none of them was waited. */
+  /**
+   * Every backoff wait (ms) this instance's job queue scheduled for a retry, in order; none of them
+   * is waited: {@link Harness.drain} moves the clock to the retry's due time instead.
+   */
   sleeps: number[];
   issuer: string;
   adminToken: string;
@@ -83,7 +89,20 @@ export interface Harness {
    * (a notification `fetch`, …). Close it as well as this one.
    */
   instance(overrides?: HarnessOptions): Promise<Harness>;
+  /**
+   * Runs this instance's background work to the end, retries included: runs every job that can
+   * run now, then moves the clock to the next retry's due time, moves the due retries into the
+   * queue, and goes on until no job is queued, waiting or running. The waits skipped are in
+   * {@link Harness.sleeps}.
+   */
+  drain(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Drops this instance as a killed process would go: closes its connections without finishing its
+   * background work, acknowledging its jobs or waiting for anything. What it held is left to the
+   * other instances.
+   */
+  crash(): Promise<void>;
 }
 
 export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -97,16 +116,11 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   const adminToken = 'test-admin-token-0123456789abcdef';
   const config = loadConfig({ PUBLIC_URL: issuer, NODE_ENV: 'test', ...options.env });
   const sleeps: number[] = [];
-  const notifications: ClientNotifierOptions = {
-    sleep: async (ms) => {
-      sleeps.push(ms);
-    },
-    ...options.notifications,
-  };
   const deps = await createDeps(config, store, {
     clock,
     log: silentLogger,
-    notifications,
+    ...(options.notifications ? { notifications: options.notifications } : {}),
+    jobs: { onRetry: (_job, delayMs) => void sleeps.push(delayMs), ...options.jobs },
     ...(options.pushSender ? { pushSender: options.pushSender } : {}),
     ...(deployment ? { events: deployment.events } : {}),
   });
@@ -186,11 +200,27 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
         ...overrides,
       });
     },
+    async drain() {
+      for (;;) {
+        await deps.background.drain();
+        if ((await deps.jobs.drain()) > 0) continue;
+        const due = await deps.jobs.nextDueAt();
+        if (due === null) return;
+        const wait = due - clock.now();
+        if (wait > 0) clock.advance(wait / 1000);
+        await deps.jobs.tick();
+      }
+    },
     async close() {
+      await deps.jobs.stop();
       await deps.background.drain();
       if (server) await new Promise<void>((resolve) => server!.close(() => resolve()));
       await deps.events.close();
       // A memory store handed in belongs to the instance that made it.
+      if (!options.memoryStore) await store.close();
+    },
+    async crash() {
+      await deps.events.close();
       if (!options.memoryStore) await store.close();
     },
   };

@@ -3,8 +3,10 @@ import { createAuditLog } from '../audit/index.ts';
 import { loadConfig } from '../config/index.ts';
 import type { ClientNotifier, UserNotifier } from '../deps.ts';
 import { EventBus } from '../events/index.ts';
+import { createJobQueue } from '../jobs/index.ts';
 import { Background, ManualClock, silentLogger, type Logger } from '../runtime/index.ts';
 import { keys, MemoryStore } from '../store/index.ts';
+import { sendExpiryNotice } from './announce-expiry.ts';
 import { createExpirySweeper, type Ticker } from './expiry-sweeper.ts';
 import { loadRequest } from './load-request.ts';
 import { trackOutcomeDeadline } from './outcome-deadlines.ts';
@@ -33,7 +35,9 @@ function world(options: { batchSize?: number; ticker?: Ticker; log?: Logger } = 
   const config = loadConfig({ NODE_ENV: 'test', OUTCOME_TIMEOUT: '60' });
   const audit = createAuditLog(store, clock, 3600);
   const background = new Background(silentLogger);
-  const deps = { store, clock, config, notifier, push, background, audit, events: new EventBus(), log: options.log ?? silentLogger };
+  // The expiry notice is a job of the queue on this store, run when a test drains it.
+  const jobs = createJobQueue({ store, clock, log: silentLogger, background, consumer: 'test', consume: false, handlers: { expiry_push: (job) => sendExpiryNotice(deps, job), request_push: async () => 'skipped', client_notification: async () => 'skipped' } });
+  const deps = { store, clock, config, notifier, push, background, audit, events: new EventBus(), log: options.log ?? silentLogger, jobs };
   const sweeper = createExpirySweeper(() => deps, { batchSize: options.batchSize ?? 100, ...(options.ticker ? { ticker: options.ticker } : {}) });
 
   let count = 0;
@@ -61,7 +65,7 @@ function world(options: { batchSize?: number; ticker?: Ticker; log?: Logger } = 
     await trackDeadline(store, record, 1200);
     return record;
   }
-  return { clock, store, reads, settled, pushed, audit, background, sweeper, request };
+  return { clock, store, reads, settled, pushed, audit, background, sweeper, request, jobs };
 }
 
 describe('createExpirySweeper', () => {
@@ -88,6 +92,7 @@ describe('createExpirySweeper', () => {
     w.clock.advance(10);
     await w.sweeper.sweep();
     await w.background.drain();
+    await w.jobs.drain();
     expect(w.pushed).toEqual([{ auth_req_id: due.auth_req_id, kind: 'request_expired', summary: 'Expired, nothing was done. Test', ttlSeconds: 600 }]);
     const events = await w.audit.forRequest('default', due.auth_req_id);
     expect(events.map((event) => [event.type, event.detail])).toEqual([

@@ -66,7 +66,7 @@ const MAX_BATCHES_PER_SWEEP = 50;
  * @param deps - read when a sweep runs, so the sweeper can be built together with the `Deps` it is part of.
  * @see CIBA Core 1.0 §7.3 (`expires_in`), §10.2 and §12 (telling the client about an expiry)
  */
-export function createExpirySweeper(deps: () => Pick<Deps, 'store' | 'clock' | 'audit' | 'events' | 'config' | 'notifier' | 'log' | 'push' | 'background'>, options: ExpirySweeperOptions = {}): ExpirySweeper {
+export function createExpirySweeper(deps: () => Pick<Deps, 'store' | 'clock' | 'audit' | 'events' | 'config' | 'notifier' | 'log' | 'push' | 'background' | 'jobs'>, options: ExpirySweeperOptions = {}): ExpirySweeper {
   const intervalMs = options.intervalMs ?? 1000;
   const batchSize = options.batchSize ?? 100;
   const ticker = options.ticker ?? intervalTicker;

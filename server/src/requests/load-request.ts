@@ -1,4 +1,5 @@
 import type { Deps } from '../deps.ts';
+import { recordHistory } from '../devices/index.ts';
 import { keys, type Store } from '../store/index.ts';
 import { announceExpiry } from './announce-expiry.ts';
 import { untrackDeadline } from './request-deadlines.ts';
@@ -21,7 +22,7 @@ export async function loadRequest(store: Store, tenant: string, authReqId: strin
 }
 
 /** What {@link settleExpiry} needs of the server's dependencies. */
-export type SettleExpiryDeps = Pick<Deps, 'store' | 'clock' | 'audit' | 'events' | 'config' | 'notifier' | 'push' | 'background'>;
+export type SettleExpiryDeps = Pick<Deps, 'store' | 'clock' | 'audit' | 'events' | 'config' | 'notifier' | 'push' | 'background' | 'jobs'>;
 
 /**
  * Writes down an expiry the clock has already decided: `pending → expired` or
@@ -65,6 +66,7 @@ export async function settleExpiry(deps: SettleExpiryDeps, request: ApprovalRequ
       detail: { from: request.state },
     });
     deps.events.publish(request.tenant, request.sub, { auth_req_id: request.auth_req_id, state: 'expired' });
+    deps.background.run('history', () => recordHistory(deps, settled));
     if (request.state === 'pending') deps.notifier.requestSettled(settled);
     const from = request.state;
     if (from === 'pending' || from === 'approved') deps.background.run('expiry-push', () => announceExpiry(deps, settled, from));

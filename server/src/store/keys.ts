@@ -74,6 +74,17 @@ export const keys = {
    * sweep, see `requests/sweep-lease.ts`), so several instances do not all run it. A slot of its own.
    */
   lease: (name: string) => `lease:{${name}}`,
+  /**
+   * Stream: the background job queue (see `jobs/`), read through one consumer group by every
+   * instance. Each entry holds ids only (`kind`, `tenant`, `auth_req_id`, `attempt`, …), never a
+   * token. One key for the deployment, in a slot of its own.
+   */
+  jobs: () => 'jobs:{queue}',
+  /**
+   * Sorted set: jobs waiting for a due time (a retry's backoff), scored by it (epoch ms), member the
+   * job as JSON; moved into `jobs` once due. A slot of its own.
+   */
+  jobsDelayed: () => 'jobs:{delayed}',
   /** String: server-generated configuration kept in the store (signing key, VAPID keys). */
   config: (name: string) => `config:{${name}}`,
 } as const;

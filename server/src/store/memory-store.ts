@@ -1,11 +1,18 @@
 import { checkSortedArguments } from './sorted-arguments.ts';
 import { checkWindowEntry, decodeWindowValue, encodeWindowValue } from './window-entry.ts';
-import type { CasResult, Fields, Guard, PollResult, Store, StreamAppendResult, StreamEntry, WindowEntry, WindowResult } from './types.ts';
+import type { CasResult, Fields, Guard, PollResult, Store, StreamAppendResult, StreamClaimResult, StreamEntry, WindowEntry, WindowResult } from './types.ts';
 
 /** A sorted set: each member's score, and the members in (score, member) order for range reads. */
 interface Sorted { scores: Map<string, number>; order: { score: number; member: string }[] }
 /** A stream: its entries oldest first, and the last id it generated (Redis's `last-generated-id`). */
-interface Stream { entries: StreamEntry[]; lastMs: number; lastSeq: number }
+interface Stream { entries: StreamEntry[]; lastMs: number; lastSeq: number; groups?: Map<string, Group> }
+/** One delivered, unacknowledged entry of a group: its consumer and when it was delivered to it (ms). */
+interface PendingEntry { consumer: string; deliveredAt: number }
+/**
+ * A consumer group: the last id it delivered, and its pending entries in id order (entries are
+ * delivered in id order and a claim changes an entry in place, so the map's order is the id order).
+ */
+interface Group { lastDelivered: [number, number]; pending: Map<string, PendingEntry> }
 type Value = { kind: 'string'; value: string } | { kind: 'hash'; value: Map<string, string> } | { kind: 'set'; value: Set<string> } | { kind: 'list'; value: string[] } | { kind: 'sorted'; value: Sorted } | { kind: 'stream'; value: Stream };
 interface Entry { data: Value; expiresAt: number | undefined }
 
@@ -308,7 +315,86 @@ export class MemoryStore implements Store {
     return later.slice(0, count ?? later.length).map((entry) => ({ id: entry.id, fields: { ...entry.fields } }));
   }
 
+  async streamGroupCreate(key: string, group: string): Promise<boolean> {
+    const stream = this.#ensure(key, 'stream', () => ({ entries: [], lastMs: 0, lastSeq: -1 })).value;
+    stream.groups ??= new Map();
+    if (stream.groups.has(group)) return false;
+    stream.groups.set(group, { lastDelivered: [0, 0], pending: new Map() });
+    return true;
+  }
+
+  async streamGroupRead(key: string, group: string, consumer: string, count: number): Promise<StreamEntry[] | null> {
+    checkCount(count);
+    const stream = this.#of(key, 'stream')?.value;
+    const state = stream?.groups?.get(group);
+    if (!stream || !state) return null;
+    const after = state.lastDelivered;
+    const fresh = stream.entries.filter(({ id }) => compareStreamIds(parseStreamId(id), after) > 0).slice(0, count);
+    const now = this.#now();
+    for (const entry of fresh) state.pending.set(entry.id, { consumer, deliveredAt: now });
+    if (fresh.length > 0) state.lastDelivered = parseStreamId(fresh.at(-1)!.id);
+    return fresh.map((entry) => ({ id: entry.id, fields: { ...entry.fields } }));
+  }
+
+  async streamAck(key: string, group: string, ids: string[]): Promise<number> {
+    const stream = this.#of(key, 'stream')?.value;
+    if (!stream || ids.length === 0) return 0;
+    const state = stream.groups?.get(group);
+    const acked = ids.filter((id) => state?.pending.delete(id) === true).length;
+    const gone = new Set(ids);
+    stream.entries = stream.entries.filter((entry) => !gone.has(entry.id));
+    return acked;
+  }
+
+  async streamClaim(key: string, group: string, consumer: string, options: { minIdleMs: number; count: number; cursor?: string }): Promise<StreamClaimResult | null> {
+    checkCount(options.count);
+    if (!(Number.isInteger(options.minIdleMs) && options.minIdleMs >= 0)) throw new RangeError(`minIdleMs must be a whole number of milliseconds, got ${options.minIdleMs}`);
+    const stream = this.#of(key, 'stream')?.value;
+    const state = stream?.groups?.get(group);
+    if (!stream || !state) return null;
+    const from = parseStreamId(options.cursor ?? '0-0');
+    const now = this.#now();
+    const byId = new Map(stream.entries.map((entry) => [entry.id, entry]));
+    const entries: StreamEntry[] = [];
+    const deleted: string[] = [];
+    // As XAUTOCLAIM: look at no more than 10 × count pending entries per call, so one call stays short.
+    let looks = options.count * 10;
+    let cursor = '0-0';
+    for (const [id, pending] of state.pending) {
+      if (compareStreamIds(parseStreamId(id), from) < 0) continue;
+      if (entries.length === options.count || looks === 0) {
+        cursor = id;
+        break;
+      }
+      looks -= 1;
+      if (now - pending.deliveredAt < options.minIdleMs) continue;
+      const entry = byId.get(id);
+      if (!entry) {
+        state.pending.delete(id);
+        deleted.push(id);
+        continue;
+      }
+      state.pending.set(id, { consumer, deliveredAt: now });
+      entries.push({ id, fields: { ...entry.fields } });
+    }
+    return { cursor, entries, deleted };
+  }
+
+  async streamPendingCount(key: string, group: string): Promise<number> {
+    return this.#of(key, 'stream')?.value.groups?.get(group)?.pending.size ?? 0;
+  }
+
   async close(): Promise<void> {
     this.#entries.clear();
   }
+}
+
+/** Refuses a count that is not a positive whole number, as Redis would. */
+function checkCount(count: number): void {
+  if (!(Number.isInteger(count) && count > 0)) throw new RangeError(`count must be a positive whole number, got ${count}`);
+}
+
+/** Orders two parsed stream ids as Redis does: by milliseconds, then by sequence. */
+function compareStreamIds(a: [number, number], b: [number, number]): number {
+  return a[0] - b[0] || a[1] - b[1];
 }

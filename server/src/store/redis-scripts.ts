@@ -114,6 +114,12 @@ for cur, total in pairs(totals) do
   if total > 0 then reply[#reply + 1] = cur; reply[#reply + 1] = string.format('%.0f', total) end
 end
 return reply`,
+  // ARGV: the group, then the ids. Acknowledged and deleted together, so an entry that is done
+  // never lingers in the stream (where a new group would deliver it again) for want of a second call.
+  countersignStreamAckDelete: `
+local acked = redis.call('XACK', KEYS[1], ARGV[1], unpack(ARGV, 2))
+redis.call('XDEL', KEYS[1], unpack(ARGV, 2))
+return acked`,
   // ARGV: ttl ms, then the command's arguments: the write and its new TTL land together.
   countersignHashSetTtl: withTtl('HSET'),
   countersignSetAddTtl: withTtl('SADD'),

@@ -3,7 +3,7 @@ import { DEFAULT_REDIS_COMMAND_TIMEOUT_MS } from './redis-connect.ts';
 import { checkSortedArguments } from './sorted-arguments.ts';
 import { SCRIPTS } from './redis-scripts.ts';
 import { checkWindowEntry } from './window-entry.ts';
-import type { CasResult, Fields, Guard, PollResult, Store, StreamAppendResult, StreamEntry, WindowEntry, WindowResult } from './types.ts';
+import type { CasResult, Fields, Guard, PollResult, Store, StreamAppendResult, StreamClaimResult, StreamEntry, WindowEntry, WindowResult } from './types.ts';
 
 type Scripted = Record<keyof typeof SCRIPTS, (key: string, ...args: string[]) => Promise<unknown>>;
 
@@ -171,9 +171,85 @@ export class RedisStore implements Store {
     return reply.map(([id, flat]) => ({ id, fields: toFields(flat) }));
   }
 
+  async streamGroupCreate(key: string, group: string): Promise<boolean> {
+    try {
+      // From id 0, not `$`: entries appended before the group existed (jobs enqueued before any
+      // consumer started) are work too.
+      await this.#redis.call('XGROUP', 'CREATE', this.#key(key), group, '0', 'MKSTREAM');
+      return true;
+    } catch (error) {
+      if (replyCode(error) === 'BUSYGROUP') return false;
+      throw error;
+    }
+  }
+
+  async streamGroupRead(key: string, group: string, consumer: string, count: number): Promise<StreamEntry[] | null> {
+    checkCount(count);
+    try {
+      // No BLOCK: a blocked read would hold the connection every other command of this instance
+      // shares (ioredis pipelines them all on one socket). The job queue polls, and wakes itself.
+      const reply = await this.#redis.call('XREADGROUP', 'GROUP', group, consumer, 'COUNT', String(count), 'STREAMS', this.#key(key), '>');
+      return streamReadEntries(reply).map(([id, flat]) => ({ id, fields: toFields(flat) }));
+    } catch (error) {
+      if (replyCode(error) === 'NOGROUP') return null;
+      throw error;
+    }
+  }
+
+  async streamAck(key: string, group: string, ids: string[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    return Number(await this.#scripts.countersignStreamAckDelete(this.#key(key), group, ...ids));
+  }
+
+  async streamClaim(key: string, group: string, consumer: string, options: { minIdleMs: number; count: number; cursor?: string }): Promise<StreamClaimResult | null> {
+    checkCount(options.count);
+    if (!(Number.isInteger(options.minIdleMs) && options.minIdleMs >= 0)) throw new RangeError(`minIdleMs must be a whole number of milliseconds, got ${options.minIdleMs}`);
+    try {
+      // XAUTOCLAIM (Redis ≥ 6.2; the list of deleted ids since 7.0): the idle check and the
+      // transfer are one step, so two instances claiming at once never both take an entry.
+      const args = [this.#key(key), group, consumer, String(options.minIdleMs), options.cursor ?? '0-0', 'COUNT', String(options.count)];
+      const [cursor, claimed, deleted] = (await this.#redis.call('XAUTOCLAIM', ...args)) as [string, ([string, string[] | null] | null)[], string[]?];
+      const entries = claimed.filter((entry): entry is [string, string[]] => Array.isArray(entry?.[1])).map(([id, flat]) => ({ id, fields: toFields(flat) }));
+      return { cursor, entries, deleted: deleted ?? [] };
+    } catch (error) {
+      if (replyCode(error) === 'NOGROUP') return null;
+      throw error;
+    }
+  }
+
+  async streamPendingCount(key: string, group: string): Promise<number> {
+    try {
+      const [count] = (await this.#redis.call('XPENDING', this.#key(key), group)) as [number, ...unknown[]];
+      return Number(count);
+    } catch (error) {
+      if (replyCode(error) === 'NOGROUP') return 0;
+      throw error;
+    }
+  }
+
   async close(): Promise<void> {
     if (this.#redis.status !== 'end') await this.#redis.quit();
   }
+}
+
+/**
+ * The entries of a one-stream XREAD(GROUP) reply: `[[key, entries]]` in RESP2, `[key, entries]`
+ * when the connection speaks RESP3 (a map, which ioredis flattens), null when nothing was read.
+ */
+function streamReadEntries(reply: unknown): [string, string[]][] {
+  if (!Array.isArray(reply) || reply.length === 0) return [];
+  const entries = typeof reply[0] === 'string' ? reply[1] : (reply[0] as unknown[])[1];
+  return Array.isArray(entries) ? (entries as [string, string[]][]) : [];
+}
+
+/** The first word of a Redis error reply (`NOGROUP`, `BUSYGROUP`), or null for any other error. */
+function replyCode(error: unknown): string | null {
+  return error instanceof Error && error.name === 'ReplyError' ? (/^([A-Z]+)\b/.exec(error.message)?.[1] ?? null) : null;
+}
+
+/** Refuses a count that is not a positive whole number before Redis does. */
+function checkCount(count: number): void {
+  if (!(Number.isInteger(count) && count > 0)) throw new RangeError(`count must be a positive whole number, got ${count}`);
 }
 
 /** Options of {@link connectRedisStore}. */

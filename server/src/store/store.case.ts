@@ -434,6 +434,102 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
       });
     });
 
+    describe('stream consumer group', () => {
+      const GROUP = 'workers';
+      /** A stream with a group and `n` entries `{n: '0'…}`; answers the key and the entries' ids. */
+      const queue = async (n: number) => {
+        const k = key('queue');
+        const ids: string[] = [];
+        // Two entries before the group exists: a group starts before the first entry, not at the end.
+        for (let i = 0; i < Math.min(n, 2); i++) ids.push(await store.streamAppend(k, { n: String(i) }));
+        expect(await store.streamGroupCreate(k, GROUP)).toBe(true);
+        for (let i = ids.length; i < n; i++) ids.push(await store.streamAppend(k, { n: String(i) }));
+        return { k, ids };
+      };
+
+      it('streamGroupCreate creates the group (and an empty stream) once; a second call answers false', async () => {
+        const k = key('queue');
+        expect(await store.streamGroupCreate(k, GROUP)).toBe(true);
+        expect(await store.streamGroupCreate(k, GROUP)).toBe(false);
+        expect(await store.streamGroupRead(k, GROUP, 'c1', 10)).toStrictEqual([]);
+        expect(await store.streamRange(k)).toStrictEqual([]);
+      });
+      it('a missing stream or group reads and claims as null and has nothing pending', async () => {
+        const k = key('queue');
+        expect(await store.streamGroupRead(k, GROUP, 'c1', 10)).toBeNull();
+        expect(await store.streamClaim(k, GROUP, 'c1', { minIdleMs: 0, count: 10 })).toBeNull();
+        expect(await store.streamPendingCount(k, GROUP)).toBe(0);
+        await store.streamAppend(k, { n: '0' });
+        expect(await store.streamGroupRead(k, GROUP, 'c1', 10)).toBeNull();
+        expect(await store.streamAck(k, GROUP, ['1-0'])).toBe(0);
+      });
+      it('streamGroupRead delivers each entry once, oldest first, with its fields, count at a time', async () => {
+        const { k, ids } = await queue(5);
+        const first = await store.streamGroupRead(k, GROUP, 'c1', 3);
+        expect(first).toStrictEqual(ids.slice(0, 3).map((id, i) => ({ id, fields: { n: String(i) } })));
+        expect((await store.streamGroupRead(k, GROUP, 'c2', 10))?.map((entry) => entry.id)).toStrictEqual(ids.slice(3));
+        expect(await store.streamGroupRead(k, GROUP, 'c1', 10)).toStrictEqual([]);
+        expect(await store.streamPendingCount(k, GROUP)).toBe(5);
+        const later = await store.streamAppend(k, { n: '5' });
+        expect((await store.streamGroupRead(k, GROUP, 'c2', 10))?.map((entry) => entry.id)).toStrictEqual([later]);
+        await expect(store.streamGroupRead(k, GROUP, 'c1', 0)).rejects.toThrow(RangeError);
+      });
+      it('streamAck acknowledges and deletes: the entry is neither pending nor in the stream; a second ack counts 0', async () => {
+        const { k, ids } = await queue(3);
+        await store.streamGroupRead(k, GROUP, 'c1', 10);
+        expect(await store.streamAck(k, GROUP, [ids[0]!, ids[2]!])).toBe(2);
+        expect(await store.streamPendingCount(k, GROUP)).toBe(1);
+        expect((await store.streamRange(k)).map((entry) => entry.id)).toStrictEqual([ids[1]]);
+        expect(await store.streamAck(k, GROUP, [ids[0]!])).toBe(0);
+        expect(await store.streamAck(k, GROUP, [])).toBe(0);
+      });
+      it('streamClaim takes over only entries idle for minIdleMs, with their fields, and resets their idle time', async () => {
+        const { k, ids } = await queue(2);
+        await store.streamGroupRead(k, GROUP, 'c1', 10);
+        expect(await store.streamClaim(k, GROUP, 'c2', { minIdleMs: 100, count: 10 })).toStrictEqual({ cursor: '0-0', entries: [], deleted: [] });
+        await harness.elapse(150);
+        const claimed = await store.streamClaim(k, GROUP, 'c2', { minIdleMs: 100, count: 10 });
+        expect(claimed).toStrictEqual({ cursor: '0-0', entries: ids.map((id, i) => ({ id, fields: { n: String(i) } })), deleted: [] });
+        // Just claimed: not idle, so a third consumer gets nothing.
+        expect((await store.streamClaim(k, GROUP, 'c3', { minIdleMs: 100, count: 10 }))?.entries).toStrictEqual([]);
+        expect(await store.streamAck(k, GROUP, ids)).toBe(2);
+        expect(await store.streamPendingCount(k, GROUP)).toBe(0);
+        await expect(store.streamClaim(k, GROUP, 'c3', { minIdleMs: -1, count: 1 })).rejects.toThrow(RangeError);
+      });
+      it('streamClaim pages through the pending entries with its cursor, back to 0-0 at the end', async () => {
+        const { k, ids } = await queue(3);
+        await store.streamGroupRead(k, GROUP, 'c1', 10);
+        const seen: string[] = [];
+        let cursor = '0-0';
+        for (let page = 0; page < 3; page++) {
+          const result = await store.streamClaim(k, GROUP, 'c2', { minIdleMs: 0, count: 1, cursor });
+          seen.push(...result!.entries.map((entry) => entry.id));
+          cursor = result!.cursor;
+          expect(cursor).toBe(page < 2 ? ids[page + 1] : '0-0');
+        }
+        expect(seen).toStrictEqual(ids);
+      });
+      it('10 consumers on 5 connections reading at once get each of 40 entries exactly once', async () => {
+        const { k, ids } = await queue(40);
+        const got: string[] = [];
+        await Promise.all(Array.from({ length: 10 }, async (_, i) => {
+          for (;;) {
+            const entries = await handles[i % handles.length]!.streamGroupRead(k, GROUP, `c${i}`, 3);
+            if (!entries?.length) return;
+            got.push(...entries.map((entry) => entry.id));
+          }
+        }));
+        expect([...got].sort()).toStrictEqual([...ids].sort());
+      });
+      it('10 consumers on 5 connections claiming one stale entry at once: exactly one takes it', async () => {
+        const { k, ids } = await queue(1);
+        await store.streamGroupRead(k, GROUP, 'dead', 1);
+        await harness.elapse(60);
+        const results = await Promise.all(Array.from({ length: 10 }, (_, i) => handles[i % handles.length]!.streamClaim(k, GROUP, `c${i}`, { minIdleMs: 50, count: 1 })));
+        expect(results.flatMap((result) => result!.entries.map((entry) => entry.id))).toStrictEqual(ids);
+      });
+    });
+
     describe('TTL', () => {
       // Every case is arranged with a 1 s TTL, then time passes once (1.1 s) for all of them.
       const cases: [string, (k: string) => Promise<unknown>, (k: string) => Promise<void>][] = [

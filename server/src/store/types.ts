@@ -69,6 +69,16 @@ export interface StreamEntry {
 /** The answer of {@link Store.streamAppendAfter}: the new entry's id, or the newest entry that is there instead. */
 export type StreamAppendResult = { ok: true; id: string } | { ok: false; last: StreamEntry | null };
 
+/** The answer of {@link Store.streamClaim}. */
+export interface StreamClaimResult {
+  /** Where the next claim continues its walk through the group's pending entries; `0-0` once the walk reached the end. */
+  cursor: string;
+  /** The entries taken over, now pending on the claiming consumer, oldest first. */
+  entries: StreamEntry[];
+  /** Ids that were pending but whose entry is no longer in the stream; the group forgot them. */
+  deleted: string[];
+}
+
 /**
  * The storage of Countersign: a few atomic operations, with a Redis implementation (the
  * production store) and an in-memory one (the development default). Every operation on one key
@@ -163,6 +173,39 @@ export interface Store {
    * absent), oldest first: XRANGE key (afterId + COUNT count. Page by passing the last id read.
    */
   streamRange(key: string, afterId?: string, count?: number): Promise<StreamEntry[]>;
+
+  // A stream read by a consumer group is a work queue (jobs/): each entry goes to one consumer of
+  // the group, stays pending on it until acknowledged, and is taken over by another consumer when
+  // it has been pending too long (its consumer died). The group is the queue's only reader.
+  /**
+   * Creates the consumer group `group` of a stream, and the stream when there is none (XGROUP
+   * CREATE key group 0 MKSTREAM). The group starts before the first entry, so entries appended
+   * before it existed are delivered too. Answers false when the group exists already (BUSYGROUP):
+   * safe to call on every start.
+   */
+  streamGroupCreate(key: string, group: string): Promise<boolean>;
+  /**
+   * Delivers up to `count` entries that the group has never delivered to `consumer`, oldest first,
+   * without blocking (XREADGROUP GROUP group consumer COUNT count STREAMS key >); each stays pending
+   * on that consumer until {@link Store.streamAck}. Answers null when the stream or the group does
+   * not exist (NOGROUP), so the caller can create it.
+   */
+  streamGroupRead(key: string, group: string, consumer: string, count: number): Promise<StreamEntry[] | null>;
+  /**
+   * Acknowledges entries of the group and deletes them from the stream (XACK then XDEL, in one
+   * atomic step): a queue keeps only the work still to do. Answers how many were pending.
+   */
+  streamAck(key: string, group: string, ids: string[]): Promise<number>;
+  /**
+   * Takes over entries pending on any consumer of the group for at least `minIdleMs` (their consumer
+   * stopped, or is stuck), up to `count`, for `consumer`, resetting their idle time (XAUTOCLAIM key
+   * group consumer minIdleMs cursor COUNT count). Walks the pending entries from `cursor` (`0-0` by
+   * default). Pending entries deleted from the stream meanwhile are dropped from the group and named
+   * in `deleted`. Answers null when the stream or the group does not exist.
+   */
+  streamClaim(key: string, group: string, consumer: string, options: { minIdleMs: number; count: number; cursor?: string }): Promise<StreamClaimResult | null>;
+  /** How many entries are pending on the group's consumers (XPENDING summary); 0 when there is no group. */
+  streamPendingCount(key: string, group: string): Promise<number>;
 
   /** Releases connections. */
   close(): Promise<void>;

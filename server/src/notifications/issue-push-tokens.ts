@@ -1,0 +1,102 @@
+import { CountersignError } from '@countersign/shared';
+import type { Deps } from '../deps.ts';
+import type { ApprovalRequest } from '../requests/index.ts';
+import { secondsUntil } from '../runtime/index.ts';
+import { keys, type Fields } from '../store/index.ts';
+import { signApprovalToken, signIdToken } from '../tokens/index.ts';
+import { pushTokenBody, type PushTokenBody } from './notification-body.ts';
+
+/**
+ * The request hash field that keeps a push client's token delivery (the §10.3.1 body, JSON) from
+ * the moment the token is issued until it is delivered or given up on, then emptied. It carries a
+ * bearer token, so, like `notification_token`, it is deliberately not a member of
+ * `ApprovalRequest`: whatever serialises a request (the admin view, a log line, the audit) cannot
+ * carry it. Only the notifier reads it.
+ */
+export const PUSH_BODY_FIELD = 'push_body';
+
+/** The push body kept in a request's fields, or null when there is none (not issued, or delivered since). */
+export function keptPushBody(fields: Fields): PushTokenBody | null {
+  const json = fields[PUSH_BODY_FIELD];
+  return json ? (JSON.parse(json) as PushTokenBody) : null;
+}
+
+/** What {@link issuePushTokens} needs of the server's dependencies. */
+export type IssuePushTokensDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'ids' | 'keyRing' | 'audit'>;
+
+/**
+ * Issues the approval token of an approved push-mode request, once, and keeps the whole push body
+ * beside the request in the same compare-and-swap that binds the token to it (`token_jti`).
+ *
+ * Why not `issueTokens` and then a second write: the delivery is a job that may be retried, or run
+ * again by another instance after a crash, and every run must send the same token. With two writes,
+ * a crash between them would leave a token bound to the request that no run could send again (and
+ * a push client cannot poll for it). Here both tokens are signed first and the body lands with the
+ * binding, or not at all, so a later run finds either no token (and issues it) or the body (and
+ * sends it again): a duplicate push of the same token at worst, never a second token.
+ *
+ * The token claims and lifetimes are those of `issueTokens` (ciba/issue-tokens.ts): the token
+ * expires with the approval, the ID token carries `at_hash` and the `auth_req_id` claim.
+ *
+ * @returns the body to push: the one this call issued, or the one an earlier or concurrent run
+ *   issued and kept; null when a token was issued but its body is no longer kept (delivered or
+ *   given up on): there is nothing to send.
+ * @throws CountersignError `expired_token` when the approval ran out (or the request moved on) first.
+ * @see CIBA Core 1.0 §10.3.1 (successful token delivery), RFC 9068 §2
+ */
+export async function issuePushTokens(deps: IssuePushTokensDeps, request: ApprovalRequest): Promise<PushTokenBody | null> {
+  const now = deps.clock.now();
+  const issuer = deps.config.publicUrl;
+  const jti = deps.ids(24);
+  const approvalExpiresAt = request.approval_expires_at ?? now;
+  const times = { iat: Math.floor(now / 1000), exp: Math.floor(approvalExpiresAt / 1000) };
+  const claims = {
+    sub: request.sub,
+    client_id: request.client_id,
+    tenant: request.tenant,
+    scope: request.scope,
+    auth_req_id: request.auth_req_id,
+    authorization_details: request.authorization_details,
+    details_hash: request.details_hash,
+    jti,
+  };
+  const accessToken = await signApprovalToken(deps.keyRing, issuer, claims, times);
+  const idToken = await signIdToken(
+    deps.keyRing,
+    issuer,
+    { sub: request.sub, client_id: request.client_id, auth_req_id: request.auth_req_id, access_token: accessToken },
+    { iat: times.iat, exp: times.iat + 600, auth_time: Math.floor((request.decided_at ?? now) / 1000) },
+  );
+  const expiresIn = secondsUntil(approvalExpiresAt, now);
+  const body = pushTokenBody(request.auth_req_id, {
+    access_token: accessToken,
+    token_type: 'Bearer',
+    expires_in: expiresIn,
+    id_token: idToken,
+    authorization_details: request.authorization_details,
+  });
+  const result = await deps.store.compareAndSet(
+    keys.request(request.tenant, request.auth_req_id),
+    [
+      { field: 'state', op: 'eq', value: 'approved' },
+      { field: 'token_jti', op: 'absent' },
+      { field: 'approval_expires_at', op: 'gt', value: now },
+    ],
+    { token_jti: jti, token_issued_at: String(now), [PUSH_BODY_FIELD]: JSON.stringify(body) },
+  );
+  if (!result.ok) {
+    // Another run bound its token first: send that one (the tokens signed here are never used).
+    if (result.fields?.token_jti) return keptPushBody(result.fields);
+    throw new CountersignError('expired_token', 'The approval has expired.');
+  }
+  await deps.audit.record({
+    type: 'token_issued',
+    tenant: request.tenant,
+    auth_req_id: request.auth_req_id,
+    client_id: request.client_id,
+    sub: request.sub,
+    channel: 'agent',
+    detail: { jti, expires_in: expiresIn },
+  });
+  return body;
+}
