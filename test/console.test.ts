@@ -1,3 +1,4 @@
+import { AxeBuilder } from '@axe-core/playwright';
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -8,6 +9,13 @@ import { payment } from './support/payment.ts';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ARTIFACTS = `${ROOT}test/artifacts`;
 const STEP_MS = 10_000;
+
+/** What axe-core (WCAG 2.x A/AA and best practices) finds on the page, one line per rule and its elements. */
+async function axeViolations(page: Page): Promise<string[]> {
+  await page.emulateMedia({ reducedMotion: 'reduce' });
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  return violations.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+}
 
 /**
  * The operator console (`/console`) in headless Chromium against the real server: sign in with
@@ -132,6 +140,31 @@ describe('the operator console', () => {
     await page.getByTestId('login-hint').fill('nobody');
     await page.getByTestId('send').click();
     await expect.poll(() => page.getByTestId('send-error').textContent()).toContain('unknown_user_id');
+  });
+
+  it('passes axe-core at a desktop and a phone viewport, signed out and signed in, in both colour schemes', async () => {
+    // Signed in, watching a request, with a refusal shown: the console at its fullest.
+    expect(await axeViolations(page)).toEqual([]);
+    for (const colorScheme of ['light', 'dark'] as const) {
+      const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2, colorScheme, locale: 'en-GB' });
+      try {
+        const small = await phone.newPage();
+        await small.goto(`${origin}/console`);
+        await small.getByTestId('sign-in').waitFor();
+        expect(await axeViolations(small), `sign-in (${colorScheme})`).toEqual([]);
+        await small.getByTestId('token').fill(harness.adminToken);
+        await small.getByTestId('sign-in-button').click();
+        await small.getByTestId('send').waitFor();
+        await small.getByTestId('login-hint').fill('alice');
+        await small.getByTestId('send').click();
+        await small.getByTestId('watch-state').waitFor();
+        await expect.poll(() => small.getByTestId('watch-state').getAttribute('data-state'), { timeout: STEP_MS }).toBe('pending');
+        expect(await axeViolations(small), `signed in (${colorScheme})`).toEqual([]);
+        await small.screenshot({ path: `${ARTIFACTS}/console-phone-${colorScheme}.png` });
+      } finally {
+        await phone.close();
+      }
+    }
   });
 
   it('signs out and forgets the token', async () => {

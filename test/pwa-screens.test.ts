@@ -1,3 +1,4 @@
+import { AxeBuilder } from '@axe-core/playwright';
 import type { PushSender } from '@countersign/server';
 import { createAgentClient, type AgentClient, type PushSubscriptionJSON } from '@countersign/shared';
 import { createECDH, randomBytes } from 'node:crypto';
@@ -36,6 +37,21 @@ const LONG_PAYMENT = payment({
 });
 const LONG_BINDING = 'Order 1042 for ACME Ltd, shipment 77 of 80, batch A-B-C-D-E-F-G';
 
+/**
+ * What axe-core (WCAG 2.x A/AA and best practices) finds on the page now. It runs with reduced
+ * motion, so a colour transition (a hovered button) is never measured half-way; the page's own
+ * setting is put back afterwards.
+ */
+async function axeViolations(page: Page): Promise<Array<{ id: string; nodes: Array<{ target: unknown[] }> }>> {
+  const reduced = await page.evaluate(() => matchMedia('(prefers-reduced-motion: reduce)').matches);
+  await page.emulateMedia({ reducedMotion: 'reduce' });
+  try {
+    return (await new AxeBuilder({ page }).analyze()).violations;
+  } finally {
+    await page.emulateMedia({ reducedMotion: reduced ? 'reduce' : 'no-preference' });
+  }
+}
+
 /** One message the server handed to its push sender. */
 interface SentPush {
   endpoint: string;
@@ -44,10 +60,12 @@ interface SentPush {
 
 /**
  * Every screen of the approver PWA in headless Chromium, at a phone's and a desktop's viewport,
- * against the real server: not enrolled, enrollment (from the keyboard), the inbox, a request,
- * deny (from the keyboard), approve, an expired request, a notification click opening its
- * request, and an unknown link. Each screen is checked to fit 360 px and kept as a screenshot in
- * test/artifacts/. (The axe-core check waits for @axe-core/playwright.)
+ * against the real server under the shipped policy: not enrolled, enrollment (from the keyboard),
+ * the inbox, a request, deny (from the keyboard), approve, an expired request, a notification
+ * click opening its request, number matching (a code picked from the keyboard) and the "this
+ * wasn't me" confirmation, a finance reviewer's view and the customer waiting for it, the history,
+ * the devices and an add-device link, the offline screen, and an unknown link. Each screen passes
+ * axe-core, fits 360 px and is kept as a screenshot in test/artifacts/.
  */
 describe.each(Object.keys(VIEWPORTS) as ViewportName[])('the approver screens (%s)', (viewport) => {
   const sub = `alice-${viewport}`;
@@ -85,12 +103,17 @@ describe.each(Object.keys(VIEWPORTS) as ViewportName[])('the approver screens (%
   /** What has the focus: its test id, or its tag. */
   const focused = () => page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.testid ?? document.activeElement?.tagName.toLowerCase());
 
-  /** The screen fits 360 px, and a screenshot of it is kept. */
-  async function check(name: string): Promise<void> {
-    const width = await widthAt360(page);
+  /** The screen passes axe-core (WCAG 2.x A/AA and best practices), fits 360 px, and a screenshot of it is kept. */
+  async function check(name: string, on: Page = page): Promise<void> {
+    const violations = await axeViolations(on);
+    expect(
+      violations.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`),
+      `${name}: axe-core finds nothing`,
+    ).toEqual([]);
+    const width = await widthAt360(on);
     expect(width.overflowing, `${name}: nothing sticks out at 360 px`).toEqual([]);
     expect(width.scrollWidth).toBeLessThanOrEqual(360);
-    await screenshot(page, name, viewport);
+    await screenshot(on, name, viewport);
   }
 
   async function ask(details = payment({ transaction_id: `txn_${randomBytes(6).toString('hex')}` }), extra: { binding_message?: string; requested_expiry?: number } = {}) {
@@ -213,6 +236,98 @@ describe.each(Object.keys(VIEWPORTS) as ViewportName[])('the approver screens (%
     await check('request-dark');
     await page.emulateMedia({ colorScheme: 'light', reducedMotion: 'no-preference' });
     expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(246, 247, 249)');
+  });
+
+  it('shows number matching: three codes in the server’s order, one picked from the keyboard', async () => {
+    const asked = await ask(payment({ transaction_id: `txn_${randomBytes(6).toString('hex')}`, amount_minor: 150_000 }), { binding_message: 'Order 2077' });
+    await page.goto(`${origin}/#/requests/${asked.auth_req_id}`);
+    await page.getByTestId('code-buttons').waitFor();
+    expect(await focused()).toBe('request-title');
+    expect(await page.getByTestId('tier').textContent()).toContain('Elevated');
+    await check('request-number-matching');
+
+    // "This wasn't me" asks first; Escape leaves everything as it was.
+    await page.getByTestId('report').click();
+    await page.getByTestId('report-dialog').waitFor();
+    expect(await focused()).toBe('report-dialog-cancel');
+    await check('report-dialog');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.getByTestId('report-dialog').count(), poll).toBe(0);
+
+    const path = await tabTo(page, `code-${asked.binding_code}`);
+    expect(path.indexOf('approve')).toBe(-1);
+    await page.keyboard.press('Enter');
+    await page.locator('[data-testid="result"][data-result="approved"]').waitFor();
+    expect((await agent.pollToken(asked.auth_req_id)).status).toBe('approved');
+  });
+
+  it('shows a finance reviewer the action, the tier and that the customer approved; the customer waits for the reviewer', async () => {
+    const reviewerSub = `rita-${viewport}`;
+    const reviewer = await openAppBrowser(browser, origin, viewport);
+    try {
+      await reviewer.page.goto(await enrollmentLink(harness, reviewerSub, 'Rita Reviewer'));
+      await harness.admin('PUT', `/users/${reviewerSub}/roles`, { roles: ['reviewer:finance'] });
+      await reviewer.page.getByTestId('enroll-button').click();
+      await reviewer.page.getByTestId('inbox').waitFor();
+
+      const asked = await ask(payment({ transaction_id: `txn_${randomBytes(6).toString('hex')}`, amount_minor: 1_200_000 }));
+      await page.goto(`${origin}/#/requests/${asked.auth_req_id}`);
+      await page.getByTestId(`code-${asked.binding_code}`).click();
+      await page.locator('[data-testid="result"][data-result="waiting"]').waitFor();
+      await check('request-waiting');
+
+      await reviewer.page.goto(`${origin}/#/`);
+      await reviewer.page.locator(`[data-testid="inbox-item"][data-auth-req-id="${asked.auth_req_id}"]`).waitFor();
+      await check('inbox-reviewer', reviewer.page);
+      await reviewer.page.goto(`${origin}/#/requests/${asked.auth_req_id}`);
+      await reviewer.page.getByTestId('reviewer-note').waitFor();
+      expect(await reviewer.page.getByTestId('tier').textContent()).toContain('High value · needs a finance reviewer');
+      expect(await reviewer.page.locator('[data-testid="approval"][data-party="customer"]').getAttribute('data-status')).toBe('approved');
+      expect(await reviewer.page.getByTestId('report').count()).toBe(0);
+      await check('request-reviewer', reviewer.page);
+      expect(reviewer.errors).toEqual([]);
+    } finally {
+      await reviewer.context.close();
+    }
+  });
+
+  it('shows the history, in both colour schemes', async () => {
+    await page.goto(`${origin}/#/history`);
+    await expect.poll(() => page.getByTestId('history-item').count(), poll).toBeGreaterThanOrEqual(3);
+    expect(await focused()).toBe('h1');
+    await check('history');
+    // Reduced motion: no colour transition half-way through while axe measures the contrast.
+    await page.emulateMedia({ colorScheme: 'dark', reducedMotion: 'reduce' });
+    await check('history-dark');
+    await page.emulateMedia({ colorScheme: 'light', reducedMotion: 'no-preference' });
+  });
+
+  it('shows the devices and a link to add another', async () => {
+    await page.goto(`${origin}/#/devices`);
+    await page.getByTestId('device-item').waitFor();
+    await check('devices');
+    await tabTo(page, 'add-device');
+    await page.keyboard.press('Enter');
+    await page.getByTestId('enrollment').waitFor();
+    expect(await focused()).toBe('enrollment-link');
+    await check('devices-add');
+    // Reduced motion: no colour transition half-way through while axe measures the contrast.
+    await page.emulateMedia({ colorScheme: 'dark', reducedMotion: 'reduce' });
+    await check('devices-add-dark');
+    await page.emulateMedia({ colorScheme: 'light', reducedMotion: 'no-preference' });
+  });
+
+  it('says plainly that it is offline', async () => {
+    await app.context.setOffline(true);
+    try {
+      await page.reload();
+      await page.locator('[data-testid="load-error"][data-offline]').waitFor();
+      await page.getByTestId('offline-banner').waitFor();
+      await check('offline');
+    } finally {
+      await app.context.setOffline(false);
+    }
+    await page.getByTestId('devices-screen').waitFor();
   });
 
   it('says when a link leads nowhere', async () => {

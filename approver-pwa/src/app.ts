@@ -2,17 +2,22 @@ import type { DeviceSession } from './api/index.ts';
 import { DEVICE_EVENTS_URL } from './api/index.ts';
 import { createRequestEvents } from './live/request-events.ts';
 import type { Route } from './router.ts';
+import { mountDevicesScreen } from './screens/devices-screen.ts';
 import { mountEnrollScreen } from './screens/enroll-screen.ts';
+import { mountHistoryScreen } from './screens/history-screen.ts';
 import { mountInboxScreen } from './screens/inbox-screen.ts';
 import { mountRequestScreen } from './screens/request-screen.ts';
 import type { Dispose, ScreenContext } from './screens/screen.ts';
 import { showLoadError, showNotEnrolled, showNotFound } from './screens/status-screens.ts';
 import { clearSession, loadSession, setSession } from './session.ts';
+import { showNav } from './ui/app-nav.ts';
 import { setFlash } from './ui/flash.ts';
 
 /**
  * Mounts the screen for each route into `root`, disposing the previous one first. Screens of an
- * enrolled device wait for the session; without one they show "This device is not enrolled".
+ * enrolled device wait for the session; without one they show "This device is not enrolled". The
+ * main navigation (Requests, History, Devices) shows on the enrolled device's list screens; a
+ * request's screen keeps to its one task, with a way back.
  */
 export function createApp(root: HTMLElement): (route: Route) => void {
   const events = createRequestEvents({ url: DEVICE_EVENTS_URL });
@@ -38,6 +43,7 @@ export function createApp(root: HTMLElement): (route: Route) => void {
     const current = ++generation;
     controller = new AbortController();
     window.scrollTo(0, 0);
+    showNav(null);
     switch (route.name) {
       case 'not_found':
         return showNotFound(root);
@@ -46,6 +52,8 @@ export function createApp(root: HTMLElement): (route: Route) => void {
         return;
       case 'inbox':
       case 'request':
+      case 'history':
+      case 'devices':
         break;
     }
     let session: DeviceSession | null;
@@ -66,10 +74,25 @@ export function createApp(root: HTMLElement): (route: Route) => void {
         if (current !== generation) return;
         leave();
         clearSession();
+        showNav(null);
         showNotEnrolled(root);
       },
     };
-    dispose = route.name === 'inbox' ? mountInboxScreen(ctx) : mountRequestScreen(ctx, route.authReqId);
+    showNav(route.name === 'request' ? null : route.name);
+    dispose = mount(ctx, route);
+  }
+
+  function mount(ctx: ScreenContext, route: Extract<Route, { name: 'inbox' | 'request' | 'history' | 'devices' }>): Dispose {
+    switch (route.name) {
+      case 'inbox':
+        return mountInboxScreen(ctx);
+      case 'request':
+        return mountRequestScreen(ctx, route.authReqId);
+      case 'history':
+        return mountHistoryScreen(ctx);
+      case 'devices':
+        return mountDevicesScreen(ctx);
+    }
   }
 
   return (route) => void show(route);

@@ -16,6 +16,12 @@ describe('parseRoute', () => {
     expect(parseRoute(requestHref('areq_1/2'))).toEqual({ name: 'request', authReqId: 'areq_1/2' });
   });
 
+  it('opens the history and the devices', () => {
+    expect(parseRoute('#/history')).toEqual({ name: 'history' });
+    expect(parseRoute('#/devices')).toEqual({ name: 'devices' });
+    expect(parseRoute('#/history/x')).toEqual({ name: 'not_found' });
+  });
+
   it('refuses anything else', () => {
     expect(parseRoute('#/enroll/')).toEqual({ name: 'not_found' });
     expect(parseRoute('#/requests/a/b')).toEqual({ name: 'not_found' });

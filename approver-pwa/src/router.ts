@@ -3,15 +3,20 @@ export type Route =
   | { name: 'inbox' }
   | { name: 'enroll'; code: string }
   | { name: 'request'; authReqId: string }
+  | { name: 'history' }
+  | { name: 'devices' }
   | { name: 'not_found' };
 
 /**
  * Reads a route from `location.hash`: `#/` (or nothing) the inbox, `#/enroll/<code>` the
- * enrollment link, `#/requests/<auth_req_id>` one request.
+ * enrollment link, `#/requests/<auth_req_id>` one request, `#/history` past requests,
+ * `#/devices` the user's devices.
  */
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#/, '');
   if (path === '' || path === '/') return { name: 'inbox' };
+  if (path === '/history') return { name: 'history' };
+  if (path === '/devices') return { name: 'devices' };
   const [, first, second, ...rest] = path.split('/');
   if (path.startsWith('/') && second && rest.length === 0) {
     const value = decode(second);

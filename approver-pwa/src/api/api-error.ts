@@ -12,11 +12,14 @@ export class ApiError extends Error {
   readonly code: ApiErrorCode;
   /** HTTP status; 0 when the server was not reached. */
   readonly status: number;
+  /** Extra members of the error body, e.g. `attempts_left` with `wrong_binding_code`. */
+  readonly details: Readonly<Record<string, unknown>>;
 
-  constructor(code: ApiErrorCode, description: string, status: number, options?: { cause?: unknown }) {
+  constructor(code: ApiErrorCode, description: string, status: number, options?: { cause?: unknown; details?: Record<string, unknown> }) {
     super(description, options);
     this.code = code;
     this.status = status;
+    this.details = options?.details ?? {};
   }
 }
 

@@ -1,4 +1,4 @@
-import type { Decision, PushSubscriptionJSON, RequestDisplay } from '@countersign/shared';
+import type { Decision, DecisionPrompts, DeviceEnrollmentLink, DeviceSummary, HistoryEntry, PushSubscriptionJSON, RequestDisplay } from '@countersign/shared';
 import type {
   AuthenticationResponseJSON,
   PublicKeyCredentialCreationOptionsJSON,
@@ -15,17 +15,22 @@ export interface DeviceSession {
   vapid_public_key: string;
 }
 
-/** One request and, while it is pending, one set of WebAuthn options per decision. */
+/** One request and, while this user can decide on it, the passkey prompts. */
 export interface RequestView {
   request: RequestDisplay;
-  /** Each set's challenge is bound to this request, its details hash and that decision (guarantee 4). */
-  options: Record<Decision, PublicKeyCredentialRequestOptionsJSON> | null;
+  /**
+   * Each prompt's challenge is bound to this request, its details hash and that decision
+   * (guarantee 4); under number matching there is one approve prompt per candidate code
+   * (`approve_by_code`) and `approve` is null. `deny` also answers "this wasn't me".
+   */
+  options: DecisionPrompts<PublicKeyCredentialRequestOptionsJSON> | null;
 }
 
 /** The server-sent events stream: an event named `request` with {@link RequestEvent} data. */
 export const DEVICE_EVENTS_URL = '/api/device/events';
 
 const requestPath = (authReqId: string) => `/api/device/requests/${encodeURIComponent(authReqId)}`;
+const devicePath = (deviceId: string) => `/api/device/devices/${encodeURIComponent(deviceId)}`;
 
 /**
  * This device's session. @throws {ApiError} `login_required` when this browser is not enrolled.
@@ -64,10 +69,55 @@ export function getRequest(authReqId: string, signal?: AbortSignal): Promise<Req
 }
 
 /**
- * Sends a decision signed by the passkey; answers with the request as it now stands.
- * @throws {ApiError} `request_not_pending`, `invalid_assertion`, `counter_regression`.
+ * Sends a decision signed by the passkey; answers with the request as it now stands. Under number
+ * matching, `selectedCode` is the code picked, and `response` answers that code's approve prompt.
+ * @throws {ApiError} `request_not_pending`, `invalid_assertion`, `counter_regression`,
+ *   `wrong_binding_code` (with `details.attempts_left`), `party_already_approved`.
  */
-export async function postDecision(authReqId: string, decision: Decision, response: AuthenticationResponseJSON): Promise<RequestDisplay> {
-  const body = await requestJson<{ request: RequestDisplay }>('POST', `${requestPath(authReqId)}/decision`, { decision, response });
+export async function postDecision(authReqId: string, decision: Decision, response: AuthenticationResponseJSON, selectedCode?: string): Promise<RequestDisplay> {
+  const body = await requestJson<{ request: RequestDisplay }>('POST', `${requestPath(authReqId)}/decision`, { decision, response, ...(selectedCode === undefined ? {} : { selected_code: selectedCode }) });
   return body.request;
+}
+
+/**
+ * "This wasn't me": answers the deny prompt; the server denies the request, records a fraud
+ * report and blocks the client from asking this user again.
+ * @throws {ApiError} `request_not_pending`, `invalid_assertion`, `invalid_request`.
+ */
+export async function postReport(authReqId: string, response: AuthenticationResponseJSON): Promise<RequestDisplay> {
+  const body = await requestJson<{ request: RequestDisplay }>('POST', `${requestPath(authReqId)}/report`, { response });
+  return body.request;
+}
+
+/** The user's past requests, newest first. */
+export async function getHistory(signal?: AbortSignal): Promise<HistoryEntry[]> {
+  return (await requestJson<{ entries: HistoryEntry[] }>('GET', '/api/device/history', undefined, signal)).entries;
+}
+
+/** The user's devices, oldest first, this one flagged. */
+export async function listDevices(signal?: AbortSignal): Promise<DeviceSummary[]> {
+  return (await requestJson<{ devices: DeviceSummary[] }>('GET', '/api/device/devices', undefined, signal)).devices;
+}
+
+/** Renames one of the user's devices. @throws {ApiError} `not_found`, `invalid_request`. */
+export function renameDevice(deviceId: string, name: string): Promise<DeviceSummary> {
+  return requestJson('PATCH', devicePath(deviceId), { name });
+}
+
+/** Removes one of the user's devices (this one signs this browser out). @throws {ApiError} `not_found`. */
+export async function removeDevice(deviceId: string): Promise<void> {
+  await requestJson('DELETE', devicePath(deviceId));
+}
+
+/** The passkey prompt that confirms adding a device (this user's passkeys, user verification required). */
+export function getEnrollmentLinkOptions(): Promise<PublicKeyCredentialRequestOptionsJSON> {
+  return requestJson('POST', '/api/device/enrollments/options');
+}
+
+/**
+ * A one-time link (and its QR code) that adds another device to this user, for the passkey's
+ * answer to {@link getEnrollmentLinkOptions}. @throws {ApiError} `invalid_assertion`.
+ */
+export function createEnrollmentLink(response: AuthenticationResponseJSON): Promise<DeviceEnrollmentLink> {
+  return requestJson('POST', '/api/device/enrollments', { response });
 }

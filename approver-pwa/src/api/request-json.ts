@@ -10,8 +10,8 @@ interface ErrorBody {
 /**
  * Calls the device API with JSON and returns the parsed body.
  *
- * The session cookie goes along by itself (same origin). State changes are POST or PUT, so the
- * browser sends `Origin`, which the server checks against `PUBLIC_URL` to refuse cross-site calls.
+ * The session cookie goes along by itself (same origin). State changes are POST, PUT, PATCH or
+ * DELETE, so the browser sends `Origin`, which the server checks against `PUBLIC_URL` to refuse cross-site calls.
  * The service worker never answers `/api/` (see `sw/precache.ts`): offline, the call fails, and
  * the app's connectivity turns `offline` so the app can say so.
  *
@@ -20,7 +20,7 @@ interface ErrorBody {
  * @throws the `AbortError` of `signal`, unchanged.
  */
 export async function requestJson<T>(
-  method: 'GET' | 'POST' | 'PUT',
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
   path: string,
   body?: unknown,
   signal?: AbortSignal,
@@ -51,11 +51,12 @@ export async function requestJson<T>(
     throw new ApiError(response.ok ? 'invalid_response' : fallbackCode(response.status), `The server answered ${response.status} with something that is not JSON.`, response.status, { cause });
   }
   if (!response.ok) {
+    const { error: _code, error_description: _description, ...details } = (json && typeof json === 'object' ? json : {}) as Record<string, unknown>;
     const error = (json ?? {}) as ErrorBody;
     // The server only sends codes from shared/src/errors/codes.ts; anything else is still shown.
     const code = typeof error.error === 'string' && /^[a-z_]+$/.test(error.error) ? (error.error as ApiErrorCode) : fallbackCode(response.status);
     const description = typeof error.error_description === 'string' && error.error_description !== '' ? error.error_description : `The server answered ${response.status}.`;
-    throw new ApiError(code, description, response.status);
+    throw new ApiError(code, description, response.status, { details });
   }
   return json as T;
 }

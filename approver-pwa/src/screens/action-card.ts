@@ -2,7 +2,7 @@ import type { ActionDisplay } from '@countersign/shared';
 import { h } from '../ui/dom.ts';
 
 /** Test ids the screen uses for itself; a field with one of these labels gets a `field-` prefix. */
-const RESERVED_TESTIDS = new Set(['amount', 'amount-symbol', 'client-name', 'binding-message', 'time-left', 'result', 'approve', 'deny']);
+const RESERVED_TESTIDS = new Set(['amount', 'amount-symbol', 'client-name', 'binding-message', 'time-left', 'result', 'approve', 'deny', 'report', 'tier', 'approvals', 'approval']);
 
 /** The `data-testid` of a field from its label: `Payee` → `payee`, `Reference no.` → `reference-no`. */
 export function fieldTestId(label: string): string {

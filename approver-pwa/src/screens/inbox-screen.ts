@@ -7,6 +7,7 @@ import { focusHeading, h, setTitle } from '../ui/dom.ts';
 import { takeFlash } from '../ui/flash.ts';
 import { timeLeftText } from '../ui/format-duration.ts';
 import { errorBanner, errorMessage } from './messages.ts';
+import { tierText, waitingFor } from './request-facts.ts';
 import { requestTitle } from './request-title.ts';
 import type { Dispose, ScreenContext } from './screen.ts';
 
@@ -88,7 +89,12 @@ export function mountInboxScreen(ctx: ScreenContext): Dispose {
       { class: 'inbox-item', testid: 'inbox-item', attrs: { href: requestHref(request.auth_req_id), 'data-auth-req-id': request.auth_req_id } },
       h('span', { class: 'inbox-item-title', testid: 'inbox-item-title' }, requestTitle(request)),
       h('span', { class: 'inbox-item-meta' }, h('span', { testid: 'client-name' }, request.client_name), timeLeft),
-      request.binding_message ? h('span', { class: 'inbox-item-code' }, 'Code: ', h('span', { class: 'code' }, request.binding_message)) : null,
+      request.tier !== 'standard' || request.approvals.length > 1 ? h('span', { class: 'inbox-item-tier', testid: 'inbox-item-tier' }, tierText(request)) : null,
+      request.binding_message ? h('span', { class: 'inbox-item-code' }, 'Message: ', h('span', { class: 'code' }, request.binding_message)) : null,
+      // This person's part is done; the request waits for the others.
+      request.viewer && request.viewer.party === null && request.approvals.some((approval) => approval.status === 'approved')
+        ? h('span', { class: 'inbox-item-waiting', testid: 'inbox-item-waiting' }, `You approved · waiting for ${waitingFor(request)}`)
+        : null,
     );
   }
 

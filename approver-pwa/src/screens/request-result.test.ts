@@ -12,6 +12,19 @@ describe('describeResult', () => {
     expect(describeResult({ state: 'redeemed', outcome: { status: 'failed', reason: 'card declined' } })).toMatchObject({ kind: 'failed', headline: 'Failed' });
   });
 
+  it('says a pending request waits for others once this person has nothing left to approve', () => {
+    const approvals = [
+      { party: 'customer' as const, label: 'Customer', status: 'approved' as const, approved_at: '2026-03-03T14:05:00Z' },
+      { party: 'role:reviewer:finance' as const, label: 'reviewer:finance', status: 'waiting' as const, approved_at: null },
+    ];
+    expect(describeResult({ state: 'pending', outcome: null, approvals, viewer: { party: null, can_decide: true, can_report: true } })).toMatchObject({ kind: 'waiting', detail: expect.stringContaining('Finance reviewer') });
+    expect(describeResult({ state: 'pending', outcome: null, approvals, viewer: { party: 'role:reviewer:finance', can_decide: true, can_report: false } }).kind).toBe('pending');
+  });
+
+  it('says a reported request is denied and its agent blocked', () => {
+    expect(describeResult({ state: 'denied', outcome: null, client_name: 'Support agent' }, { reported: true })).toMatchObject({ kind: 'denied', headline: 'Denied and reported', detail: expect.stringContaining('Support agent is blocked') });
+  });
+
   it('says denied and expired requests lead to nothing', () => {
     expect(describeResult({ state: 'denied', outcome: null })).toMatchObject({ kind: 'denied', headline: 'Denied' });
     expect(describeResult({ state: 'expired', outcome: null })).toMatchObject({ kind: 'expired', headline: 'Expired' });

@@ -1,35 +1,43 @@
-import type { Decision, RequestDisplay } from '@countersign/shared';
+import type { ApprovalParty, RequestDisplay } from '@countersign/shared';
 import { startAuthentication } from '@simplewebauthn/browser';
-import { getRequest, isApiError, listRequests, postDecision, type RequestView } from '../api/index.ts';
+import { getRequest, isApiError, listRequests, postDecision, postReport, type RequestView } from '../api/index.ts';
 import { startCountdown } from '../ui/countdown.ts';
 import { focusHeading, h, setTitle } from '../ui/dom.ts';
 import { timeLeftText } from '../ui/format-duration.ts';
 import { actionCard } from './action-card.ts';
+import { choiceTestId, decisionBar, type Choice } from './decision-bar.ts';
 import { errorBanner, errorMessage, isPasskeyCancelled } from './messages.ts';
+import { backLink, bindingBox, bindingLine, confirmReport, describeFailure, reviewerNote } from './request-parts.ts';
+import { approvalsList, tierLine } from './request-facts.ts';
 import { describeResult, resultPanel } from './request-result.ts';
 import { requestTitle } from './request-title.ts';
 import type { Dispose, ScreenContext } from './screen.ts';
 
-const VERB: Record<Decision, string> = { approve: 'approve', deny: 'deny' };
-
 /**
- * One request (`#/requests/<auth_req_id>`): what exactly is asked, by whom, the binding message
- * and the time left; Approve and Deny each sign this request with the passkey (the server binds
- * each decision's challenge to the request's details hash). After the decision it shows what the
- * server says became of it, and keeps following it until the agent reports the outcome.
+ * One request (`#/requests/<auth_req_id>`): what exactly is asked, by whom, under which policy
+ * tier, who else must approve, the binding message and the time left; then the decision bar
+ * (see `decision-bar.ts`): Deny, Approve (or, under number matching, the three candidate codes)
+ * and "This wasn't me". Each choice signs this request with the passkey (the server binds each
+ * prompt's challenge to the request's details hash, the decision and, under number matching, the
+ * code). After the decision it shows what the server says became of it, and keeps following it
+ * until the agent reports the outcome.
  */
 export function mountRequestScreen(ctx: ScreenContext, authReqId: string): Dispose {
   let view: RequestView | null = null;
-  let busy: Decision | null = null;
+  let busy: Choice | null = null;
   /** The countdown reached 0 before the server said so. */
   let expiredLocally = false;
   let error: string | null = null;
+  /** This person said "this wasn't me" here: the denial is also a report and a block. */
+  let reported = false;
+  /** The party this person approves as, once known (it is null in the display after they approved). */
+  let you: ApprovalParty | null = null;
   let stopCountdown: Dispose = () => undefined;
   let firstRender = true;
   /** Whether the last render offered the decision, to notice the moment it no longer does. */
   let wasPending = false;
-  /** The decision button to focus again after its passkey prompt failed (it was disabled meanwhile). */
-  let refocus: Decision | null = null;
+  /** The button to focus again after its passkey prompt failed (it was disabled meanwhile). */
+  let refocus: string | null = null;
 
   setTitle('Request');
   ctx.root.replaceChildren(h('section', { class: 'screen', attrs: { 'aria-busy': true } }, h('h1', { class: 'visually-hidden' }, 'Request'), h('p', { class: 'muted' }, 'Loading request…')));
@@ -46,6 +54,8 @@ export function mountRequestScreen(ctx: ScreenContext, authReqId: string): Dispo
     try {
       view = await getRequest(authReqId, ctx.signal);
       expiredLocally = view.request.state === 'pending' && view.request.seconds_left <= 0;
+      const viewer = view.request.viewer;
+      you = viewer?.party ?? (viewer?.can_report ? 'customer' : you);
       render();
     } catch (caught) {
       if (ctx.signal.aborted) return;
@@ -67,25 +77,40 @@ export function mountRequestScreen(ctx: ScreenContext, authReqId: string): Dispo
   async function checkStillPending(): Promise<void> {
     try {
       const pending = await listRequests(ctx.signal);
-      if (!pending.some((request) => request.auth_req_id === authReqId)) void load();
+      const listed = pending.find((request) => request.auth_req_id === authReqId);
+      // Gone, or another party approved meanwhile (the approvals changed).
+      if (!listed || JSON.stringify(listed.approvals) !== JSON.stringify(view?.request.approvals)) void load();
     } catch {
       // The next tick tries again.
     }
   }
 
-  async function decide(decision: Decision): Promise<void> {
-    const options = view?.options?.[decision];
-    if (busy || !options || expiredLocally) return;
-    busy = decision;
+  async function choose(choice: Choice): Promise<void> {
+    const options = view?.options;
+    if (busy || !options || !view || expiredLocally) return;
+    const prompt = choice.kind === 'approve' ? (choice.code !== undefined ? options.approve_by_code?.[choice.code] : options.approve) : options.deny;
+    if (!prompt) return;
+    if (choice.kind === 'report' && !(await confirmReport(ctx.root, view.request.client_name))) return;
+    if (busy || ctx.signal.aborted) return;
+    busy = choice;
     error = null;
     render();
     try {
-      const response = await startAuthentication({ optionsJSON: options });
+      const response = await startAuthentication({ optionsJSON: prompt });
       setStatus('Sending your decision…');
-      const request = await postDecision(authReqId, decision, response);
+      const request =
+        choice.kind === 'report'
+          ? await postReport(authReqId, response)
+          : await postDecision(authReqId, choice.kind, response, choice.kind === 'approve' ? choice.code : undefined);
       busy = null;
+      reported = choice.kind === 'report';
+      // Still pending (others must approve): fetch it again, for the prompts that are left (Deny).
       view = { request, options: null };
-      render();
+      if (request.state === 'pending') {
+        await load();
+      } else {
+        render();
+      }
       // The result panel is at the top, under the app bar: show both, and read the result out.
       window.scrollTo(0, 0);
       ctx.root.querySelector<HTMLElement>('[data-testid="result"]')?.focus({ preventScroll: true });
@@ -93,10 +118,10 @@ export function mountRequestScreen(ctx: ScreenContext, authReqId: string): Dispo
       busy = null;
       if (ctx.signal.aborted) return;
       if (isApiError(caught, 'login_required')) return ctx.loginRequired();
-      error = errorMessage(caught);
-      refocus = decision;
+      error = describeFailure(caught);
+      refocus = choiceTestId(choice);
       // A cancelled prompt sent nothing; anything else may have spent this challenge or changed
-      // the request, so fetch it again with fresh options.
+      // the request (a wrong code counts), so fetch it again with fresh options.
       if (isPasskeyCancelled(caught)) render();
       else await load();
     } finally {
@@ -126,6 +151,9 @@ export function mountRequestScreen(ctx: ScreenContext, authReqId: string): Dispo
 
     const timeLeft = h('span', { class: 'time-left', testid: 'time-left', attrs: { role: 'timer' } });
     const deciding = pending && view.options !== null;
+    const shown = expiredLocally ? { ...request, state: 'expired' as const } : request;
+    const result = describeResult(shown, { reported });
+    const reviewer = request.viewer?.party && request.viewer.party !== 'customer' ? request.viewer.party : null;
     ctx.root.replaceChildren(
       h(
         'section',
@@ -134,13 +162,16 @@ export function mountRequestScreen(ctx: ScreenContext, authReqId: string): Dispo
         h('p', { class: 'eyebrow' }, 'Requested by ', h('strong', { testid: 'client-name' }, request.client_name)),
         // Focusable from script, so focus on it survives a re-render.
         h('h1', { testid: 'request-title', attrs: { tabindex: -1 } }, requestTitle(request)),
-        // Once decided, what became of it comes first; the details below say what it was.
-        pending ? null : resultPanel(expiredLocally ? { ...request, state: 'expired' } : request),
+        tierLine(request),
+        // Once decided (or this person's part is done), what became of it comes first.
+        result.kind === 'pending' ? null : resultPanel(shown, { reported }),
+        reviewer ? reviewerNote(reviewer) : null,
         ...request.actions.map((action) => actionCard(action, request.actions.length > 1)),
+        approvalsList(request, you),
         request.binding_message ? (pending ? bindingBox(request.binding_message) : bindingLine(request.binding_message)) : null,
         // While deciding, an error belongs next to the buttons, which stay in view.
         error && !deciding ? errorBanner(error) : null,
-        deciding ? decisionBar() : null,
+        deciding ? decisionBar({ request, options: view.options!, busy, error, choose: (choice) => void choose(choice) }) : null,
         !pending ? h('p', {}, h('a', { attrs: { href: '#/' } }, 'Back to your requests')) : null,
       ),
     );
@@ -173,30 +204,6 @@ export function mountRequestScreen(ctx: ScreenContext, authReqId: string): Dispo
     wasPending = pending;
   }
 
-  function decisionBar(): HTMLElement {
-    const button = (decision: Decision, label: string, className: string) =>
-      h(
-        'button',
-        {
-          class: `btn ${className}`,
-          testid: decision,
-          attrs: { type: 'button', disabled: busy !== null, 'aria-describedby': 'decision-hint' },
-          on: { click: () => void decide(decision) },
-        },
-        label,
-      );
-    // Sticky at the bottom of the viewport while the details scroll under it (it keeps its own
-    // place at the end of the screen, so it never covers the last of them).
-    return h(
-      'section',
-      { class: 'decision-bar', testid: 'decision-bar', attrs: { 'aria-label': 'Your decision' } },
-      error ? errorBanner(error) : null,
-      h('p', { class: 'hint decision-hint', attrs: { id: 'decision-hint' } }, 'Both ask for your passkey.'),
-      h('div', { class: 'decision-buttons' }, button('deny', 'Deny', 'btn-deny'), button('approve', 'Approve', 'btn-approve')),
-      h('p', { class: 'status decision-status', testid: 'decision-status', attrs: { role: 'status' } }, busy ? `Confirm with your passkey to ${VERB[busy]}…` : ''),
-    );
-  }
-
   function renderNotFound(): void {
     setTitle('Request not found');
     ctx.root.replaceChildren(
@@ -225,6 +232,8 @@ export function mountRequestScreen(ctx: ScreenContext, authReqId: string): Dispo
   return () => {
     unsubscribe();
     stopCountdown();
+    // A confirmation left open belongs to this screen.
+    ctx.root.querySelector('dialog')?.remove();
   };
 }
 
@@ -232,24 +241,4 @@ export function mountRequestScreen(ctx: ScreenContext, authReqId: string): Dispo
 function isSettled(request: RequestDisplay): boolean {
   const kind = describeResult(request).kind;
   return kind === 'denied' || kind === 'expired' || kind === 'executed' || kind === 'failed';
-}
-
-function backLink(): HTMLElement {
-  return h('a', { class: 'back-link', attrs: { href: '#/' } }, h('span', { attrs: { 'aria-hidden': 'true' } }, '‹ '), 'Requests');
-}
-
-/** After the decision the code is only a reminder of which request this was. */
-function bindingLine(message: string): HTMLElement {
-  return h('p', { class: 'binding-line' }, 'Code: ', h('span', { class: 'code', testid: 'binding-message' }, message));
-}
-
-/** Before the decision: the code the person must compare with what the agent showed them. */
-function bindingBox(message: string): HTMLElement {
-  return h(
-    'section',
-    { class: 'binding', attrs: { 'aria-labelledby': 'binding-label' } },
-    h('p', { class: 'binding-label', attrs: { id: 'binding-label' } }, 'Check this code matches:'),
-    h('p', { class: 'binding-code', testid: 'binding-message' }, message),
-    h('p', { class: 'hint' }, 'It is shown where the request was made. If it is not the same, deny.'),
-  );
 }

@@ -38,3 +38,38 @@ export async function saveDevice(store: Store, device: DeviceRecord): Promise<vo
   await store.set(keys.device(device.tenant, device.sub, device.device_id), JSON.stringify(device));
   await store.setAdd(keys.userDevices(device.tenant, device.sub), device.device_id);
 }
+
+/**
+ * Rewrites a device that exists (a new counter, last use, a new name), and never brings back one
+ * that was removed meanwhile: the user's device set is the truth, so the record is written, then
+ * the set is read, and a device no longer in it is deleted again. Whatever the interleaving with
+ * {@link deleteDevice} (set first, record second), a removed device stays removed.
+ *
+ * @returns false when the device had been removed (nothing is left written).
+ */
+export async function updateDevice(store: Store, device: DeviceRecord): Promise<boolean> {
+  const key = keys.device(device.tenant, device.sub, device.device_id);
+  await store.set(key, JSON.stringify(device));
+  if ((await store.setMembers(keys.userDevices(device.tenant, device.sub))).includes(device.device_id)) return true;
+  await store.delete(key);
+  return false;
+}
+
+/**
+ * Removes a device: out of the user's device set first (from then on no prompt allows its passkey
+ * and no decision finds it), then its record and its push subscriptions. Its sessions have no
+ * index; they stop working because every session call checks its device still exists.
+ *
+ * @returns whether the device was there.
+ */
+export async function deleteDevice(store: Store, tenant: string, sub: string, deviceId: string): Promise<boolean> {
+  const existed = (await store.setMembers(keys.userDevices(tenant, sub))).includes(deviceId);
+  await store.setRemove(keys.userDevices(tenant, sub), deviceId);
+  const [record] = await Promise.all([store.delete(keys.device(tenant, sub, deviceId)), store.delete(keys.devicePush(tenant, sub, deviceId))]);
+  return existed || record;
+}
+
+/** Whether the device is on its user's account (in the user's device set, the truth {@link deleteDevice} changes first). */
+export async function hasDevice(store: Store, tenant: string, sub: string, deviceId: string): Promise<boolean> {
+  return (await store.setMembers(keys.userDevices(tenant, sub))).includes(deviceId);
+}

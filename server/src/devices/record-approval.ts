@@ -2,6 +2,7 @@ import { CountersignError, type ApprovalParty } from '@countersign/shared';
 import type { Deps } from '../deps.ts';
 import { approvalField, fromFields, type ApprovalRequest } from '../requests/index.ts';
 import { keys, type Guard } from '../store/index.ts';
+import { recordHistory } from './record-history.ts';
 import { afterSettled, announce } from './settle-decision.ts';
 import type { VerifiedAssertion } from './verify-assertion.ts';
 
@@ -67,6 +68,7 @@ export async function recordApproval(deps: Deps, verified: VerifiedAssertion, pa
       await deps.audit.record({ ...event, type: 'party_approved', detail: { party, waiting_for: waiting.join(' ') } });
       await announce(deps, updated);
     }
+    await recordHistory(deps, updated);
     return updated;
   }
   throw new CountersignError('temporarily_unavailable', 'The request changed too often to record the approval; try again.');

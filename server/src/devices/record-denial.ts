@@ -3,6 +3,7 @@ import type { Deps } from '../deps.ts';
 import { fromFields, type ApprovalRequest } from '../requests/index.ts';
 import { keys } from '../store/index.ts';
 import { blockClient } from '../users/index.ts';
+import { recordHistory } from './record-history.ts';
 import { afterSettled } from './settle-decision.ts';
 import { auditRefusal, type VerifiedAssertion } from './verify-assertion.ts';
 import type { DeviceSession } from './session.ts';
@@ -43,6 +44,7 @@ export async function recordDenial(deps: Deps, verified: VerifiedAssertion, part
     await blockClient(deps.store, request.tenant, request.sub, { client_id: request.client_id, auth_req_id: request.auth_req_id, blocked_at: now });
     await deps.audit.record({ ...event, type: 'fraud_reported', detail: { blocked_client_id: request.client_id } });
   }
+  await recordHistory(deps, decided, { sub: verified.record.sub, party, cause });
   await afterSettled(deps, decided);
   return decided;
 }

@@ -10,6 +10,7 @@ import { decisionPrompts } from './decision-options.ts';
 import { findDevice, listDevices, type DeviceRecord } from './device-record.ts';
 import { enrollmentOptions, verifyEnrollment } from './enrollment.ts';
 import { listInbox } from './inbox.ts';
+import { registerAccountRoutes } from './manage-routes.ts';
 import { requireSameOrigin, requireSession, startSession, type DeviceSession } from './session.ts';
 import { verifyDecision } from './verify-decision.ts';
 import type { UserRecord } from '../users/index.ts';
@@ -41,8 +42,8 @@ function whoAmI(deps: Deps, user: UserRecord, device: DeviceRecord) {
  * The approver PWA's API under `/api/device`: enrollment (WebAuthn registration), the push
  * subscription, the inbox (the user's own requests and a reviewer's queue), one request with its
  * decision prompts, the decision, "this wasn't me" (`POST /requests/{id}/report`, with the deny
- * prompt), and a live event stream. Every state-changing call needs `Origin: PUBLIC_URL`; all but
- * enrollment need the session.
+ * prompt), the history and the user's devices (`manage-routes.ts`), and a live event stream.
+ * Every state-changing call needs `Origin: PUBLIC_URL`; all but enrollment need the session.
  */
 export function deviceRoutes(deps: Deps): Hono<{ Variables: { session: DeviceSession } }> {
   const app = new Hono<{ Variables: { session: DeviceSession } }>();
@@ -121,6 +122,9 @@ export function deviceRoutes(deps: Deps): Hono<{ Variables: { session: DeviceSes
     const request = await verifyDecision(deps, session, viewer, c.req.param('auth_req_id'), 'deny', body.response, { report: true });
     return c.json({ request: requestDisplay(request, deps.clock.now(), viewer) }, 200, { 'Cache-Control': 'no-store' });
   });
+
+  // History, devices, and a link to add another device: see manage-routes.ts.
+  registerAccountRoutes(app, deps);
 
   app.get('/events', (c) => {
     const session = c.get('session');

@@ -4,6 +4,7 @@ import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { createHash } from 'node:crypto';
 import type { Deps } from '../deps.ts';
 import { keys } from '../store/index.ts';
+import { hasDevice } from './device-record.ts';
 
 /** A device session: which user's which device is calling. */
 export interface DeviceSession {
@@ -46,15 +47,24 @@ export async function endSession(c: Context, deps: Pick<Deps, 'config' | 'store'
 }
 
 /**
- * Requires a device session; puts it in `c.get('session')`.
+ * Requires a device session whose device is still on its user's account; puts it in
+ * `c.get('session')`. Sessions are stored by a hash of their id with no index by device, so
+ * removing a device cannot find its sessions: this check is what ends them. A session of a
+ * removed device is deleted on its next call.
  * @throws CountersignError `login_required` (401) without a valid session.
  */
 export function requireSession(deps: Pick<Deps, 'config' | 'store'>): MiddlewareHandler<{ Variables: { session: DeviceSession } }> {
   return async function deviceSession(c, next) {
     const sessionId = getCookie(c, cookieName(deps));
-    const json = sessionId && /^[A-Za-z0-9_-]{20,100}$/.test(sessionId) ? await deps.store.get(sessionKey(sessionId)) : null;
-    if (!json) throw new CountersignError('login_required', 'This device is not enrolled, or its session has ended.');
-    c.set('session', JSON.parse(json) as DeviceSession);
+    const key = sessionId && /^[A-Za-z0-9_-]{20,100}$/.test(sessionId) ? sessionKey(sessionId) : null;
+    const json = key ? await deps.store.get(key) : null;
+    if (!key || !json) throw new CountersignError('login_required', 'This device is not enrolled, or its session has ended.');
+    const session = JSON.parse(json) as DeviceSession;
+    if (!(await hasDevice(deps.store, session.tenant, session.sub, session.device_id))) {
+      await deps.store.delete(key);
+      throw new CountersignError('login_required', 'This device has been removed from your account.');
+    }
+    c.set('session', session);
     await next();
   };
 }

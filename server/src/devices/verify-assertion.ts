@@ -5,10 +5,11 @@ import { canView, type Viewer } from '../policy/index.ts';
 import { isRequestId, loadRequest, settleExpiry, type ApprovalRequest } from '../requests/index.ts';
 import { keys } from '../store/index.ts';
 import type { ChallengeRecord } from './decision-options.ts';
-import { listDevices, saveDevice, type DeviceRecord } from './device-record.ts';
+import { listDevices, updateDevice, type DeviceRecord } from './device-record.ts';
 import type { DeviceSession } from './session.ts';
 
-function clientChallenge(response: Record<string, unknown>): string | null {
+/** The challenge an assertion's `clientDataJSON` names (base64url, 32 bytes), or null. */
+export function clientChallenge(response: Record<string, unknown>): string | null {
   try {
     const inner = response.response as { clientDataJSON?: unknown } | undefined;
     if (typeof inner?.clientDataJSON !== 'string') return null;
@@ -20,7 +21,7 @@ function clientChallenge(response: Record<string, unknown>): string | null {
 }
 
 /** The signature counter in the authenticator data (bytes 33–36, big-endian; WebAuthn Level 3 §6.1). */
-function signCount(response: Record<string, unknown>): number | null {
+export function signCount(response: Record<string, unknown>): number | null {
   const data = (response.response as { authenticatorData?: unknown } | undefined)?.authenticatorData;
   if (typeof data !== 'string') return null;
   const bytes = Buffer.from(data, 'base64url');
@@ -100,6 +101,9 @@ export async function verifyAssertion(deps: Deps, session: DeviceSession, viewer
   }
   if (!verified) throw await refuse('invalid_assertion', 'The passkey answer could not be verified.', device);
 
-  await saveDevice(deps.store, { ...device, counter, last_used_at: deps.clock.now() });
+  // Removed while this was being verified (a lost phone, taken off the account): it decides nothing.
+  if (!(await updateDevice(deps.store, { ...device, counter, last_used_at: deps.clock.now() }))) {
+    throw await refuse('invalid_assertion', 'This device has been removed from your account.', device);
+  }
   return { record, request, device };
 }

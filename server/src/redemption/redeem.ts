@@ -2,6 +2,7 @@ import { authorizationDetails, CountersignError, detailsHash, type RedeemRespons
 import type { ClientRecord } from '../clients/index.ts';
 import type { Deps } from '../deps.ts';
 import { fromFields, loadRequest, trackOutcomeDeadline, type ApprovalRequest } from '../requests/index.ts';
+import { recordHistory } from '../devices/index.ts';
 import { keys } from '../store/index.ts';
 import { verifyApprovalToken } from '../tokens/index.ts';
 import { checkPreconditions } from './check-preconditions.ts';
@@ -88,6 +89,7 @@ export async function redeem(deps: Deps, client: ClientRecord, token: string, pr
   // Until the outcome arrives, the sweeper will flag it `outcome_unknown` once this deadline passes.
   await trackOutcomeDeadline(deps.store, request, now + deps.config.outcomeTimeoutSeconds * 1000, deps.config.retentionSeconds);
   deps.events.publish(request.tenant, request.sub, { auth_req_id: request.auth_req_id, state: 'redeemed' });
+  deps.background.run('history', () => recordHistory(deps, redeemed));
   return {
     status: 'redeemed',
     redemption_id: redemptionId,

@@ -2,6 +2,7 @@ import { CountersignError, type OutcomeReport } from '@countersign/shared';
 import type { ClientRecord } from '../clients/index.ts';
 import type { Deps } from '../deps.ts';
 import { fromFields, loadRequest, untrackOutcomeDeadline, type ApprovalRequest } from '../requests/index.ts';
+import { recordHistory } from '../devices/index.ts';
 import { keys } from '../store/index.ts';
 
 function sameOutcome(request: ApprovalRequest, report: OutcomeReport): boolean {
@@ -55,6 +56,7 @@ export async function reportOutcome(deps: Deps, client: ClientRecord, redemption
     throw new CountersignError('outcome_conflict', 'A different outcome was already reported for this redemption.');
   }
   await untrackOutcomeDeadline(deps.store, request);
+  deps.background.run('history', () => recordHistory(deps, fromFields(result.fields!)));
   await deps.audit.record({
     type: 'outcome',
     tenant: request.tenant,

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { ActionDisplay } from '../actions/index.ts';
+import type { ApprovalParty, Outcome, PartyDisplay, RequestState } from './ciba.ts';
 import { displayText } from './text.ts';
 
 /** `POST /api/device/enroll/options` body. */
@@ -56,4 +58,76 @@ export interface PushPayload {
   auth_req_id: string;
   /** One line, already cut to fit the payload limit. */
   summary: string;
+}
+
+// Issue 5: the approver's history and device management (`/api/device/history`, `/devices`, `/enrollments`).
+
+/** `PATCH /api/device/devices/{device_id}` body: the device's new name. */
+export const renameDeviceBody = z.strictObject({
+  name: displayText(64),
+});
+
+/**
+ * `POST /api/device/enrollments` body: the passkey's answer (an AuthenticationResponseJSON) to the
+ * prompt of `POST /api/device/enrollments/options`. Adding a device takes a passkey, not only a session.
+ */
+export const createEnrollmentLinkBody = z.strictObject({
+  response: z.record(z.string(), z.unknown()),
+});
+
+/** One of the user's devices, as `GET /api/device/devices` lists it. Times are ISO 8601. */
+export interface DeviceSummary {
+  device_id: string;
+  name: string;
+  created_at: string;
+  /** The last time its passkey was used (a decision, or confirming a link for another device); null when never. */
+  last_used_at: string | null;
+  /** True for the device making the call. */
+  this_device: boolean;
+}
+
+/**
+ * `POST /api/device/enrollments`: a one-time link that adds another device (passkey) to the
+ * caller's own account, and the link as a QR code for a phone's camera.
+ */
+export interface DeviceEnrollmentLink {
+  enrollment_url: string;
+  /** Seconds until the link stops working (it also stops after one use). */
+  expires_in: number;
+  /** The link as a QR code (ISO/IEC 18004, byte mode, level M): `size` rows of `size` modules, `1` dark, `0` light, no quiet zone. */
+  qr: { size: number; rows: string[] };
+}
+
+/** What the person did about a request in their history; `null` when they did nothing (it expired, or someone else decided). */
+export interface HistoryPart {
+  decision: 'approved' | 'denied' | 'reported';
+  /** The party they approved or denied as (`customer`, `role:reviewer:finance`). */
+  party: ApprovalParty;
+  /** ISO 8601. */
+  at: string;
+}
+
+/**
+ * One past request in the person's history (`GET /api/device/history`): what it was, who asked,
+ * what the person did, and what became of it, as the server last recorded it. The history keeps
+ * its own copy, so it outlives the request's record.
+ */
+export interface HistoryEntry {
+  auth_req_id: string;
+  /** As of now: an approval or a pending request whose deadline passed reads `expired`. */
+  state: RequestState;
+  client_name: string;
+  binding_message: string | null;
+  actions: ActionDisplay[];
+  tier: string;
+  approvals: PartyDisplay[];
+  outcome: Outcome | null;
+  /** How a denied request was denied: a party said no, "this wasn't me", or too many wrong codes. */
+  denial: 'denied' | 'fraud_reported' | 'wrong_binding_code' | null;
+  your_part: HistoryPart | null;
+  /** ISO 8601: when the request was made, and when it entered this history (the list's order, newest first). */
+  created_at: string;
+  recorded_at: string;
+  /** ISO 8601: the last change recorded (decided, redeemed, outcome, expired). */
+  updated_at: string;
 }
