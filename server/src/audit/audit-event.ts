@@ -21,7 +21,11 @@ export type AuditType =
   | 'push_skipped'
   | 'fraud_reported'
   | 'client_unblocked'
-  | 'roles_changed';
+  | 'roles_changed'
+  // Device management from the approver app: a link for another device, a rename, a removal.
+  | 'device_enrollment_created'
+  | 'device_renamed'
+  | 'device_removed';
 
 /** Where a decision came from; `notification` is the client's notification endpoint (CIBA ping and push). */
 export type AuditChannel = 'agent' | 'device' | 'admin' | 'system' | 'push' | 'notification';

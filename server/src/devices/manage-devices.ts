@@ -4,19 +4,15 @@ import type { Deps } from '../deps.ts';
 import { deleteDevice, findDevice, listDevices, updateDevice, type DeviceRecord } from './device-record.ts';
 import type { DeviceSession } from './session.ts';
 
-/**
- * The device-management events this folder writes to the audit trail. They are not (yet) members
- * of `AuditType` in `audit/audit-event.ts`, which is owned elsewhere: the trail stores and chains
- * any type word, so they are recorded as they are. Add them to the union and drop the cast.
- */
-export type DeviceAuditType = 'device_enrollment_created' | 'device_renamed' | 'device_removed';
+/** The device-management events this folder writes to the audit trail. */
+export type DeviceAuditType = Extract<AuditType, 'device_enrollment_created' | 'device_renamed' | 'device_removed'>;
 
 /**
  * Records a device-management event on the device channel, by the calling device.
  * @param credentialId - the passkey that confirmed it, when one did.
  */
 export function auditDevice(deps: Pick<Deps, 'audit'>, session: DeviceSession, type: DeviceAuditType, detail: Record<string, string>, credentialId?: string): Promise<void> {
-  return deps.audit.record({ type: type as string as AuditType, tenant: session.tenant, sub: session.sub, device_id: session.device_id, ...(credentialId ? { credential_id: credentialId } : {}), channel: 'device', detail });
+  return deps.audit.record({ type, tenant: session.tenant, sub: session.sub, device_id: session.device_id, ...(credentialId ? { credential_id: credentialId } : {}), channel: 'device', detail });
 }
 
 /** A device as the PWA lists it. */
