@@ -41,7 +41,7 @@ export function minorToDecimal(minor: number, exponent: number): string {
 export function formatAmount(amountMinor: number, currency: string, locale = 'en'): FormattedAmount {
   const exponent = currencyExponent(currency);
   const decimal = minorToDecimal(amountMinor, exponent);
-  const options = { style: 'currency', currency, minimumFractionDigits: exponent, maximumFractionDigits: exponent } as const;
+  const { symbol, code } = formatters(locale, currency, exponent);
   // Intl accepts exact decimal strings (ECMA-402 NumberFormat v3); the cast keeps older lib typings quiet.
   const value = decimal as unknown as number;
   return {
@@ -50,7 +50,25 @@ export function formatAmount(amountMinor: number, currency: string, locale = 'en
     exponent,
     decimal,
     // Plain spaces: the text is compared, hashed into notifications and laid out by CSS, which keeps it on one line.
-    formatted: new Intl.NumberFormat(locale, { ...options, currencyDisplay: 'narrowSymbol' }).format(value).replace(/\u00a0/g, ' '),
-    formatted_code: new Intl.NumberFormat(locale, { ...options, currencyDisplay: 'code' }).format(value).replace(/\u00a0/g, ' '),
+    formatted: symbol.format(value).replace(/\u00a0/g, ' '),
+    formatted_code: code.format(value).replace(/\u00a0/g, ' '),
   };
+}
+
+/** Building an `Intl.NumberFormat` costs far more than using one (it showed in every profile): keep them. */
+const FORMATTERS = new Map<string, { symbol: Intl.NumberFormat; code: Intl.NumberFormat }>();
+
+function formatters(locale: string, currency: string, exponent: number): { symbol: Intl.NumberFormat; code: Intl.NumberFormat } {
+  const key = `${locale}|${currency}`;
+  let pair = FORMATTERS.get(key);
+  if (!pair) {
+    const options = { style: 'currency', currency, minimumFractionDigits: exponent, maximumFractionDigits: exponent } as const;
+    pair = {
+      symbol: new Intl.NumberFormat(locale, { ...options, currencyDisplay: 'narrowSymbol' }),
+      code: new Intl.NumberFormat(locale, { ...options, currencyDisplay: 'code' }),
+    };
+    // Bounded: a few locales times the ~180 ISO 4217 codes.
+    if (FORMATTERS.size < 2048) FORMATTERS.set(key, pair);
+  }
+  return pair;
 }
