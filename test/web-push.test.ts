@@ -113,6 +113,23 @@ describe('Web Push to a local push service', () => {
     expect(claims.aud).toBe(receiver.origin);
   });
 
+  it('signs the VAPID JWT once per push service and renews it an hour before it expires', async () => {
+    let now = Date.now();
+    const sender = createWebPushSender({ vapid, agent: receiver.agent, timeoutMs: 5000, now: () => now });
+    const phone = browserSubscription(receiver.endpoint('/push/a'));
+    const tablet = browserSubscription(receiver.endpoint('/push/b'));
+    const options = { ttlSeconds: 60, urgency: 'high' as const };
+    await sender.send(phone.subscription, 'one', options);
+    await sender.send(tablet.subscription, 'two', options);
+    now += 11 * 3600 * 1000 + 1;
+    await sender.send(phone.subscription, 'three', options);
+    const [first, second, third] = receiver.received.map((push) => push.headers.authorization);
+    expect(second).toBe(first);
+    expect(third).not.toBe(first);
+    const renewed = await verifyVapid(receiver.received[2]!, receiver, vapid);
+    expect(renewed.exp).toBe(Math.floor(now / 1000) + 12 * 3600);
+  });
+
   it('keeps a 5,000-character multi-byte purpose within 2048 bytes of plaintext', async () => {
     const phone = await enroll('dev_phone', '/push/phone');
     const purpose = 'Rückerstattung für Bestellung 1042 — 返金 😀👩‍👩‍👧 '.repeat(200).slice(0, 5000);
