@@ -1,0 +1,44 @@
+/** The benchmark's knobs. Environment variables override them; the defaults keep a run near 3 minutes. */
+function number(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got ${raw}`);
+  return value;
+}
+
+export const benchConfig = {
+  /** Requests in flight in every closed-loop run (`BENCH_CONNECTIONS`). */
+  connections: number('BENCH_CONNECTIONS', 32),
+  /** Measured seconds of each run (`BENCH_DURATION`). */
+  durationSeconds: number('BENCH_DURATION', 5),
+  /** Seconds of load before the measurement starts, per run (`BENCH_WARMUP`). */
+  warmupSeconds: number('BENCH_WARMUP', 1),
+  /** Seconds of load per profiled scenario (`BENCH_PROFILE_SECONDS`). */
+  profileSeconds: number('BENCH_PROFILE_SECONDS', 2),
+  /** Users who approve without push (their requests feed the polls, decisions and redemptions). */
+  plainUsers: number('BENCH_USERS', 400),
+  /** Users whose one device has a push subscription at the local receiver. */
+  pushUsers: number('BENCH_PUSH_USERS', 48),
+  /** Pending requests measured for Redis memory per request. */
+  memoryRequests: 10_000,
+  /** Live requests in the deadline index for the sweep measurement, and how many are due. */
+  sweepLive: [1_000, 10_000, 50_000],
+  sweepDue: 100,
+  /** Entries already in one velocity window, for the window growth measurement. */
+  windowSizes: [0, 1_000, 10_000, 50_000],
+  /** Push sends timed one after another at the receiver. */
+  pushSends: 300,
+} as const;
+
+/** Targets of issue 6 (benchmark figures, not tests). */
+export const targets = {
+  /** `/redeem` requests/s at least this share of `GET /healthz`'s. */
+  redeemShareOfFloor: 0.5,
+  /** `/bc-authorize` requests/s at least this multiple of the peer's. */
+  bcAuthorizeOverPeer: 2,
+  /** Redis bytes per pending request at most. */
+  memoryPerPendingBytes: 2048,
+  /** p99 of `/redeem` at half its peak rate under this many milliseconds. */
+  redeemP99AtHalfPeakMs: 10,
+} as const;
