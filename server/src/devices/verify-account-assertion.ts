@@ -1,9 +1,9 @@
 import { CountersignError } from '@countersign/shared';
-import { generateAuthenticationOptions, verifyAuthenticationResponse, type AuthenticationResponseJSON } from '@simplewebauthn/server';
+import { generateAuthenticationOptions } from '@simplewebauthn/server';
 import type { Deps } from '../deps.ts';
 import { listDevices, updateDevice, type DeviceRecord } from './device-record.ts';
 import type { DeviceSession } from './session.ts';
-import { clientChallenge, signCount } from './verify-assertion.ts';
+import { checkPasskey, clientChallenge, PASSKEY_REFUSALS } from './check-passkey.ts';
 
 /** What an account prompt is for; only adding a device needs one today. */
 export type AccountPurpose = 'add_device';
@@ -59,25 +59,9 @@ export async function verifyAccountAssertion(deps: Pick<Deps, 'store' | 'config'
   if (!challenge || !record || record.sub !== session.sub || record.purpose !== purpose || !device) {
     throw await refuse('invalid_assertion', 'This passkey prompt is not valid any more. Try again.');
   }
-  const counter = signCount(response);
-  if (counter === null || ((counter > 0 || device.counter > 0) && counter <= device.counter)) {
-    throw await refuse('counter_regression', 'This passkey reported a signature counter that did not increase.');
-  }
-  let verified = false;
-  try {
-    const result = await verifyAuthenticationResponse({
-      response: response as unknown as AuthenticationResponseJSON,
-      expectedChallenge: challenge,
-      expectedOrigin: deps.config.publicUrl,
-      expectedRPID: deps.config.rpId,
-      credential: { id: device.credential_id, publicKey: Buffer.from(device.public_key, 'base64url'), counter: device.counter, transports: device.transports },
-      requireUserVerification: true,
-    });
-    verified = result.verified && result.authenticationInfo.userVerified;
-  } catch {
-    verified = false;
-  }
-  if (!verified) throw await refuse('invalid_assertion', 'The passkey answer could not be verified.');
+  const check = await checkPasskey(deps, device, response, challenge);
+  if (!check.ok) throw await refuse(check.reason, PASSKEY_REFUSALS[check.reason]);
+  const counter = check.counter;
   if (!(await updateDevice(deps.store, { ...device, counter, last_used_at: deps.clock.now() }))) throw await refuse('invalid_assertion', 'This device has been removed from your account.');
   return device;
 }

@@ -1,32 +1,12 @@
 import { base64url, CountersignError, decisionChallenge, type Decision } from '@countersign/shared';
-import { verifyAuthenticationResponse, type AuthenticationResponseJSON } from '@simplewebauthn/server';
 import type { Deps } from '../deps.ts';
 import { canView, type Viewer } from '../policy/index.ts';
 import { isRequestId, loadRequest, settleExpiry, type ApprovalRequest } from '../requests/index.ts';
 import { keys } from '../store/index.ts';
+import { checkPasskey, clientChallenge, PASSKEY_REFUSALS } from './check-passkey.ts';
 import type { ChallengeRecord } from './decision-options.ts';
 import { listDevices, updateDevice, type DeviceRecord } from './device-record.ts';
 import type { DeviceSession } from './session.ts';
-
-/** The challenge an assertion's `clientDataJSON` names (base64url, 32 bytes), or null. */
-export function clientChallenge(response: Record<string, unknown>): string | null {
-  try {
-    const inner = response.response as { clientDataJSON?: unknown } | undefined;
-    if (typeof inner?.clientDataJSON !== 'string') return null;
-    const clientData = JSON.parse(Buffer.from(inner.clientDataJSON, 'base64url').toString('utf8')) as { challenge?: unknown };
-    return typeof clientData.challenge === 'string' && /^[A-Za-z0-9_-]{43}$/.test(clientData.challenge) ? clientData.challenge : null;
-  } catch {
-    return null;
-  }
-}
-
-/** The signature counter in the authenticator data (bytes 33–36, big-endian; WebAuthn Level 3 §6.1). */
-export function signCount(response: Record<string, unknown>): number | null {
-  const data = (response.response as { authenticatorData?: unknown } | undefined)?.authenticatorData;
-  if (typeof data !== 'string') return null;
-  const bytes = Buffer.from(data, 'base64url');
-  return bytes.length >= 37 ? bytes.readUInt32BE(33) : null;
-}
 
 /** A passkey assertion that verified: the prompt it answered, the pending request, the passkey. */
 export interface VerifiedAssertion {
@@ -80,26 +60,9 @@ export async function verifyAssertion(deps: Deps, session: DeviceSession, viewer
   const device = (await listDevices(deps.store, session.tenant, session.sub)).find((candidate) => candidate.credential_id === response.id);
   if (expected !== challenge || !device) throw await refuse('invalid_assertion', 'The passkey answer does not match this request.', device);
 
-  const counter = signCount(response);
-  if (counter === null || ((counter > 0 || device.counter > 0) && counter <= device.counter)) {
-    throw await refuse('counter_regression', 'This passkey reported a signature counter that did not increase.', device);
-  }
-
-  let verified = false;
-  try {
-    const result = await verifyAuthenticationResponse({
-      response: response as unknown as AuthenticationResponseJSON,
-      expectedChallenge: expected,
-      expectedOrigin: deps.config.publicUrl,
-      expectedRPID: deps.config.rpId,
-      credential: { id: device.credential_id, publicKey: Buffer.from(device.public_key, 'base64url'), counter: device.counter, transports: device.transports },
-      requireUserVerification: true,
-    });
-    verified = result.verified && result.authenticationInfo.userVerified;
-  } catch {
-    verified = false;
-  }
-  if (!verified) throw await refuse('invalid_assertion', 'The passkey answer could not be verified.', device);
+  const check = await checkPasskey(deps, device, response, expected);
+  if (!check.ok) throw await refuse(check.reason, PASSKEY_REFUSALS[check.reason], device);
+  const counter = check.counter;
 
   // Removed while this was being verified (a lost phone, taken off the account): it decides nothing.
   if (!(await updateDevice(deps.store, { ...device, counter, last_used_at: deps.clock.now() }))) {
