@@ -1,9 +1,8 @@
 import { CountersignError, type TokenResponse } from '@countersign/shared';
 import type { Deps } from '../deps.ts';
 import type { ApprovalRequest } from '../requests/index.ts';
-import { secondsUntil } from '../runtime/index.ts';
 import { keys } from '../store/index.ts';
-import { signApprovalToken, signIdToken } from '../tokens/index.ts';
+import { signTokenResponse } from '../tokens/index.ts';
 
 /**
  * Issues the approval token of an approved request, once. The token is signed first and then
@@ -19,25 +18,9 @@ import { signApprovalToken, signIdToken } from '../tokens/index.ts';
  */
 export async function issueTokens(deps: Deps, request: ApprovalRequest): Promise<TokenResponse> {
   const now = deps.clock.now();
-  const issuer = deps.config.publicUrl;
   const jti = deps.ids(24);
-  const approvalExpiresAt = request.approval_expires_at ?? now;
-  const times = { iat: Math.floor(now / 1000), exp: Math.floor(approvalExpiresAt / 1000) };
-  const accessToken = await signApprovalToken(
-    deps.keyRing,
-    issuer,
-    {
-      sub: request.sub,
-      client_id: request.client_id,
-      tenant: request.tenant,
-      scope: request.scope,
-      auth_req_id: request.auth_req_id,
-      authorization_details: request.authorization_details,
-      details_hash: request.details_hash,
-      jti,
-    },
-    times,
-  );
+  // Signed before the swap: a loser's tokens are thrown away, never bound or sent.
+  const response = await signTokenResponse(deps.keyRing, deps.config.publicUrl, request, jti, now);
   const result = await deps.store.compareAndSet(
     keys.request(request.tenant, request.auth_req_id),
     [
@@ -51,12 +34,6 @@ export async function issueTokens(deps: Deps, request: ApprovalRequest): Promise
     if (result.fields?.token_jti) throw new CountersignError('invalid_grant', 'A token was already issued for this auth_req_id.');
     throw new CountersignError('expired_token', 'The approval has expired.');
   }
-  const idToken = await signIdToken(
-    deps.keyRing,
-    issuer,
-    { sub: request.sub, client_id: request.client_id, auth_req_id: request.auth_req_id, access_token: accessToken },
-    { iat: times.iat, exp: times.iat + 600, auth_time: Math.floor((request.decided_at ?? now) / 1000) },
-  );
   await deps.audit.record({
     type: 'token_issued',
     tenant: request.tenant,
@@ -64,13 +41,7 @@ export async function issueTokens(deps: Deps, request: ApprovalRequest): Promise
     client_id: request.client_id,
     sub: request.sub,
     channel: 'agent',
-    detail: { jti, expires_in: secondsUntil(approvalExpiresAt, now) },
+    detail: { jti, expires_in: response.expires_in },
   });
-  return {
-    access_token: accessToken,
-    token_type: 'Bearer',
-    expires_in: secondsUntil(approvalExpiresAt, now),
-    id_token: idToken,
-    authorization_details: request.authorization_details,
-  };
+  return response;
 }

@@ -1,9 +1,8 @@
 import { CountersignError } from '@countersign/shared';
 import type { Deps } from '../deps.ts';
 import type { ApprovalRequest } from '../requests/index.ts';
-import { secondsUntil } from '../runtime/index.ts';
 import { keys, type Fields } from '../store/index.ts';
-import { signApprovalToken, signIdToken } from '../tokens/index.ts';
+import { signTokenResponse } from '../tokens/index.ts';
 import { pushTokenBody, type PushTokenBody } from './notification-body.ts';
 
 /**
@@ -35,7 +34,7 @@ export type IssuePushTokensDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'ids
  * binding, or not at all, so a later run finds either no token (and issues it) or the body (and
  * sends it again): a duplicate push of the same token at worst, never a second token.
  *
- * The token claims and lifetimes are those of `issueTokens` (ciba/issue-tokens.ts): the token
+ * The tokens are signed by `signTokenResponse`, as for `issueTokens` (ciba/issue-tokens.ts): the token
  * expires with the approval, the ID token carries `at_hash` and the `auth_req_id` claim.
  *
  * @returns the body to push: the one this call issued, or the one an earlier or concurrent run
@@ -46,35 +45,9 @@ export type IssuePushTokensDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'ids
  */
 export async function issuePushTokens(deps: IssuePushTokensDeps, request: ApprovalRequest): Promise<PushTokenBody | null> {
   const now = deps.clock.now();
-  const issuer = deps.config.publicUrl;
   const jti = deps.ids(24);
-  const approvalExpiresAt = request.approval_expires_at ?? now;
-  const times = { iat: Math.floor(now / 1000), exp: Math.floor(approvalExpiresAt / 1000) };
-  const claims = {
-    sub: request.sub,
-    client_id: request.client_id,
-    tenant: request.tenant,
-    scope: request.scope,
-    auth_req_id: request.auth_req_id,
-    authorization_details: request.authorization_details,
-    details_hash: request.details_hash,
-    jti,
-  };
-  const accessToken = await signApprovalToken(deps.keyRing, issuer, claims, times);
-  const idToken = await signIdToken(
-    deps.keyRing,
-    issuer,
-    { sub: request.sub, client_id: request.client_id, auth_req_id: request.auth_req_id, access_token: accessToken },
-    { iat: times.iat, exp: times.iat + 600, auth_time: Math.floor((request.decided_at ?? now) / 1000) },
-  );
-  const expiresIn = secondsUntil(approvalExpiresAt, now);
-  const body = pushTokenBody(request.auth_req_id, {
-    access_token: accessToken,
-    token_type: 'Bearer',
-    expires_in: expiresIn,
-    id_token: idToken,
-    authorization_details: request.authorization_details,
-  });
+  const tokens = await signTokenResponse(deps.keyRing, deps.config.publicUrl, request, jti, now);
+  const body = pushTokenBody(request.auth_req_id, tokens);
   const result = await deps.store.compareAndSet(
     keys.request(request.tenant, request.auth_req_id),
     [
@@ -96,7 +69,7 @@ export async function issuePushTokens(deps: IssuePushTokensDeps, request: Approv
     client_id: request.client_id,
     sub: request.sub,
     channel: 'agent',
-    detail: { jti, expires_in: expiresIn },
+    detail: { jti, expires_in: tokens.expires_in },
   });
   return body;
 }
