@@ -232,3 +232,36 @@ describe('several instances appending to one tenant on Redis at once', () => {
     }
   });
 });
+
+describe('group commit: one instance appending many events to one tenant on Redis at once', () => {
+  it('lands 200 concurrent records in a few script calls, in call order, and the chain verifies', async () => {
+    const store = await testRedisStore();
+    try {
+      const calls: Record<string, number> = {};
+      // Counts the store's calls by method, so the number of script calls (round trips) shows.
+      const counted = new Proxy(store, {
+        get(target, name, receiver) {
+          const value = Reflect.get(target, name, receiver) as unknown;
+          if (typeof value !== 'function' || typeof name !== 'string') return value;
+          return (...args: unknown[]) => {
+            calls[name] = (calls[name] ?? 0) + 1;
+            return (value as (...a: unknown[]) => unknown).apply(target, args);
+          };
+        },
+      });
+      const audit = createAuditLog(counted, new OffsetClock(), 3600);
+      await Promise.all(Array.from({ length: 200 }, (_, n) => audit.record({ type: 'refused', reason: 'invalid_request', tenant: 'default', auth_req_id: `req_${n % 8}`, channel: 'agent', detail: { n } })));
+      expect(calls.streamAppendAfter ?? 0).toBe(0);
+      expect(calls.streamAppendManyAfter).toBeGreaterThan(0);
+      expect(calls.streamAppendManyAfter).toBeLessThanOrEqual(4);
+      expect(calls.listAppend).toBe(200);
+      expect(await audit.verify('default')).toMatchObject({ ok: true, events: 200, head: { seq: 199 } });
+      const lines: string[] = [];
+      for await (const line of audit.export('default')) lines.push(line);
+      expect(lines.map((line) => (JSON.parse(line) as StoredAuditEvent).detail!.n)).toEqual(Array.from({ length: 200 }, (_, n) => n));
+      expect((await audit.forRequest('default', 'req_3')).map((event) => event.detail!.n)).toEqual(Array.from({ length: 25 }, (_, i) => i * 8 + 3));
+    } finally {
+      await store.close();
+    }
+  });
+});

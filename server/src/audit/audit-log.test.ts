@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../runtime/index.ts';
 import { keys, MemoryStore, type Store } from '../store/index.ts';
 import { createAuditLog } from './audit-log.ts';
+import { MAX_BATCH } from './chain-appender.ts';
 import { genesisHash } from './chain-hash.ts';
 import { verifyChain } from './verify-chain.ts';
 
@@ -13,6 +14,26 @@ function world() {
   const clock = new ManualClock();
   const store = new MemoryStore({ now: () => clock.now() });
   return { clock, store, audit: createAuditLog(store, clock, 3600) };
+}
+
+/** The store, with every call counted by method, batch sizes of `streamAppendManyAfter`, and a way to fail a method's next call. */
+function counting(store: Store) {
+  const calls: Record<string, number> = {};
+  const sizes: number[] = [];
+  const failing = new Set<string>();
+  const counted = new Proxy(store, {
+    get(target, name, receiver) {
+      const value = Reflect.get(target, name, receiver) as unknown;
+      if (typeof value !== 'function' || typeof name !== 'string') return value;
+      return (...args: unknown[]) => {
+        calls[name] = (calls[name] ?? 0) + 1;
+        if (name === 'streamAppendManyAfter') sizes.push((args[2] as unknown[]).length);
+        if (failing.delete(name)) return Promise.reject(new Error(`${name} failed`));
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+  return { counted, calls, sizes, failNext: (name: string) => void failing.add(name) };
 }
 
 async function lines(iterable: AsyncIterable<string>): Promise<string[]> {
@@ -53,6 +74,74 @@ describe('createAuditLog', () => {
     expect(exported.map((event) => event.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i));
     expect(new Set(exported.map((event) => event.detail.n)).size).toBe(40);
     expect(await instances[1]!.verify('default')).toMatchObject({ ok: true, events: 40 });
+  });
+
+  it('group commit: 200 concurrent records land in a few script calls, in call order, and verify', async () => {
+    const { clock, store } = world();
+    const { counted, calls } = counting(store);
+    const audit = createAuditLog(counted, clock, 3600);
+    await Promise.all(Array.from({ length: 200 }, (_, n) => audit.record({ type: 'refused', reason: 'invalid_request', tenant: 'default', auth_req_id: `req_${n % 4}`, channel: 'agent', detail: { n } })));
+    expect(calls.streamAppendAfter ?? 0).toBe(0);
+    expect(calls.streamAppendManyAfter).toBeGreaterThan(0);
+    expect(calls.streamAppendManyAfter).toBeLessThanOrEqual(3);
+    expect(calls.listAppend).toBe(200);
+    const exported = (await lines(audit.export('default'))).map((line) => JSON.parse(line) as { seq: number; detail: { n: number } });
+    expect(exported.map((event) => event.detail.n)).toEqual(Array.from({ length: 200 }, (_, n) => n));
+    expect(await audit.verify('default')).toMatchObject({ ok: true, events: 200, head: { seq: 199 } });
+    expect((await audit.forRequest('default', 'req_1')).map((event) => event.detail?.n)).toEqual(Array.from({ length: 50 }, (_, i) => i * 4 + 1));
+  });
+
+  it('group commit: caps a batch, keeps batching while one is in flight, and chains across batches', async () => {
+    const { clock, store } = world();
+    const { counted, sizes } = counting(store);
+    const audit = createAuditLog(counted, clock, 3600);
+    const first = Array.from({ length: MAX_BATCH + 10 }, (_, n) => audit.record({ type: 'refused', tenant: 'default', channel: 'agent', detail: { n } }));
+    await Promise.resolve();
+    const later = Array.from({ length: 5 }, (_, n) => audit.record({ type: 'refused', tenant: 'default', channel: 'agent', detail: { n: 1000 + n } }));
+    await Promise.all([...first, ...later]);
+    expect(Math.max(...sizes)).toBe(MAX_BATCH);
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(MAX_BATCH + 15);
+    expect(await audit.verify('default')).toMatchObject({ ok: true, events: MAX_BATCH + 15 });
+  });
+
+  it('group commit: a batch that cannot be stored rejects each of its callers, and the next batch still links', async () => {
+    const { clock, store } = world();
+    const { counted, failNext } = counting(store);
+    const audit = createAuditLog(counted, clock, 3600);
+    await audit.record({ type: 'refused', tenant: 'default', channel: 'agent', detail: { n: 0 } });
+    failNext('streamAppendManyAfter');
+    const failed = await Promise.allSettled(Array.from({ length: 3 }, (_, n) => audit.record({ type: 'refused', tenant: 'default', channel: 'agent', detail: { n: 1 + n } })));
+    expect(failed.map((result) => result.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    await Promise.all(Array.from({ length: 3 }, (_, n) => audit.record({ type: 'refused', tenant: 'default', channel: 'agent', detail: { n: 10 + n } })));
+    const exported = (await lines(audit.export('default'))).map((line) => JSON.parse(line) as { detail: { n: number } });
+    expect(exported.map((event) => event.detail.n)).toEqual([0, 10, 11, 12]);
+    expect(await audit.verify('default')).toMatchObject({ ok: true, events: 4 });
+  });
+
+  it('group commit: a failed list append rejects only its own caller', async () => {
+    const { clock, store } = world();
+    const { counted, failNext } = counting(store);
+    const audit = createAuditLog(counted, clock, 3600);
+    failNext('listAppend');
+    const results = await Promise.allSettled([ID, 'req_other'].map((id) => audit.record({ type: 'viewed', tenant: 'default', auth_req_id: id, channel: 'device' })));
+    expect(results.map((result) => result.status)).toEqual(['rejected', 'fulfilled']);
+    expect(await audit.verify('default')).toMatchObject({ ok: true, events: 2 });
+  });
+
+  it('group commit: a batch that lost a race to another instance is re-chained whole on the new head', async () => {
+    const { clock, store } = world();
+    const { counted, calls } = counting(store);
+    const mine = createAuditLog(counted, clock, 3600);
+    const other = createAuditLog(store, clock, 3600);
+    await mine.record({ type: 'refused', tenant: 'default', channel: 'agent', detail: { n: 0 } });
+    await other.record({ type: 'refused', tenant: 'default', channel: 'agent', detail: { n: 1 } });
+    await other.record({ type: 'refused', tenant: 'default', channel: 'agent', detail: { n: 2 } });
+    const before = calls.streamAppendManyAfter!;
+    await Promise.all(Array.from({ length: 5 }, (_, n) => mine.record({ type: 'refused', tenant: 'default', channel: 'agent', detail: { n: 3 + n } })));
+    expect(calls.streamAppendManyAfter! - before).toBe(2);
+    const exported = (await lines(mine.export('default'))).map((line) => JSON.parse(line) as { seq: number; detail: { n: number } });
+    expect(exported.map((event) => event.detail.n)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(await mine.verify('default')).toMatchObject({ ok: true, events: 8, head: { seq: 7 } });
   });
 
   it('refuses a detail member named like a credential and redacts a JWT in a detail value', async () => {

@@ -38,7 +38,12 @@ const PAGE = 500;
  * @param retentionSeconds - how long a request's view is kept.
  */
 export function createAuditLog(store: Store, clock: Clock, retentionSeconds: number): AuditLog {
-  const append = createChainAppender(store);
+  // The per-request list appends of a batch run together, once the batch is in the chain.
+  const append = createChainAppender(store, {
+    afterAppend: async (stored) => {
+      if (stored.auth_req_id) await store.listAppend(keys.requestAudit(stored.tenant, stored.auth_req_id), JSON.stringify(stored), retentionSeconds);
+    },
+  });
 
   async function* entries(tenant: string): AsyncGenerator<StreamEntry> {
     let after: string | undefined;
@@ -52,8 +57,8 @@ export function createAuditLog(store: Store, clock: Clock, retentionSeconds: num
 
   return {
     async record(input) {
-      const stored = await append(withoutSecrets({ ...input, at: new Date(clock.now()).toISOString() }));
-      if (stored.auth_req_id) await store.listAppend(keys.requestAudit(stored.tenant, stored.auth_req_id), JSON.stringify(stored), retentionSeconds);
+      // Resolves once the event is in the chain and in its request's list (see `afterAppend` above).
+      await append(withoutSecrets({ ...input, at: new Date(clock.now()).toISOString() }));
     },
     async forRequest(tenant, authReqId) {
       const events = (await store.listRange(keys.requestAudit(tenant, authReqId))).map((line) => JSON.parse(line) as StoredAuditEvent);

@@ -1,7 +1,7 @@
 import type { Store, StreamEntry } from '../store/index.ts';
 import { keys } from '../store/index.ts';
 import type { AuditEvent, ChainedAuditEvent, StoredAuditEvent } from './audit-event.ts';
-import { chainText, eventHash, genesisHash } from './chain-hash.ts';
+import { chainText, eventHash, genesisHash, sha256Text } from './chain-hash.ts';
 
 /** The newest event of a chain as this process last saw it. */
 interface Head {
@@ -26,17 +26,42 @@ export function storedEvent(entry: StreamEntry): StoredAuditEvent | null {
 /** Appends events to their tenant's hash chain; made by {@link createChainAppender}. */
 export type ChainAppender = (event: AuditEvent) => Promise<StoredAuditEvent>;
 
+/** Options of {@link createChainAppender}. */
+export interface ChainAppenderOptions {
+  /**
+   * Runs for each event once its batch is in the chain (the per-request list append), all of a
+   * batch at once; an event's promise settles only after its own call did, and rejects with its error.
+   */
+  afterAppend?: (event: StoredAuditEvent) => Promise<void>;
+}
+
+/** The most events one script call appends; more wait for the next batch. */
+export const MAX_BATCH = 256;
+
+/** An event waiting for its batch, with its caller's promise. */
+interface Waiting {
+  event: AuditEvent;
+  resolve: (stored: StoredAuditEvent) => void;
+  reject: (error: unknown) => void;
+}
+
 /**
  * Appends events to the tenants' hash chains (`keys.auditChain`) so that a chain never forks, however
  * many server instances append at once.
  *
  * The hash is computed here, in TypeScript (SHA-256 over JCS, the same code for both stores and the
- * verifier); the store only offers `streamAppendAfter(key, lastId, entry)`, one Lua script that
- * appends only while the stream's newest entry is still `lastId` and otherwise answers that newest
- * entry. Two instances that both built on entry N race; exactly one appends N+1, the other gets
- * N+1 back, links to it and retries. The loop is lock-free (every lost race is someone else's
- * progress) and costs one round trip per attempt: this appender remembers each tenant's head and
- * runs its own appends one after another per tenant, so only other instances ever make it retry.
+ * verifier); the store only offers `streamAppendManyAfter(key, lastId, entries)`, one Lua script that
+ * appends a batch only while the stream's newest entry is still `lastId` and otherwise answers that
+ * newest entry. Two instances that both built on entry N race; exactly one appends after N, the
+ * other gets the new tail back, re-links its whole batch to it and retries. The loop is lock-free
+ * (every lost race is someone else's progress) and costs one round trip per attempt: this appender
+ * remembers each tenant's head and runs its own appends one batch after another per tenant, so only
+ * other instances ever make it retry.
+ *
+ * Group commit: while a tenant's batch is in flight, the events that arrive wait; when it lands,
+ * all of them (up to {@link MAX_BATCH}) are chained locally, in call order, and appended in one
+ * script call. Each caller's promise resolves when its own event is stored (and its `afterAppend`
+ * ran), and rejects when its batch could not be stored.
  *
  * Hashing in Lua was the alternative: Redis's Lua has only `redis.sha1hex`, SHA-1 has known
  * collisions (SHAttered, 2017; chosen-prefix, 2020) while events carry client-chosen text (an
@@ -46,45 +71,82 @@ export type ChainAppender = (event: AuditEvent) => Promise<StoredAuditEvent>;
  *   was done to it, so the audit (and with it the gate) fails closed until an operator looks.
  * @see DESIGN.md guarantee 9; RFC 8785 (JCS)
  */
-export function createChainAppender(store: Store): ChainAppender {
+export function createChainAppender(store: Store, options: ChainAppenderOptions = {}): ChainAppender {
   const heads = new Map<string, Head>();
-  const queues = new Map<string, Promise<unknown>>();
+  /** Per tenant, the events waiting for the next batch; a tenant is here while its batches run. */
+  const waiting = new Map<string, Waiting[]>();
   const genesis = (tenant: string): Head => ({ id: null, seq: -1, hash: genesisHash(tenant) });
 
-  async function append(event: AuditEvent): Promise<StoredAuditEvent> {
-    const key = keys.auditChain(event.tenant);
+  /** Chains `events` (one tenant's, in order) onto the tenant's head and appends them in one script call; retries on a lost race. */
+  async function appendBatch(tenant: string, events: AuditEvent[]): Promise<StoredAuditEvent[]> {
+    const key = keys.auditChain(tenant);
     // Optimistic: a first append guesses an empty chain; a wrong guess costs one round trip and returns the real head.
-    let head = heads.get(event.tenant) ?? genesis(event.tenant);
+    let head = heads.get(tenant) ?? genesis(tenant);
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const chained: ChainedAuditEvent = { ...event, seq: head.seq + 1, prev_hash: head.hash };
-      const result = await store.streamAppendAfter(key, head.id, { event: chainText(chained) });
+      const chained: ChainedAuditEvent[] = [];
+      const texts: string[] = [];
+      let link = head;
+      for (const event of events) {
+        const next: ChainedAuditEvent = { ...event, seq: link.seq + 1, prev_hash: link.hash };
+        const text = chainText(next);
+        chained.push(next);
+        texts.push(text);
+        link = { id: null, seq: next.seq, hash: sha256Text(text) };
+      }
+      const result = await store.streamAppendManyAfter(key, head.id, texts.map((text) => ({ event: text })));
       if (result.ok) {
-        heads.set(event.tenant, { id: result.id, seq: chained.seq, hash: eventHash(chained) });
-        return { ...chained, id: result.id };
+        heads.set(tenant, { id: result.ids.at(-1)!, seq: link.seq, hash: link.hash });
+        return chained.map((event, i) => ({ ...event, id: result.ids[i]! }));
       }
       if (!result.last) {
-        head = genesis(event.tenant);
+        head = genesis(tenant);
         continue;
       }
       const newest = storedEvent(result.last);
-      if (!newest) throw new Error(`the audit chain of tenant ${event.tenant} ends in an unreadable entry ${result.last.id}`);
+      if (!newest) throw new Error(`the audit chain of tenant ${tenant} ends in an unreadable entry ${result.last.id}`);
       head = { id: result.last.id, seq: newest.seq, hash: eventHash(newest) };
     }
-    throw new Error(`could not append to the audit chain of tenant ${event.tenant} after ${MAX_ATTEMPTS} attempts`);
+    throw new Error(`could not append to the audit chain of tenant ${tenant} after ${MAX_ATTEMPTS} attempts`);
   }
 
-  return (event) => {
-    // One append at a time per tenant in this process, in call order.
-    const previous = queues.get(event.tenant) ?? Promise.resolve();
-    const next = previous.then(() => append(event));
-    const settled = next.then(
-      () => undefined,
-      () => undefined,
-    );
-    queues.set(event.tenant, settled);
-    void settled.then(() => {
-      if (queues.get(event.tenant) === settled) queues.delete(event.tenant);
+  /** Settles a stored batch's callers, each after its own `afterAppend`. */
+  async function settle(batch: Waiting[], stored: StoredAuditEvent[]): Promise<void> {
+    const after = options.afterAppend;
+    const results = after ? await Promise.allSettled(stored.map((event) => after(event))) : [];
+    batch.forEach((item, i) => {
+      const result = results[i];
+      if (result?.status === 'rejected') item.reject(result.reason);
+      else item.resolve(stored[i]!);
     });
-    return next;
-  };
+  }
+
+  /** Appends a tenant's waiting events, batch after batch, until none wait. */
+  async function drain(tenant: string, queue: Waiting[]): Promise<void> {
+    while (queue.length > 0) {
+      const batch = queue.splice(0, MAX_BATCH);
+      let stored: StoredAuditEvent[];
+      try {
+        stored = await appendBatch(tenant, batch.map((item) => item.event));
+      } catch (error) {
+        for (const item of batch) item.reject(error);
+        continue;
+      }
+      // The next batch may start while this one's list appends run: the chain head has moved already.
+      void settle(batch, stored);
+    }
+    waiting.delete(tenant);
+  }
+
+  return (event) =>
+    new Promise<StoredAuditEvent>((resolve, reject) => {
+      const queue = waiting.get(event.tenant);
+      if (queue) {
+        queue.push({ event, resolve, reject });
+        return;
+      }
+      const fresh: Waiting[] = [{ event, resolve, reject }];
+      waiting.set(event.tenant, fresh);
+      // Started a microtask later, so the events of one synchronous burst share the first batch.
+      queueMicrotask(() => void drain(event.tenant, fresh));
+    });
 }

@@ -6,6 +6,11 @@ function sha256(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('base64url');
 }
 
+/** base64url(SHA-256(text)): {@link eventHash} of an event whose {@link chainText} is `text`, without canonicalizing it again. */
+export function sha256Text(text: string): string {
+  return sha256(text);
+}
+
 /**
  * The `prev_hash` of a tenant's first event: base64url(SHA-256(JCS({chain, tenant}))). Bound to the
  * tenant, so one tenant's chain cannot be passed off as the start of another's.

@@ -45,7 +45,7 @@ export async function reserveRequest(deps: LimitDeps, input: ReservationInput): 
   const { velocity } = policy.limits;
   const taken: string[] = [];
   const release = async () => {
-    await Promise.all(taken.map((key) => store.hashDelete(key, input.auth_req_id)));
+    await Promise.all(taken.map((key) => store.windowRemove(key, input.auth_req_id)));
   };
   const steps = [
     {
@@ -78,7 +78,7 @@ export async function reserveRequest(deps: LimitDeps, input: ReservationInput): 
 
 /** Takes a request out of its user's pending window: it was decided, so it no longer counts. */
 export async function releasePending(store: Store, tenant: string, sub: string, authReqId: string): Promise<void> {
-  await store.hashDelete(keys.window(tenant, 'pending', sub), authReqId);
+  await store.windowRemove(keys.window(tenant, 'pending', sub), authReqId);
 }
 
 /**

@@ -17,7 +17,7 @@ export const keys = {
   /** Set: the `auth_req_id`s waiting for one user. */
   userRequests: (tenant: string, sub: string) => `inbox:{${tenant}:${sub}}`,
   /**
-   * Hash (a sliding window, see `Store.windowAdd`): member `auth_req_id` → score and amounts.
+   * A sliding window (`Store.windowAdd`, `Store.windowRemove`) of `auth_req_id`s, each with a score and amounts.
    * `velocity-user` and `velocity-client` are the policy's velocity limits, `pending` a user's
    * pending requests (scored by deadline), `push` a user's recent pushes. In the owner's tag.
    */

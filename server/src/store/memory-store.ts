@@ -1,6 +1,6 @@
 import { checkSortedArguments } from './sorted-arguments.ts';
-import { checkWindowEntry, decodeWindowValue, encodeWindowValue } from './window-entry.ts';
-import type { CasResult, Fields, Guard, PollResult, Store, StreamAppendResult, StreamClaimResult, StreamEntry, WindowEntry, WindowResult } from './types.ts';
+import { checkWindowEntry } from './window-entry.ts';
+import type { CasResult, Fields, Guard, PollResult, Store, StreamAppendManyResult, StreamAppendResult, StreamClaimResult, StreamEntry, WindowEntry, WindowResult } from './types.ts';
 
 /** A sorted set: each member's score, and the members in (score, member) order for range reads. */
 interface Sorted { scores: Map<string, number>; order: { score: number; member: string }[] }
@@ -13,7 +13,18 @@ interface PendingEntry { consumer: string; deliveredAt: number }
  * delivered in id order and a claim changes an entry in place, so the map's order is the id order).
  */
 interface Group { lastDelivered: [number, number]; pending: Map<string, PendingEntry> }
-type Value = { kind: 'string'; value: string } | { kind: 'hash'; value: Map<string, string> } | { kind: 'set'; value: Set<string> } | { kind: 'list'; value: string[] } | { kind: 'sorted'; value: Sorted } | { kind: 'stream'; value: Stream };
+/**
+ * A sliding window ({@link MemoryStore.windowAdd}): the entries by member, the same entries in
+ * (score, member) order so the expired ones are a prefix, the running totals per currency (only
+ * those above 0), and the newest score ever added (for the TTL, as the Lua keeps it).
+ */
+interface Window {
+  entries: Map<string, { score: number; amounts: [string, number][] }>;
+  order: { score: number; member: string }[];
+  totals: Map<string, number>;
+  newest: number;
+}
+type Value = { kind: 'window'; value: Window } | { kind: 'string'; value: string } | { kind: 'hash'; value: Map<string, string> } | { kind: 'set'; value: Set<string> } | { kind: 'list'; value: string[] } | { kind: 'sorted'; value: Sorted } | { kind: 'stream'; value: Stream };
 interface Entry { data: Value; expiresAt: number | undefined }
 
 /** Options of {@link MemoryStore}. */
@@ -64,6 +75,32 @@ function lowerBound(order: { score: number; member: string }[], probe: { score: 
     else high = middle;
   }
   return low;
+}
+
+function addTotal(totals: Map<string, number>, currency: string, amount: number): void {
+  const total = (totals.get(currency) ?? 0) + amount;
+  if (total > 0) totals.set(currency, total);
+  else totals.delete(currency);
+}
+
+/** Takes `member` out of a window's entries and totals, and (when `fromOrder`) out of its order. */
+function takeOut(window: Window, member: string, fromOrder: boolean): void {
+  const entry = window.entries.get(member);
+  if (!entry) return;
+  window.entries.delete(member);
+  for (const [currency, amount] of entry.amounts) addTotal(window.totals, currency, -amount);
+  if (fromOrder) window.order.splice(lowerBound(window.order, { score: entry.score, member }), 1);
+}
+
+/** Totals as shown, less one entry's amounts (a refused call shows the window without the member it would replace). */
+function without(totals: Record<string, number>, amounts: [string, number][]): Record<string, number> {
+  const shown = { ...totals };
+  for (const [currency, amount] of amounts) {
+    const rest = (shown[currency] ?? 0) - amount;
+    if (rest > 0) shown[currency] = rest;
+    else delete shown[currency];
+  }
+  return shown;
 }
 
 /** A stream id `<ms>-<seq>` as a pair of numbers, for comparing ids as Redis does. */
@@ -192,36 +229,39 @@ export class MemoryStore implements Store {
   async windowAdd(key: string, entry: WindowEntry): Promise<WindowResult> {
     const { score, amounts, maxAmounts } = checkWindowEntry(entry);
     const floor = entry.nowMs - entry.windowMs;
-    const hash = this.#of(key, 'hash')?.value ?? new Map<string, string>();
-    let count = 0;
-    let newest = Number.NEGATIVE_INFINITY;
-    const totals = new Map<string, number>();
-    // As the Lua of redis-scripts.ts: drop what left the window, then weigh the rest (not `member`, which is replaced).
-    for (const [member, value] of [...hash]) {
-      const stored = decodeWindowValue(value);
-      if (!(stored.score > floor)) {
-        hash.delete(member);
-        continue;
-      }
-      newest = Math.max(newest, stored.score);
-      if (member === entry.member) continue;
-      count += 1;
-      for (const [currency, amount] of stored.amounts) totals.set(currency, (totals.get(currency) ?? 0) + amount);
-    }
+    const window: Window = this.#of(key, 'window')?.value ?? { entries: new Map(), order: [], totals: new Map(), newest: Number.NEGATIVE_INFINITY };
+    // As the Lua of redis-scripts.ts: drop what left the window (a prefix of the order), then
+    // weigh the rest without `member`, which is replaced.
+    const expired = window.order.findIndex((e) => e.score > floor);
+    for (const gone of window.order.splice(0, expired === -1 ? window.order.length : expired)) takeOut(window, gone.member, false);
+    const old = window.entries.get(entry.member);
+    const count = window.entries.size - (old ? 1 : 0);
     const weight = new Map(amounts);
+    const totalWithout = (currency: string) => (window.totals.get(currency) ?? 0) - (old?.amounts.find(([c]) => c === currency)?.[1] ?? 0);
     let exceeded: WindowResult['exceeded'];
     if (count + 1 > entry.maxCount) exceeded = 'count';
-    else if (maxAmounts.some(([currency, max]) => (totals.get(currency) ?? 0) + (weight.get(currency) ?? 0) > max)) exceeded = 'amount';
+    else if (maxAmounts.some(([currency, max]) => totalWithout(currency) + (weight.get(currency) ?? 0) > max)) exceeded = 'amount';
     if (!exceeded) {
-      hash.set(entry.member, encodeWindowValue(score, amounts));
-      count += 1;
-      for (const [currency, amount] of amounts) totals.set(currency, (totals.get(currency) ?? 0) + amount);
-      newest = Math.max(newest, score);
+      if (old) takeOut(window, entry.member, true);
+      window.entries.set(entry.member, { score, amounts });
+      const probe = { score, member: entry.member };
+      window.order.splice(lowerBound(window.order, probe), 0, probe);
+      for (const [currency, amount] of amounts) addTotal(window.totals, currency, amount);
+      window.newest = Math.max(window.newest, score);
     }
-    if (hash.size === 0) this.#entries.delete(key);
-    else this.#entries.set(key, { data: { kind: 'hash', value: hash }, expiresAt: this.#now() + Math.max(1, newest + entry.windowMs - entry.nowMs) });
-    const shown = Object.fromEntries([...totals].filter(([, total]) => total > 0));
-    return exceeded ? { ok: false, count, totals: shown, exceeded } : { ok: true, count, totals: shown };
+    if (window.entries.size === 0) this.#entries.delete(key);
+    else this.#entries.set(key, { data: { kind: 'window', value: window }, expiresAt: this.#now() + Math.max(1, window.newest + entry.windowMs - entry.nowMs) });
+    const totals = Object.fromEntries(window.totals);
+    return exceeded ? { ok: false, count, totals: without(totals, old?.amounts ?? []), exceeded } : { ok: true, count: count + 1, totals };
+  }
+
+  async windowRemove(key: string, member: string): Promise<boolean> {
+    if (member.length === 0) throw new RangeError('member must not be empty');
+    const window = this.#of(key, 'window')?.value;
+    if (!window?.entries.has(member)) return false;
+    takeOut(window, member, true);
+    if (window.entries.size === 0) this.#entries.delete(key);
+    return true;
   }
 
   async setAdd(key: string, member: string, ttlSeconds?: number): Promise<void> {
@@ -302,6 +342,14 @@ export class MemoryStore implements Store {
     if ((newest?.id ?? null) !== lastId) return { ok: false, last: newest ? { id: newest.id, fields: { ...newest.fields } } : null };
     // Checked and appended in one synchronous step: nothing can append in between.
     return { ok: true, id: this.#streamAppend(key, fields) };
+  }
+
+  async streamAppendManyAfter(key: string, lastId: string | null, entries: Fields[]): Promise<StreamAppendManyResult> {
+    checkManyEntries(entries);
+    const newest = this.#of(key, 'stream')?.value.entries.at(-1) ?? null;
+    if ((newest?.id ?? null) !== lastId) return { ok: false, last: newest ? { id: newest.id, fields: { ...newest.fields } } : null };
+    // Checked and appended in one synchronous step: nothing can append in between.
+    return { ok: true, ids: entries.map((fields) => this.#streamAppend(key, fields)) };
   }
 
   async streamRange(key: string, afterId?: string, count?: number): Promise<StreamEntry[]> {
@@ -397,4 +445,10 @@ function checkCount(count: number): void {
 /** Orders two parsed stream ids as Redis does: by milliseconds, then by sequence. */
 function compareStreamIds(a: [number, number], b: [number, number]): number {
   return a[0] - b[0] || a[1] - b[1];
+}
+
+/** The entries of a `streamAppendManyAfter`: at least one, each with at least one field. The Redis store checks the same. */
+function checkManyEntries(entries: Fields[]): void {
+  if (entries.length === 0) throw new RangeError('streamAppendManyAfter needs at least one entry');
+  if (entries.some((fields) => Object.keys(fields).length === 0)) throw new RangeError('streamAppendManyAfter needs at least one field in every entry');
 }

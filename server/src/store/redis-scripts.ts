@@ -10,6 +10,109 @@ end
 `;
 
 /**
+ * The layout of a sliding window (`Store.windowAdd`): ONE hash, so a script touches KEYS[1] only.
+ *  - `h:<i>` (i = 1 … size): a binary min-heap of the entries by score; the value is
+ *    `<score> CUR=amount …` (e.g. `1767225600000 EUR=49000`), a NUL byte, then the member.
+ *  - `m:<member>` → the member's heap index, so replacing or removing a member is O(log n).
+ *  - `n` → the size; `t` → the totals, `CUR=total …` (only those above 0); `x` → the newest score
+ *    ever added, for the TTL. A window with no entries is deleted, so `n` marks the layout: a hash
+ *    without it is a window of the earlier layout (member → value), converted on first touch.
+ */
+const WINDOW_LUA = `
+local function hget(field) return redis.call('HGET', KEYS[1], field) end
+local function score_of(entry) return tonumber(string.match(entry, '^(%-?%d+)')) end
+local function member_of(entry) return string.sub(entry, string.find(entry, '\\0', 1, true) + 1) end
+local function add_amounts(totals, entry, sign)
+  local head = string.sub(entry, 1, string.find(entry, '\\0', 1, true) - 1)
+  for cur, amt in string.gmatch(head, ' (%u%u%u)=(%d+)') do totals[cur] = (totals[cur] or 0) + sign * tonumber(amt) end
+end
+local function place(i, entry)
+  redis.call('HSET', KEYS[1], 'h:' .. i, entry, 'm:' .. member_of(entry), i)
+end
+local function sift_up(w, i, entry)
+  local s = score_of(entry)
+  while i > 1 do
+    local p = math.floor(i / 2)
+    local parent = hget('h:' .. p)
+    if score_of(parent) <= s then break end
+    place(i, parent)
+    i = p
+  end
+  place(i, entry)
+end
+local function sift_down(w, i, entry)
+  local s = score_of(entry)
+  while true do
+    local c = i * 2
+    if c > w.size then break end
+    local child = hget('h:' .. c)
+    local cs = score_of(child)
+    if c + 1 <= w.size then
+      local right = hget('h:' .. (c + 1))
+      local rs = score_of(right)
+      if rs < cs then c, child, cs = c + 1, right, rs end
+    end
+    if cs >= s then break end
+    place(i, child)
+    i = c
+  end
+  place(i, entry)
+end
+local function remove_at(w, i, entry)
+  redis.call('HDEL', KEYS[1], 'm:' .. member_of(entry))
+  add_amounts(w.totals, entry, -1)
+  local last = hget('h:' .. w.size)
+  redis.call('HDEL', KEYS[1], 'h:' .. w.size)
+  w.size = w.size - 1
+  if i <= w.size then
+    if i > 1 and score_of(hget('h:' .. math.floor(i / 2))) > score_of(last) then sift_up(w, i, last) else sift_down(w, i, last) end
+  end
+end
+local function load()
+  local state = redis.call('HMGET', KEYS[1], 'n', 't', 'x')
+  local w = { size = tonumber(state[1]) or 0, totals = {}, newest = tonumber(state[3]) }
+  if state[1] then
+    for cur, amt in string.gmatch(state[2] or '', '(%u%u%u)=(%d+)') do w.totals[cur] = tonumber(amt) end
+    return w
+  end
+  -- The earlier layout: member → '<score> CUR=amount …'. Converted once, in this call.
+  local flat = redis.call('HGETALL', KEYS[1])
+  if #flat == 0 then return w end
+  local ttl = redis.call('PTTL', KEYS[1])
+  redis.call('DEL', KEYS[1])
+  for i = 1, #flat, 2 do
+    local s = tonumber(string.match(flat[i + 1], '^(%-?%d+)'))
+    if s ~= nil then
+      local entry = flat[i + 1] .. '\\0' .. flat[i]
+      w.size = w.size + 1
+      sift_up(w, w.size, entry)
+      add_amounts(w.totals, entry, 1)
+      if w.newest == nil or s > w.newest then w.newest = s end
+    end
+  end
+  if ttl > 0 then redis.call('PEXPIRE', KEYS[1], ttl) end
+  return w
+end
+-- Writes the bookkeeping back (deleting an empty window) and answers the totals above 0 as a
+-- flat list; hidden, an entry left out of w.totals, is stored in the totals but not shown.
+local function save(w, window, now, hidden)
+  if w.size == 0 then redis.call('DEL', KEYS[1]) return {} end
+  local stored, parts, shown = {}, {}, {}
+  for cur, total in pairs(w.totals) do
+    stored[cur] = total
+    if total > 0 then shown[#shown + 1] = cur; shown[#shown + 1] = string.format('%.0f', total) end
+  end
+  if hidden then add_amounts(stored, hidden, 1) end
+  for cur, total in pairs(stored) do
+    if total > 0 then parts[#parts + 1] = cur .. '=' .. string.format('%.0f', total) end
+  end
+  redis.call('HSET', KEYS[1], 'n', w.size, 't', table.concat(parts, ' '), 'x', string.format('%.0f', w.newest))
+  if window ~= nil then redis.call('PEXPIRE', KEYS[1], string.format('%.0f', math.max(1, w.newest + window - now))) end
+  return shown
+end
+`;
+
+/**
  * The Lua scripts of {@link RedisStore}, registered with `defineCommand`. Each touches KEYS[1]
  * only, so it runs on one Redis Cluster slot.
  */
@@ -66,54 +169,85 @@ if newestId ~= ARGV[1] then
   return {'conflict'}
 end
 return {'ok', redis.call('XADD', KEYS[1], '*', unpack(ARGV, 2))}`,
+  // ARGV: the id the newest entry must have ('' for an empty or missing stream), then per entry
+  // its pair count n and n field/value pairs. countersignStreamAppendAfter for a batch: one guard,
+  // then one XADD per entry, all in one script, so a batch lands whole after the named tail or not
+  // at all. Answers the new ids in order, or the tail it lost to. Mirrors `streamAppendManyAfter`
+  // in memory-store.ts.
+  countersignStreamAppendManyAfter: `
+local newest = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)[1]
+local newestId = newest and newest[1] or ''
+if newestId ~= ARGV[1] then
+  if newest then return {'conflict', newest[1], newest[2]} end
+  return {'conflict'}
+end
+local ids, i = {}, 2
+while i <= #ARGV do
+  local n = tonumber(ARGV[i])
+  ids[#ids + 1] = redis.call('XADD', KEYS[1], '*', unpack(ARGV, i + 1, i + n * 2))
+  i = i + 1 + n * 2
+end
+return {'ok', ids}`,
   // ARGV: now, window, member, score, maxCount, n, n × (currency, amount), m, m × (currency, max).
   // The check and the add in one script: ten requests at a limit's edge, on ten connections, read
   // the window one after another, so exactly as many as fit get in (velocity, pending, push rate).
-  // Values are '<score> CUR=amount …' (window-entry.ts); totals go back as strings, because Redis
-  // would truncate a Lua number to an integer reply. Mirrors `windowAdd` in memory-store.ts.
-  countersignWindowAdd: `
+  // The window is one hash (WINDOW_LUA): a binary min-heap of entries by score, so a call costs
+  // O(log n) per entry added or dropped, not a walk of the whole window. Totals go back as
+  // strings, because Redis would truncate a Lua number to an integer reply. Mirrors `windowAdd`
+  // in memory-store.ts.
+  countersignWindowAdd: `${WINDOW_LUA}
 local now, window, member = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
 local score, maxCount = tonumber(ARGV[4]), tonumber(ARGV[5])
 local n = tonumber(ARGV[6])
-local amounts = {}
-for i = 0, n - 1 do amounts[ARGV[7 + i * 2]] = tonumber(ARGV[8 + i * 2]) end
+local amounts, value = {}, ARGV[4]
+for i = 0, n - 1 do
+  amounts[ARGV[7 + i * 2]] = tonumber(ARGV[8 + i * 2])
+  value = value .. ' ' .. ARGV[7 + i * 2] .. '=' .. ARGV[8 + i * 2]
+end
 local m = tonumber(ARGV[7 + n * 2])
 local floor = now - window
-local flat = redis.call('HGETALL', KEYS[1])
-local count, totals, newest = 0, {}, nil
-for i = 1, #flat, 2 do
-  local s = tonumber(string.match(flat[i + 1], '^(%-?%d+)'))
-  if s == nil or s <= floor then redis.call('HDEL', KEYS[1], flat[i])
-  else
-    if newest == nil or s > newest then newest = s end
-    if flat[i] ~= member then
-      count = count + 1
-      for cur, amt in string.gmatch(flat[i + 1], ' (%u%u%u)=(%d+)') do totals[cur] = (totals[cur] or 0) + tonumber(amt) end
-    end
-  end
+local w = load()
+while w.size > 0 do
+  local top = hget('h:1')
+  if score_of(top) > floor then break end
+  remove_at(w, 1, top)
 end
+local pos = tonumber(hget('m:' .. member))
+local old = pos and hget('h:' .. pos)
+local count = w.size - (pos and 1 or 0)
+if old then add_amounts(w.totals, old, -1) end
 local verdict = 'ok'
 if count + 1 > maxCount then verdict = 'count'
 else
   for i = 0, m - 1 do
     local cur = ARGV[8 + n * 2 + i * 2]
-    if (totals[cur] or 0) + (amounts[cur] or 0) > tonumber(ARGV[9 + n * 2 + i * 2]) then verdict = 'amount' break end
+    if (w.totals[cur] or 0) + (amounts[cur] or 0) > tonumber(ARGV[9 + n * 2 + i * 2]) then verdict = 'amount' break end
   end
 end
 if verdict == 'ok' then
-  local value = ARGV[4]
-  for i = 0, n - 1 do value = value .. ' ' .. ARGV[7 + i * 2] .. '=' .. ARGV[8 + i * 2] end
-  redis.call('HSET', KEYS[1], member, value)
+  local entry = value .. '\\0' .. member
+  if pos then
+    if score < score_of(old) then sift_up(w, pos, entry) else sift_down(w, pos, entry) end
+  else
+    w.size = w.size + 1
+    sift_up(w, w.size, entry)
+  end
   count = count + 1
-  for cur, amt in pairs(amounts) do totals[cur] = (totals[cur] or 0) + amt end
-  if newest == nil or score > newest then newest = score end
+  add_amounts(w.totals, entry, 1)
+  if w.newest == nil or score > w.newest then w.newest = score end
 end
-if newest ~= nil then redis.call('PEXPIRE', KEYS[1], string.format('%.0f', math.max(1, newest + window - now))) end
-local reply = {verdict, count}
-for cur, total in pairs(totals) do
-  if total > 0 then reply[#reply + 1] = cur; reply[#reply + 1] = string.format('%.0f', total) end
-end
-return reply`,
+-- Refused with the member there: it stays (and is stored in the totals), but is not shown.
+local shown = save(w, window, now, verdict ~= 'ok' and old or nil)
+return {verdict, count, unpack(shown)}`,
+  // ARGV: the member. Takes one entry out of a window (a rollback, or a request that stopped
+  // pending) in O(log n); answers 1 when it was there.
+  countersignWindowRemove: `${WINDOW_LUA}
+local w = load()
+local pos = tonumber(hget('m:' .. ARGV[1]))
+if not pos then return 0 end
+remove_at(w, pos, hget('h:' .. pos))
+save(w, nil, nil)
+return 1`,
   // ARGV: the group, then the ids. Acknowledged and deleted together, so an entry that is done
   // never lingers in the stream (where a new group would deliver it again) for want of a second call.
   countersignStreamAckDelete: `

@@ -3,7 +3,7 @@ import { DEFAULT_REDIS_COMMAND_TIMEOUT_MS } from './redis-connect.ts';
 import { checkSortedArguments } from './sorted-arguments.ts';
 import { SCRIPTS } from './redis-scripts.ts';
 import { checkWindowEntry } from './window-entry.ts';
-import type { CasResult, Fields, Guard, PollResult, Store, StreamAppendResult, StreamClaimResult, StreamEntry, WindowEntry, WindowResult } from './types.ts';
+import type { CasResult, Fields, Guard, PollResult, Store, StreamAppendManyResult, StreamAppendResult, StreamClaimResult, StreamEntry, WindowEntry, WindowResult } from './types.ts';
 
 type Scripted = Record<keyof typeof SCRIPTS, (key: string, ...args: string[]) => Promise<unknown>>;
 
@@ -112,6 +112,11 @@ export class RedisStore implements Store {
     return verdict === 'ok' ? { ok: true, count, totals } : { ok: false, count, totals, exceeded: verdict as 'count' | 'amount' };
   }
 
+  async windowRemove(key: string, member: string): Promise<boolean> {
+    if (member.length === 0) throw new RangeError('member must not be empty');
+    return (await this.#scripts.countersignWindowRemove(this.#key(key), member)) === 1;
+  }
+
   async setAdd(key: string, member: string, ttlSeconds?: number): Promise<void> {
     if (ttlSeconds === undefined) await this.#redis.sadd(this.#key(key), member);
     else await this.#scripts.countersignSetAddTtl(this.#key(key), String(ttlMs(ttlSeconds)), member);
@@ -161,6 +166,17 @@ export class RedisStore implements Store {
     const reply = (await this.#scripts.countersignStreamAppendAfter(this.#key(key), lastId ?? '', ...pairs(fields))) as [string, string?, string[]?];
     if (reply[0] === 'ok') return { ok: true, id: reply[1]! };
     return { ok: false, last: reply[1] === undefined ? null : { id: reply[1], fields: toFields(reply[2] ?? []) } };
+  }
+
+  async streamAppendManyAfter(key: string, lastId: string | null, entries: Fields[]): Promise<StreamAppendManyResult> {
+    checkManyEntries(entries);
+    const args = entries.flatMap((fields) => {
+      const flat = pairs(fields);
+      return [String(flat.length / 2), ...flat];
+    });
+    const reply = (await this.#scripts.countersignStreamAppendManyAfter(this.#key(key), lastId ?? '', ...args)) as [string, (string | string[])?, string[]?];
+    if (reply[0] === 'ok') return { ok: true, ids: reply[1] as string[] };
+    return { ok: false, last: reply[1] === undefined ? null : { id: reply[1] as string, fields: toFields(reply[2] ?? []) } };
   }
 
   async streamRange(key: string, afterId?: string, count?: number): Promise<StreamEntry[]> {
@@ -323,4 +339,10 @@ function toFields(flat: string[]): Fields {
   const fields: Fields = {};
   for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i] as string] = flat[i + 1] as string;
   return fields;
+}
+
+/** The entries of a `streamAppendManyAfter`: at least one, each with at least one field. The memory store checks the same. */
+function checkManyEntries(entries: Fields[]): void {
+  if (entries.length === 0) throw new RangeError('streamAppendManyAfter needs at least one entry');
+  if (entries.some((fields) => Object.keys(fields).length === 0)) throw new RangeError('streamAppendManyAfter needs at least one field in every entry');
 }

@@ -250,7 +250,8 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
           expect(await store.windowAdd(k, { ...limits, nowMs: T + i, member, amounts: { EUR: 100 } })).toStrictEqual({ ok: true, count: i + 1, totals: { EUR: 100 * (i + 1) } });
         }
         expect(await store.windowAdd(k, { ...limits, nowMs: T + 3, member: 'd', amounts: { EUR: 100 } })).toStrictEqual({ ok: false, count: 3, totals: { EUR: 300 }, exceeded: 'count' });
-        expect(Object.keys((await store.hashGet(k))!).sort()).toStrictEqual(['a', 'b', 'c']);
+        expect(await store.windowRemove(k, 'd')).toBe(false);
+        for (const member of ['a', 'b', 'c']) expect(await store.windowRemove(k, member)).toBe(true);
       });
       it('totals each currency on its own and refuses an amount over its currency’s limit', async () => {
         const k = key('window');
@@ -265,7 +266,9 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         for (const member of ['a', 'b', 'c']) await store.windowAdd(k, { ...limits, nowMs: T, member });
         expect((await store.windowAdd(k, { ...limits, nowMs: T + MINUTE - 1, member: 'd' })).ok).toBe(false);
         expect(await store.windowAdd(k, { ...limits, nowMs: T + MINUTE, member: 'd' })).toStrictEqual({ ok: true, count: 1, totals: {} });
-        expect(Object.keys((await store.hashGet(k))!)).toStrictEqual(['d']);
+        for (const member of ['a', 'b', 'c']) expect(await store.windowRemove(k, member)).toBe(false);
+        expect(await store.windowRemove(k, 'd')).toBe(true);
+        expect(await store.delete(k)).toBe(false);
       });
       it('counts an entry scored at a future deadline with windowMs 0 until that deadline', async () => {
         const k = key('window');
@@ -274,11 +277,12 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         expect((await store.windowAdd(k, { ...pending, nowMs: T + 299_999, member: 'b', score: T + 600_000 })).ok).toBe(false);
         expect((await store.windowAdd(k, { ...pending, nowMs: T + 300_000, member: 'b', score: T + 600_000 })).ok).toBe(true);
       });
-      it('replaces a member that is there instead of counting it twice, and hashDelete takes an entry out', async () => {
+      it('replaces a member that is there instead of counting it twice, and windowRemove takes an entry out', async () => {
         const k = key('window');
         await store.windowAdd(k, { ...limits, nowMs: T, member: 'a', amounts: { EUR: 10 } });
         expect(await store.windowAdd(k, { ...limits, nowMs: T + 1, member: 'a', amounts: { EUR: 30 } })).toStrictEqual({ ok: true, count: 1, totals: { EUR: 30 } });
-        expect(await store.hashDelete(k, 'a')).toBe(true);
+        expect(await store.windowRemove(k, 'a')).toBe(true);
+        expect(await store.windowRemove(k, 'a')).toBe(false);
         expect(await store.windowAdd(k, { ...limits, nowMs: T + 2, member: 'b' })).toStrictEqual({ ok: true, count: 1, totals: {} });
       });
       it('refuses malformed arguments before writing anything', async () => {
@@ -287,14 +291,61 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         await expect(store.windowAdd(k, { ...limits, nowMs: T, member: 'a', amounts: { eur: 1 } })).rejects.toThrow(RangeError);
         await expect(store.windowAdd(k, { ...limits, nowMs: T, member: 'a', maxCount: -1 })).rejects.toThrow(RangeError);
         await expect(store.windowAdd(k, { ...limits, nowMs: T, member: '' })).rejects.toThrow(RangeError);
-        expect(await store.hashGet(k)).toBeNull();
+        await expect(store.windowRemove(k, '')).rejects.toThrow(RangeError);
+        expect(await store.delete(k)).toBe(false);
       });
       it('10 concurrent adds on 5 connections at the edge: exactly the allowed number get in', async () => {
         const k = key('window');
         const results = await Promise.all(Array.from({ length: 10 }, (_, i) => handles[i % handles.length]!.windowAdd(k, { windowMs: MINUTE, maxCount: 10, maxAmounts: { EUR: 1000 }, nowMs: T, member: `m${i}`, amounts: { EUR: 300 } })));
         expect(results.filter((result) => result.ok)).toHaveLength(3);
         expect(results.filter((result) => result.exceeded === 'amount')).toHaveLength(7);
-        expect(Object.keys((await store.hashGet(k))!)).toHaveLength(3);
+        const removed = await Promise.all(Array.from({ length: 10 }, (_, i) => store.windowRemove(k, `m${i}`)));
+        expect(removed.filter(Boolean)).toHaveLength(3);
+        expect(removed.map((taken, i) => taken === results[i]!.ok)).not.toContain(false);
+      });
+      it('a refused add that would replace a member keeps the member and shows the window without it', async () => {
+        const k = key('window');
+        await store.windowAdd(k, { ...limits, nowMs: T, member: 'a', amounts: { EUR: 60_000 } });
+        await store.windowAdd(k, { ...limits, nowMs: T, member: 'b', amounts: { EUR: 30_000 } });
+        expect(await store.windowAdd(k, { ...limits, nowMs: T + 1, member: 'a', amounts: { EUR: 70_001 } })).toStrictEqual({ ok: false, count: 1, totals: { EUR: 30_000 }, exceeded: 'amount' });
+        expect(await store.windowAdd(k, { ...limits, nowMs: T + 1, member: 'c', amounts: { EUR: 10_001 } })).toStrictEqual({ ok: false, count: 2, totals: { EUR: 90_000 }, exceeded: 'amount' });
+        // Replaced with a lower score: it leaves the window by its new score.
+        expect(await store.windowAdd(k, { ...limits, nowMs: T + 1, member: 'b', score: T - 30_000, amounts: { EUR: 5 } })).toStrictEqual({ ok: true, count: 2, totals: { EUR: 60_005 } });
+        expect(await store.windowAdd(k, { ...limits, nowMs: T + 30_000, member: 'c' })).toStrictEqual({ ok: true, count: 2, totals: { EUR: 60_000 } });
+      });
+      it('with 5,000 live entries added out of score order, answers exactly and drops the expired ones in order', async () => {
+        const k = key('window');
+        const size = 5000;
+        const big = { windowMs: 0, maxCount: size + 1, maxAmounts: { EUR: 1_000_000_000 } };
+        // Deadlines out of insertion order (as the pending window scores them): i*7919 mod size.
+        const scoreOf = (i: number) => T + 1 + ((i * 7919) % size) * 10;
+        for (let i = 0; i < size; i += 250) {
+          await Promise.all(Array.from({ length: 250 }, (_, j) => store.windowAdd(k, { ...big, nowMs: T, member: `e${i + j}`, score: scoreOf(i + j), amounts: { EUR: 1 + ((i + j) % 7) } })));
+        }
+        const weight = (live: (i: number) => boolean) => {
+          let [count, total] = [0, 0];
+          for (let i = 0; i < size; i += 1) if (live(i)) [count, total] = [count + 1, total + 1 + (i % 7)];
+          return { count, total };
+        };
+        const all = weight(() => true);
+        expect(await store.windowAdd(k, { ...big, nowMs: T, member: 'probe', score: T + 1 + size * 10 })).toStrictEqual({ ok: true, count: all.count + 1, totals: { EUR: all.total } });
+        expect(await store.windowAdd(k, { ...big, nowMs: T, member: 'over', score: T + 1 + size * 10 })).toMatchObject({ ok: false, exceeded: 'count', count: size + 1 });
+        expect(await store.windowAdd(k, { ...big, maxCount: size + 2, maxAmounts: { EUR: all.total }, nowMs: T, member: 'over', amounts: { EUR: 1 }, score: T + 1 + size * 10 })).toMatchObject({ ok: false, exceeded: 'amount' });
+        // The clock passes the deadlines of the first 1,234 slots (scores T+1 … T+12,331).
+        const at = T + 1 + 1233 * 10;
+        const left = weight((i) => scoreOf(i) > at);
+        expect(left.count).toBe(size - 1234);
+        expect(await store.windowRemove(k, 'probe')).toBe(true);
+        expect(await store.windowAdd(k, { ...big, nowMs: at, member: 'late', score: at + 1 })).toStrictEqual({ ok: true, count: left.count + 1, totals: { EUR: left.total } });
+        // Exactly the expired ones are gone, whichever their place of insertion.
+        for (const i of [0, 1, 2, 3, 17, 1000, 2500, 4999]) expect(await store.windowRemove(k, `e${i}`)).toBe(scoreOf(i) > at);
+        expect(await store.windowRemove(k, 'late')).toBe(true);
+        // Removing out of order keeps the rest exact; then the window empties and is deleted.
+        const gone = weight((i) => scoreOf(i) > at && ![0, 1, 2, 3, 17, 1000, 2500, 4999].includes(i));
+        expect(await store.windowAdd(k, { ...big, nowMs: at, member: 'late2', score: at + 1 })).toStrictEqual({ ok: true, count: gone.count + 1, totals: { EUR: gone.total } });
+        expect(await store.windowAdd(k, { ...big, nowMs: T + 1 + size * 10, member: 'last', maxCount: 1 })).toStrictEqual({ ok: true, count: 1, totals: {} });
+        expect(await store.windowRemove(k, 'last')).toBe(true);
+        expect(await store.delete(k)).toBe(false);
       });
     });
 
@@ -414,6 +465,48 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         expect(await store.streamAppendAfter(k, first.id, { n: 'y' })).toStrictEqual({ ok: false, last: { id: second.id, fields: { n: '2' } } });
         expect(await store.streamAppendAfter(key('stream'), '1-0', { n: 'z' })).toStrictEqual({ ok: false, last: null });
         expect((await store.streamRange(k)).map((entry) => entry.fields.n)).toStrictEqual(['1', '2']);
+      });
+      it('streamAppendManyAfter appends a whole batch in order after the newest entry named, or nothing and answers the newest', async () => {
+        const k = key('stream');
+        const first = await store.streamAppendManyAfter(k, null, [{ n: '1' }, { n: '2', text: 'Zahlung € 49,00 ✓', empty: '' }]);
+        if (!first.ok) throw new Error('the first batch after null must succeed');
+        expect(first.ids).toHaveLength(2);
+        expect(idOrder(first.ids[0]!, first.ids[1]!)).toBeLessThan(0);
+        // The guard fails: nothing of the batch is written, and the newest entry comes back.
+        expect(await store.streamAppendManyAfter(k, null, [{ n: 'x' }, { n: 'y' }])).toStrictEqual({ ok: false, last: { id: first.ids[1], fields: { n: '2', text: 'Zahlung € 49,00 ✓', empty: '' } } });
+        expect(await store.streamAppendManyAfter(k, first.ids[0]!, [{ n: 'x' }])).toStrictEqual({ ok: false, last: { id: first.ids[1], fields: { n: '2', text: 'Zahlung € 49,00 ✓', empty: '' } } });
+        const second = await store.streamAppendManyAfter(k, first.ids[1]!, [{ n: '3' }, { n: '4' }, { n: '5' }]);
+        if (!second.ok) throw new Error('a batch after the newest id must succeed');
+        const single = await store.streamAppendAfter(k, second.ids[2]!, { n: '6' });
+        if (!single.ok) throw new Error('streamAppendAfter links to the last entry of a batch');
+        expect(await store.streamAppendManyAfter(key('stream'), '1-0', [{ n: 'z' }])).toStrictEqual({ ok: false, last: null });
+        const entries = await store.streamRange(k);
+        expect(entries.map((entry) => entry.fields.n)).toStrictEqual(['1', '2', '3', '4', '5', '6']);
+        expect(entries.map((entry) => entry.id)).toStrictEqual([...first.ids, ...second.ids, single.id]);
+        await expect(store.streamAppendManyAfter(k, single.id, [])).rejects.toThrow(RangeError);
+        await expect(store.streamAppendManyAfter(k, single.id, [{ n: '7' }, {}])).rejects.toThrow(RangeError);
+        expect(await store.streamRange(k)).toHaveLength(6);
+      });
+      it('writers on 5 connections appending batches after the newest entry build one unbroken chain', async () => {
+        const k = key('stream');
+        const write = async (handle: Store, writer: number) => {
+          let last: string | null = null;
+          for (;;) {
+            const result = await handle.streamAppendManyAfter(k, last, [0, 1, 2].map((i) => ({ writer: String(writer), i: String(i) })));
+            if (result.ok) return;
+            last = result.last?.id ?? null;
+          }
+        };
+        await Promise.all(Array.from({ length: 10 }, (_, i) => write(handles[i % handles.length]!, i)));
+        const entries = await store.streamRange(k);
+        expect(entries).toHaveLength(30);
+        // Each batch landed whole and in order: no batch interleaves with another.
+        for (let at = 0; at < 30; at += 3) {
+          const batch = entries.slice(at, at + 3);
+          expect(batch.map((entry) => entry.fields.i)).toStrictEqual(['0', '1', '2']);
+          expect(new Set(batch.map((entry) => entry.fields.writer)).size).toBe(1);
+        }
+        expect(new Set(entries.map((entry) => entry.fields.writer)).size).toBe(10);
       });
       it('20 writers on 5 connections appending after the newest entry build one unbroken chain', async () => {
         const k = key('stream');
@@ -543,7 +636,7 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         ['compareAndSet with a TTL resets it', async (k) => { await store.hashCreate(k, { a: '1' }, 1); await store.compareAndSet(k, [], { b: '2' }, { ttlSeconds: 60 }); }, async (k) => expect(await store.hashGet(k)).toStrictEqual({ a: '1', b: '2' })],
         ['compareAndSet without a TTL keeps it', async (k) => { await store.hashCreate(k, { a: '1' }, 1); await store.compareAndSet(k, [], { b: '2' }); }, async (k) => expect(await store.hashGet(k)).toBeNull()],
         ['pollThrottle keeps the TTL', async (k) => { await store.hashCreate(k, { interval: '5' }, 1); await store.pollThrottle(k, T); }, async (k) => expect(await store.hashGet(k)).toBeNull()],
-        ['windowAdd keeps a window only as long as its newest entry counts', (k) => store.windowAdd(k, { nowMs: T, windowMs: 1000, member: 'a', maxCount: 1 }), async (k) => expect(await store.hashGet(k)).toBeNull()],
+        ['windowAdd keeps a window only as long as its newest entry counts', (k) => store.windowAdd(k, { nowMs: T, windowMs: 1000, member: 'a', maxCount: 1 }), async (k) => expect(await store.delete(k)).toBe(false)],
         ['setAdd with a TTL sets it', (k) => store.setAdd(k, 'a', 1), async (k) => expect(await store.setMembers(k)).toStrictEqual([])],
         ['setAdd with a TTL resets it', async (k) => { await store.setAdd(k, 'a', 1); await store.setAdd(k, 'b', 60); }, async (k) => expect((await store.setMembers(k)).sort()).toStrictEqual(['a', 'b'])],
         ['setAdd without a TTL keeps it', async (k) => { await store.setAdd(k, 'a', 1); await store.setAdd(k, 'b'); }, async (k) => expect(await store.setMembers(k)).toStrictEqual([])],

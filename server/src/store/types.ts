@@ -69,6 +69,9 @@ export interface StreamEntry {
 /** The answer of {@link Store.streamAppendAfter}: the new entry's id, or the newest entry that is there instead. */
 export type StreamAppendResult = { ok: true; id: string } | { ok: false; last: StreamEntry | null };
 
+/** The answer of {@link Store.streamAppendManyAfter}: the new entries' ids in order, or the newest entry that is there instead. */
+export type StreamAppendManyResult = { ok: true; ids: string[] } | { ok: false; last: StreamEntry | null };
+
 /** The answer of {@link Store.streamClaim}. */
 export interface StreamClaimResult {
   /** Where the next claim continues its walk through the group's pending entries; `0-0` once the walk reached the end. */
@@ -123,11 +126,18 @@ export interface Store {
   /**
    * The sliding-window limit (velocity, pending requests, push rate), in one atomic step on one
    * key: drops the entries that left the window, and adds `member` only when the count and every
-   * limited currency's total stay within `maxCount` and `maxAmounts` with it. The key keeps the
-   * entries as a hash (member → score and amounts), so {@link Store.hashDelete} of a member takes
-   * an entry back out (a rollback, or a request that stopped pending). Its TTL follows the newest entry.
+   * limited currency's total stay within `maxCount` and `maxAmounts` with it. {@link Store.windowRemove}
+   * takes an entry back out (a rollback, or a request that stopped pending). Its TTL follows the
+   * newest entry added. A call costs O(log n) per entry it adds or drops, whatever the window holds;
+   * the key is the store's own (on Redis a hash holding a heap by score and running totals), to be
+   * read and written through these two operations only.
    */
   windowAdd(key: string, entry: WindowEntry): Promise<WindowResult>;
+  /**
+   * Takes `member` out of a window kept by {@link Store.windowAdd}, in one atomic step (O(log n));
+   * answers whether it was there. A window left empty is deleted.
+   */
+  windowRemove(key: string, member: string): Promise<boolean>;
 
   /** Adds a member to a set, optionally resetting the set's TTL. */
   setAdd(key: string, member: string, ttlSeconds?: number): Promise<void>;
@@ -168,6 +178,15 @@ export interface Store {
    * compare-and-swap that keeps a hash chain from forking when several writers append at once.
    */
   streamAppendAfter(key: string, lastId: string | null, fields: Fields): Promise<StreamAppendResult>;
+  /**
+   * {@link Store.streamAppendAfter} for several entries at once: appends all of `entries`, in order,
+   * only while the stream's newest entry is still `lastId` (`null`: empty or missing), in one
+   * atomic step, and answers their ids; otherwise writes none of them and answers the newest entry.
+   * One round trip for a whole batch of links (the audit chain's group commit).
+   *
+   * @throws RangeError when `entries` is empty or an entry has no field.
+   */
+  streamAppendManyAfter(key: string, lastId: string | null, entries: Fields[]): Promise<StreamAppendManyResult>;
   /**
    * Up to `count` entries (all when absent) whose id is greater than `afterId` (from the start when
    * absent), oldest first: XRANGE key (afterId + COUNT count. Page by passing the last id read.

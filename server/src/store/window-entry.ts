@@ -28,21 +28,3 @@ export function checkWindowEntry(entry: WindowEntry): { score: number; amounts: 
   if (entry.member.length === 0) throw new RangeError('member must not be empty');
   return { score, amounts: wholeAmounts('amounts', entry.amounts), maxAmounts: wholeAmounts('maxAmounts', entry.maxAmounts) };
 }
-
-/**
- * The stored value of one window entry: `<score>` then ` <CUR>=<amount>` per currency, e.g.
- * `1767225600000 EUR=49000`. The Lua of redis-scripts.ts reads the same layout.
- */
-export function encodeWindowValue(score: number, amounts: [string, number][]): string {
-  return [String(score), ...amounts.map(([currency, amount]) => `${currency}=${amount}`)].join(' ');
-}
-
-/** Reads a value written by {@link encodeWindowValue}; a malformed one has a NaN score (and is dropped). */
-export function decodeWindowValue(value: string): { score: number; amounts: [string, number][] } {
-  const [score = '', ...rest] = value.split(' ');
-  const amounts = rest.map((part): [string, number] => {
-    const [currency = '', amount = ''] = part.split('=');
-    return [currency, Number(amount)];
-  });
-  return { score: /^-?\d+$/.test(score) ? Number(score) : Number.NaN, amounts };
-}
