@@ -7,6 +7,7 @@ import { chromium, type Browser, type CDPSession, type Page } from 'playwright-c
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, freePort, type Harness } from './support/harness.ts';
 import { payment } from './support/payment.ts';
+import { deliverPushUntilShown } from './support/pwa-browser.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SCREENSHOT = `${ROOT}test/artifacts/approval.png`;
@@ -153,7 +154,7 @@ describe('the approver PWA in a phone browser', () => {
 
     await page.evaluate(async () => void (await navigator.serviceWorker.ready));
     await expect.poll(() => registrations.get(`${origin}/`), poll).toBeTypeOf('string');
-    await cdp.send('ServiceWorker.deliverPushMessage', { origin, registrationId: registrations.get(`${origin}/`)!, data: push.payload });
+    await deliverPushUntilShown(cdp, { origin, registrationId: registrations.get(`${origin}/`)!, data: push.payload }, async () => (await notifications(page, id)).length > 0);
     await expect
       .poll(() => notifications(page, id), poll)
       .toEqual([{ title: 'Approval requested', body: payload.summary, tag: id, url: requestPath }]);

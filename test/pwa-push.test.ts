@@ -3,7 +3,7 @@ import { createECDH, randomBytes } from 'node:crypto';
 import type { Browser, Worker } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, freePort, type Harness } from './support/harness.ts';
-import { appServiceWorker, enrollmentLink, launchChromium, openAppBrowser, STEP_MS, waitForServiceWorker, type AppBrowser } from './support/pwa-browser.ts';
+import { appServiceWorker, deliverPushUntilShown, enrollmentLink, launchChromium, openAppBrowser, STEP_MS, waitForServiceWorker, type AppBrowser } from './support/pwa-browser.ts';
 
 const poll = { timeout: STEP_MS, interval: 50 };
 
@@ -131,11 +131,12 @@ describe('the push subscription is renewed', () => {
   it('replaces a request\'s notification when it expires', async () => {
     const registrationId = app.registrations.get(`${origin}/`);
     expect(registrationId).toBeTypeOf('string');
-    const deliver = (data: unknown) => app.cdp.send('ServiceWorker.deliverPushMessage', { origin, registrationId: registrationId!, data: JSON.stringify(data) });
     const shown = () => worker.evaluate(async () => (await (self as unknown as WorkerScope).registration.getNotifications({ tag: 'req_expiring_0000000001' })).map((n: Notification) => ({ title: n.title, body: n.body })));
-    await deliver({ kind: 'approval_request', auth_req_id: 'req_expiring_0000000001', summary: 'Support agent: EUR 490.00 to ACME Ltd' });
+    const deliver = (data: unknown, title: string) =>
+      deliverPushUntilShown(app.cdp, { origin, registrationId: registrationId!, data: JSON.stringify(data) }, async () => (await shown()).some((n) => n.title === title));
+    await deliver({ kind: 'approval_request', auth_req_id: 'req_expiring_0000000001', summary: 'Support agent: EUR 490.00 to ACME Ltd' }, 'Approval requested');
     await expect.poll(shown, poll).toEqual([{ title: 'Approval requested', body: 'Support agent: EUR 490.00 to ACME Ltd' }]);
-    await deliver({ kind: 'request_expired', auth_req_id: 'req_expiring_0000000001', summary: 'EUR 490.00 to ACME Ltd' });
+    await deliver({ kind: 'request_expired', auth_req_id: 'req_expiring_0000000001', summary: 'EUR 490.00 to ACME Ltd' }, 'Request expired');
     await expect.poll(shown, poll).toEqual([{ title: 'Request expired', body: 'EUR 490.00 to ACME Ltd' }]);
     expect(app.errors).toEqual([]);
   });

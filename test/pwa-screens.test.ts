@@ -8,6 +8,7 @@ import { createHarness, freePort, type Harness } from './support/harness.ts';
 import { payment } from './support/payment.ts';
 import {
   appServiceWorker,
+  deliverPushUntilShown,
   enrollmentLink,
   launchChromium,
   openAppBrowser,
@@ -208,11 +209,11 @@ describe.each(Object.keys(VIEWPORTS) as ViewportName[])('the approver screens (%
     await expect.poll(() => sent.filter((push) => push.endpoint === subscription.endpoint && push.payload.includes(asked.auth_req_id)).length, poll).toBe(1);
     const push = sent.find((message) => message.payload.includes(asked.auth_req_id))!;
     await expect.poll(() => app.registrations.get(`${origin}/`), poll).toBeTypeOf('string');
-    await app.cdp.send('ServiceWorker.deliverPushMessage', { origin, registrationId: app.registrations.get(`${origin}/`)!, data: push.payload });
-
+    await waitForServiceWorker(page);
     const worker = await appServiceWorker(app.context, origin);
     const shown = () =>
       worker.evaluate(async (tag) => (await (self as unknown as WorkerScope).registration.getNotifications({ tag })).map((notification: Notification) => ({ title: notification.title, body: notification.body, tag: notification.tag })), asked.auth_req_id);
+    await deliverPushUntilShown(app.cdp, { origin, registrationId: app.registrations.get(`${origin}/`)!, data: push.payload }, async () => (await shown()).length > 0);
     await expect.poll(shown, poll).toEqual([{ title: 'Approval requested', body: expect.stringContaining('EUR 490.00 to ACME Ltd'), tag: asked.auth_req_id }]);
 
     // Headless Chromium has no notification to click: the worker's own click handler is called

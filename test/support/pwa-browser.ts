@@ -90,6 +90,28 @@ export async function waitForServiceWorker(page: Page): Promise<void> {
   });
 }
 
+/**
+ * Delivers a push message to the app's service worker over CDP until `shown()` reports the
+ * notification it should raise. Chromium drops a message delivered while the worker is still
+ * starting (seen here under load), and the app tags notifications per request, so delivering the
+ * same message again replaces rather than adds: the retry is safe. Gives up after `attempts`.
+ */
+export async function deliverPushUntilShown(
+  cdp: CDPSession,
+  deliver: { origin: string; registrationId: string; data: string },
+  shown: () => Promise<boolean>,
+  attempts = 5,
+): Promise<void> {
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    await cdp.send('ServiceWorker.deliverPushMessage', deliver);
+    const deadline = Date.now() + 2_000;
+    while (Date.now() < deadline) {
+      if (await shown()) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
 /** The app's service worker, as Playwright sees it (to evaluate code in it). */
 export async function appServiceWorker(context: BrowserContext, origin: string): Promise<Worker> {
   const url = `${origin}/sw.js`;
