@@ -1,26 +1,31 @@
 import { CountersignError, type TokenResponse } from '@countersign/shared';
 import type { Deps } from '../deps.ts';
 import type { ApprovalRequest } from '../requests/index.ts';
-import { keys } from '../store/index.ts';
+import { keys, type Fields } from '../store/index.ts';
 import { signTokenResponse } from '../tokens/index.ts';
 
+/** What {@link bindTokens} needs of the server's dependencies. */
+export type BindTokensDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'ids' | 'keyRing' | 'audit'>;
+
 /**
- * Issues the approval token of an approved request, once. The token is signed first and then
- * bound to the request by a compare-and-swap on `token_jti`, so two polls racing each other get
- * one token between them: the loser gets `invalid_grant`, as for any reused `auth_req_id`.
+ * Signs the token response of an approved request and binds it to the request, once: one
+ * compare-and-swap writes `token_jti` (and `extra`, e.g. the push body) only while the request is
+ * approved, has no token yet and the approval has not run out; then `token_issued` is audited.
+ * Signed before the swap: a loser's tokens are thrown away, never bound or sent.
  *
- * The token expires with the approval (`approval_expires_at`), so `expires_in` counts down from
- * the moment the person approved.
- *
- * @throws CountersignError `invalid_grant` when a token was already issued for this request;
- *   `expired_token` when the approval ran out meanwhile.
- * @see CIBA Core 1.0 §10.1.1, RFC 9068 §2, RFC 9396 §7
+ * @param extra - further fields to write in the same swap, from the signed tokens.
+ * @returns the tokens when this call bound them; otherwise the request's fields as they stand
+ *   (null when it is gone), for the caller to tell "already issued" from "expired".
+ * @see CIBA Core 1.0 §10.1.1 and §10.3.1, RFC 9068 §2
  */
-export async function issueTokens(deps: Deps, request: ApprovalRequest): Promise<TokenResponse> {
+export async function bindTokens(
+  deps: BindTokensDeps,
+  request: ApprovalRequest,
+  extra: (tokens: TokenResponse) => Fields = () => ({}),
+): Promise<{ ok: true; tokens: TokenResponse } | { ok: false; fields: Fields | null }> {
   const now = deps.clock.now();
   const jti = deps.ids(24);
-  // Signed before the swap: a loser's tokens are thrown away, never bound or sent.
-  const response = await signTokenResponse(deps.keyRing, deps.config.publicUrl, request, jti, now);
+  const tokens = await signTokenResponse(deps.keyRing, deps.config.publicUrl, request, jti, now);
   const result = await deps.store.compareAndSet(
     keys.request(request.tenant, request.auth_req_id),
     [
@@ -28,12 +33,9 @@ export async function issueTokens(deps: Deps, request: ApprovalRequest): Promise
       { field: 'token_jti', op: 'absent' },
       { field: 'approval_expires_at', op: 'gt', value: now },
     ],
-    { token_jti: jti, token_issued_at: String(now) },
+    { token_jti: jti, token_issued_at: String(now), ...extra(tokens) },
   );
-  if (!result.ok) {
-    if (result.fields?.token_jti) throw new CountersignError('invalid_grant', 'A token was already issued for this auth_req_id.');
-    throw new CountersignError('expired_token', 'The approval has expired.');
-  }
+  if (!result.ok) return { ok: false, fields: result.fields };
   await deps.audit.record({
     type: 'token_issued',
     tenant: request.tenant,
@@ -41,7 +43,24 @@ export async function issueTokens(deps: Deps, request: ApprovalRequest): Promise
     client_id: request.client_id,
     sub: request.sub,
     channel: 'agent',
-    detail: { jti, expires_in: response.expires_in },
+    detail: { jti, expires_in: tokens.expires_in },
   });
-  return response;
+  return { ok: true, tokens };
+}
+
+/**
+ * Issues the approval token of an approved request to a polling client, once (see
+ * {@link bindTokens}): two polls racing each other get one token between them; the loser gets
+ * `invalid_grant`, as for any reused `auth_req_id`. The token expires with the approval
+ * (`approval_expires_at`), so `expires_in` counts down from the moment the person approved.
+ *
+ * @throws CountersignError `invalid_grant` when a token was already issued for this request;
+ *   `expired_token` when the approval ran out meanwhile.
+ * @see CIBA Core 1.0 §10.1.1, RFC 9068 §2, RFC 9396 §7
+ */
+export async function issueTokens(deps: Deps, request: ApprovalRequest): Promise<TokenResponse> {
+  const bound = await bindTokens(deps, request);
+  if (bound.ok) return bound.tokens;
+  if (bound.fields?.token_jti) throw new CountersignError('invalid_grant', 'A token was already issued for this auth_req_id.');
+  throw new CountersignError('expired_token', 'The approval has expired.');
 }

@@ -1,8 +1,7 @@
 import { CountersignError } from '@countersign/shared';
-import type { Deps } from '../deps.ts';
 import type { ApprovalRequest } from '../requests/index.ts';
-import { keys, type Fields } from '../store/index.ts';
-import { signTokenResponse } from '../tokens/index.ts';
+import { bindTokens, type BindTokensDeps } from '../ciba/index.ts';
+import type { Fields } from '../store/index.ts';
 import { pushTokenBody, type PushTokenBody } from './notification-body.ts';
 
 /**
@@ -21,7 +20,7 @@ export function keptPushBody(fields: Fields): PushTokenBody | null {
 }
 
 /** What {@link issuePushTokens} needs of the server's dependencies. */
-export type IssuePushTokensDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'ids' | 'keyRing' | 'audit'>;
+export type IssuePushTokensDeps = BindTokensDeps;
 
 /**
  * Issues the approval token of an approved push-mode request, once, and keeps the whole push body
@@ -44,32 +43,13 @@ export type IssuePushTokensDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'ids
  * @see CIBA Core 1.0 §10.3.1 (successful token delivery), RFC 9068 §2
  */
 export async function issuePushTokens(deps: IssuePushTokensDeps, request: ApprovalRequest): Promise<PushTokenBody | null> {
-  const now = deps.clock.now();
-  const jti = deps.ids(24);
-  const tokens = await signTokenResponse(deps.keyRing, deps.config.publicUrl, request, jti, now);
-  const body = pushTokenBody(request.auth_req_id, tokens);
-  const result = await deps.store.compareAndSet(
-    keys.request(request.tenant, request.auth_req_id),
-    [
-      { field: 'state', op: 'eq', value: 'approved' },
-      { field: 'token_jti', op: 'absent' },
-      { field: 'approval_expires_at', op: 'gt', value: now },
-    ],
-    { token_jti: jti, token_issued_at: String(now), [PUSH_BODY_FIELD]: JSON.stringify(body) },
-  );
-  if (!result.ok) {
-    // Another run bound its token first: send that one (the tokens signed here are never used).
-    if (result.fields?.token_jti) return keptPushBody(result.fields);
-    throw new CountersignError('expired_token', 'The approval has expired.');
-  }
-  await deps.audit.record({
-    type: 'token_issued',
-    tenant: request.tenant,
-    auth_req_id: request.auth_req_id,
-    client_id: request.client_id,
-    sub: request.sub,
-    channel: 'agent',
-    detail: { jti, expires_in: tokens.expires_in },
+  let body: PushTokenBody | undefined;
+  const bound = await bindTokens(deps, request, (tokens) => {
+    body = pushTokenBody(request.auth_req_id, tokens);
+    return { [PUSH_BODY_FIELD]: JSON.stringify(body) };
   });
-  return body;
+  if (bound.ok) return body!;
+  // Another run bound its token first: send that one (the tokens signed here are never used).
+  if (bound.fields?.token_jti) return keptPushBody(bound.fields);
+  throw new CountersignError('expired_token', 'The approval has expired.');
 }
