@@ -108,6 +108,16 @@ describe('errors', () => {
     expect(JSON.parse(calls[0]?.init.body as string)).toEqual({ token: 'secret-token', authorization_details: details });
   });
 
+  it('sends current_versions with a redeem when the executor read them, and leaves the member out otherwise', async () => {
+    const answer = { status: 200, body: { status: 'redeemed', redemption_id: 'rdm_1', idempotency_key: 'txn_1042', authorization_details: details, redeemed_at: '2025-01-01T00:00:00.000Z' } };
+    const { fetch, calls } = scripted([answer, answer]);
+    const client = createAgentClient({ issuer: 'https://cs.example', clientId: 'c', clientSecret: 's', fetch });
+    await client.redeem('at', details, { current_versions: { 'order:1042': '7' } });
+    await client.redeem('at', details);
+    expect(JSON.parse(calls[0]?.init.body as string)).toEqual({ token: 'at', authorization_details: details, current_versions: { 'order:1042': '7' } });
+    expect(JSON.parse(calls[1]?.init.body as string)).not.toHaveProperty('current_versions');
+  });
+
   it('keeps an error word it does not know, as server_error with body.error', async () => {
     const { fetch } = scripted([oauth('brand_new_error', 418)]);
     const client = createAgentClient({ issuer: 'https://cs.example', clientId: 'c', clientSecret: 's', fetch });

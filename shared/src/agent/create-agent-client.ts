@@ -4,7 +4,7 @@ import { CIBA_GRANT_TYPE, type OutcomeReport } from '../schemas/index.ts';
 import { clientSecretBasic } from './client-secret-basic.ts';
 import { bcAuthorizeResponse, clientRequestView, errorFromResponse, readEmptyResponse, readJson, readResponse, redeemResponse, tokenResponse } from './responses.ts';
 import { sleep as defaultSleep } from './sleep.ts';
-import type { AgentClient, AgentClientOptions, ApprovalRequest, DecisionResult, TokenPollResult, WaitForDecisionOptions } from './types.ts';
+import type { AgentClient, AgentClientOptions, ApprovalRequest, DecisionResult, RedeemOptions, TokenPollResult, WaitForDecisionOptions } from './types.ts';
 
 /** The token endpoint's error words that say "not yet" or "no" rather than "broken" (CIBA Core §11). */
 const POLL_STATES = {
@@ -111,8 +111,9 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
     }
   }
 
-  async function redeem(access_token: string, authorization_details: AuthorizationDetails) {
-    const response = await send('/redeem', { method: 'POST', json: { token: access_token, authorization_details } });
+  async function redeem(access_token: string, authorization_details: AuthorizationDetails, { current_versions }: RedeemOptions = {}) {
+    const json = { token: access_token, authorization_details, ...(current_versions === undefined ? {} : { current_versions }) };
+    const response = await send('/redeem', { method: 'POST', json });
     return readResponse(response, redeemResponse, 'redeem');
   }
 

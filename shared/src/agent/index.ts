@@ -6,6 +6,7 @@ export type {
   ApprovalRequest,
   DecisionResult,
   Fetch,
+  RedeemOptions,
   Sleep,
   TokenPollResult,
   WaitForDecisionOptions,

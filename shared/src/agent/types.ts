@@ -51,6 +51,17 @@ export type TokenPollResult =
   | { status: 'denied' }
   | { status: 'expired' };
 
+/** Options of {@link AgentClient.redeem}. */
+export interface RedeemOptions {
+  /**
+   * The executor's own reading, right before it acts, of the records the action's `precondition`s
+   * name: record → version (`current_versions`, at most 20). A version that differs from the
+   * approved one is refused with 409 `stale_record`; an action with a precondition and no reading
+   * of its record is refused too.
+   */
+  current_versions?: Record<string, string>;
+}
+
 /** How a request ended, as {@link AgentClient.waitForDecision} reports it. */
 export type DecisionResult = Extract<TokenPollResult, { status: 'approved' | 'denied' | 'expired' }>;
 
@@ -111,8 +122,9 @@ export interface AgentClient {
 
   /**
    * Redeems an approval token against the exact action about to run: `POST /redeem` with JSON
-   * `{token, authorization_details}`. Pass the details as the executor built them from its own
-   * arguments, never as read back from the token: the server compares their hash (guarantee 3).
+   * `{token, authorization_details, current_versions?}`. Pass the details as the executor built
+   * them from its own arguments, never as read back from the token: the server compares their hash
+   * (guarantee 3). Pass `current_versions` when an action carries a `precondition`.
    *
    * @returns the redemption; hand its `idempotency_key` to the system that executes the action.
    * @throws CountersignError `approval_mismatch` (400), `already_redeemed` (409, with
@@ -120,7 +132,7 @@ export interface AgentClient {
    *   `unauthorized_client` (403), `stale_record` (409).
    * @see RFC 6750 §2.1 (bearer tokens), RFC 9068 (the token), RFC 9396 §2
    */
-  redeem(access_token: string, authorization_details: AuthorizationDetails): Promise<RedeemResponse>;
+  redeem(access_token: string, authorization_details: AuthorizationDetails, options?: RedeemOptions): Promise<RedeemResponse>;
 
   /**
    * Reports what really happened after a redemption: `POST /redemptions/{redemption_id}/outcome`

@@ -115,11 +115,35 @@ describe('createToolRunner', () => {
     expect(execute).not.toHaveBeenCalled();
   });
 
+  it('carries the binding_code of number matching in approval_pending, on the call and on every resume', async () => {
+    const { client, runner } = setUp({ decision: { status: 'pending' } });
+    client.requestApproval.mockResolvedValueOnce({ auth_req_id: 'req_1', expires_in: 300, interval: 5, binding_code: '42' });
+    expect(await runner.call('send_money', args, context)).toEqual({ status: 'approval_pending', tool: 'send_money', auth_req_id: 'req_1', expires_in: 300, interval: 5, binding_code: '42' });
+    expect(await runner.resume('req_1', args, context)).toMatchObject({ status: 'approval_pending', binding_code: '42' });
+  });
+
+  it("redeems with the tool's own reading of the records its preconditions name, read after the approval", async () => {
+    const { client } = setUp({ wait: 'poll' });
+    const versions = vi.fn(async (input: { to: string }) => ({ [`account:${input.to}`]: '7' }));
+    const tool = defineTool({
+      name: 'close_account',
+      description: 'Closes an account.',
+      parameters: z.strictObject({ to: z.string() }),
+      approval: { login_hint: 'alice', toAuthorizationDetails: (input) => details({ to: input.to, amount_minor: 1 }), currentVersions: versions },
+      execute: () => 'closed',
+    });
+    const gated = createToolRunner({ client, tools: [tool], wait: 'poll' });
+    expect(await gated.call('close_account', { to: 'acct_7' })).toMatchObject({ status: 'executed', result: 'closed' });
+    expect(versions).toHaveBeenCalledOnce();
+    expect(versions.mock.invocationCallOrder[0]).toBeGreaterThan(client.waitForDecision.mock.invocationCallOrder[0]!);
+    expect(client.redeem).toHaveBeenCalledWith('at_1', details({ to: 'acct_7', amount_minor: 1 }), { current_versions: { 'account:acct_7': '7' } });
+  });
+
   it('once approved, redeems the action rebuilt from the same arguments, executes once with the idempotency key and reports', async () => {
     const { client, execute, runner } = setUp({ wait: 'poll' });
     const result = await runner.call('send_money', args, context);
     expect(client.waitForDecision).toHaveBeenCalledWith('req_1', { interval: 5 });
-    expect(client.redeem).toHaveBeenCalledWith('at_1', details(args));
+    expect(client.redeem).toHaveBeenCalledWith('at_1', details(args), {});
     expect(execute).toHaveBeenCalledOnce();
     expect(execute.mock.calls[0]?.[0]).toEqual(args);
     expect(execute.mock.calls[0]?.[1]).toMatchObject({ idempotency_key: 'idem_1', context, redemption: { redemption_id: 'red_1' } });
@@ -191,7 +215,7 @@ describe('resume', () => {
       error_description: 'the action differs from the approved one',
       auth_req_id: 'req_1',
     });
-    expect(client.redeem).toHaveBeenLastCalledWith('at_1', details({ ...args, amount_minor: 501 }));
+    expect(client.redeem).toHaveBeenLastCalledWith('at_1', details({ ...args, amount_minor: 501 }), {});
     expect(execute).not.toHaveBeenCalled();
     expect(await runner.resume('req_1', args, context)).toMatchObject({ status: 'executed' });
     expect(client.pollToken).toHaveBeenCalledOnce();

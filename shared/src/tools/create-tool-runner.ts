@@ -112,7 +112,8 @@ export function createToolRunner<C = undefined>(options: ToolRunnerOptions<C>): 
       // The same transaction_id answers the same auth_req_id: keep a token already fetched for it.
       const known = await pending.get(asked.auth_req_id);
       if (known?.tool !== tool.name) {
-        await pending.put({ auth_req_id: asked.auth_req_id, tool: tool.name, interval: asked.interval, expires_at: now() + asked.expires_in * 1000 });
+        const code = asked.binding_code === undefined ? {} : { binding_code: asked.binding_code };
+        await pending.put({ auth_req_id: asked.auth_req_id, tool: tool.name, interval: asked.interval, expires_at: now() + asked.expires_in * 1000, ...code });
       }
       const { auth_req_id } = asked;
       return refusalAsValue(tool.name, auth_req_id, () =>

@@ -28,8 +28,9 @@ const MAX_REFERENCE = 200;
 const MAX_REASON = 500;
 
 /**
- * Spends an approval and runs the tool: rebuilds the action from `args`, redeems the token
- * against it (`POST /redeem`), runs `execute` with the same `args` and the redemption's
+ * Spends an approval and runs the tool: rebuilds the action from `args`, reads the records its
+ * preconditions name (`approval.currentVersions`, when the tool has it), redeems the token
+ * against both (`POST /redeem`), runs `execute` with the same `args` and the redemption's
  * idempotency key only if the redemption succeeded, and reports the outcome.
  *
  * The action is rebuilt, never read back from the token or the approval request: if the arguments
@@ -46,9 +47,10 @@ export async function executeApproved<C, R = unknown>(options: ExecuteApprovedOp
   const { client, tool, args, context, access_token, auth_req_id, signal } = options;
   const which = auth_req_id ? { auth_req_id } : {};
   const details = await buildAction(tool, args, context);
+  const current_versions = await tool.approval.currentVersions?.(args, context);
   let redemption;
   try {
-    redemption = await client.redeem(access_token, details);
+    redemption = await client.redeem(access_token, details, current_versions === undefined ? {} : { current_versions });
   } catch (error) {
     if (error instanceof CountersignError && error.status < 500) {
       return { status: 'refused', tool: tool.name, error: error.code, error_description: error.message, ...which };

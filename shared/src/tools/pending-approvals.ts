@@ -8,6 +8,8 @@ export interface PendingApproval {
   tool: string;
   /** Seconds between polls, raised by every `slow_down` (CIBA Core §11). */
   interval: number;
+  /** Number matching: the two-digit code the server answered, to show the person until they decide. */
+  binding_code?: string;
   /** Epoch milliseconds after which the record is of no use (the request's or, once issued, the token's expiry). */
   expires_at: number;
   /**

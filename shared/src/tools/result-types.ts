@@ -21,6 +21,7 @@ export interface ReportedOutcome {
  *   and the `auth_req_id` of the approval it spent.
  * - `failed`: the tool ran and threw; for a gated tool the approval is spent and the failure reported.
  * - `approval_pending`: nothing ran; the person has not decided yet. End the run and `resume` it later.
+ *   With `binding_code` (number matching), show the person that code: their phone asks them to pick it.
  * - `refused`: nothing ran: malformed arguments (`invalid_request`), an unknown tool, or the gate
  *   said no (`approval_mismatch`, `already_redeemed`, `invalid_token`, `transaction_conflict`…).
  * - `denied`: the person said no; nothing ran.
@@ -29,7 +30,7 @@ export interface ReportedOutcome {
 export type ToolCallResult<R = unknown> =
   | { status: 'executed'; tool: string; result: R; outcome?: ReportedOutcome; auth_req_id?: string }
   | { status: 'failed'; tool: string; reason: string; outcome?: ReportedOutcome; auth_req_id?: string }
-  | { status: 'approval_pending'; tool: string; auth_req_id: string; expires_in: number; interval: number }
+  | { status: 'approval_pending'; tool: string; auth_req_id: string; expires_in: number; interval: number; binding_code?: string }
   | { status: 'refused'; tool: string; error: ErrorCode; error_description: string; auth_req_id?: string }
   | { status: 'denied'; tool: string; auth_req_id: string }
   | { status: 'expired'; tool: string; auth_req_id: string };

@@ -60,7 +60,8 @@ export function createSettler<C>(options: SettlerOptions) {
       });
       if (decision.status === 'pending') {
         const expires_in = Math.max(0, Math.ceil((record.expires_at - now()) / 1000));
-        return { status: 'approval_pending', tool: tool.name, auth_req_id, expires_in, interval: record.interval };
+        const code = record.binding_code === undefined ? {} : { binding_code: record.binding_code };
+        return { status: 'approval_pending', tool: tool.name, auth_req_id, expires_in, interval: record.interval, ...code };
       }
       if (decision.status !== 'approved') {
         await pending.delete(auth_req_id);

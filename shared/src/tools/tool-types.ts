@@ -28,6 +28,13 @@ export interface ApprovalSpec<A, R, C> {
   binding_message?(args: A, context: C): string | undefined;
   /** Seconds the request may stay pending; the server's default when absent. */
   requested_expiry?: number;
+  /**
+   * The executor's own reading, right before it acts, of the records the action's `precondition`s
+   * name (record → version, `current_versions` of `/redeem`). Called once per execution, after the
+   * approval and before the redemption; a version that moved since the approval is refused with
+   * `stale_record` and nothing runs. Needed only by tools whose actions carry a precondition.
+   */
+  currentVersions?(args: A, context: C): Awaitable<Record<string, string>>;
   /** The executor's reference for a successful run (a refund id…), reported as the outcome's `reference`. */
   reference?(result: R): string | undefined;
 }
