@@ -9,10 +9,11 @@ import type { LoadResult, LoadSpec } from './load/spec.ts';
 export interface Measured extends Omit<LoadResult, 'captured'> {
   /** Row label, e.g. `POST /redeem`. */
   label: string;
-  system: 'countersign' | 'peer';
+  /** `peer-redis`: the peer with its state in a Redis of its own (`peer/redis-adapter.ts`). */
+  system: 'countersign' | 'peer' | 'peer-redis';
   /** Server CPU per answered request, microseconds (warm-up and any background work included). */
   serverCpuMicrosPerRequest: number;
-  /** Redis CPU per answered request, microseconds (Countersign only). */
+  /** Redis CPU per answered request, microseconds (Countersign's, and the Redis peer's). */
   redisCpuMicrosPerRequest?: number;
   /** Redis commands per answered request, and the commands behind them (Countersign only). */
   redisCommandsPerRequest?: number;
@@ -33,14 +34,16 @@ export interface Measured extends Omit<LoadResult, 'captured'> {
 export interface BenchContext {
   workDir: string;
   redis: BenchRedis;
+  /** The Redis of the peer on Redis, when it runs. */
+  peerRedis?: BenchRedis;
   log(message: string): void;
   /** The benchmark's own Node processes (server, peer), whose CPU is not a neighbour's. */
   own: NodeChild[];
 }
 
 /** Calls and their commands from INFO commandstats. */
-async function commandStats(ctx: BenchContext): Promise<{ total: number; reads: number; byCommand: Record<string, number> }> {
-  const [stats, commands] = await Promise.all([info(ctx.redis.admin, 'stats'), info(ctx.redis.admin, 'commandstats')]);
+async function commandStats(redis: BenchRedis): Promise<{ total: number; reads: number; byCommand: Record<string, number> }> {
+  const [stats, commands] = await Promise.all([info(redis.admin, 'stats'), info(redis.admin, 'commandstats')]);
   const byCommand: Record<string, number> = {};
   for (const [name, value] of Object.entries(commands)) {
     const calls = /calls=(\d+)/.exec(value);
@@ -53,7 +56,8 @@ async function commandStats(ctx: BenchContext): Promise<{ total: number; reads: 
 async function ownCpu(ctx: BenchContext): Promise<number> {
   const children = await Promise.all(ctx.own.map((child) => child.cpu().catch(() => 0)));
   const self = process.cpuUsage();
-  return children.reduce((a, b) => a + b, 0) + (await redisCpuMicros(ctx.redis.admin)) + self.user + self.system;
+  const redis = await Promise.all([ctx.redis, ...(ctx.peerRedis ? [ctx.peerRedis] : [])].map((one) => redisCpuMicros(one.admin)));
+  return children.reduce((a, b) => a + b, 0) + redis.reduce((a, b) => a + b, 0) + self.user + self.system;
 }
 
 /**
@@ -78,8 +82,10 @@ export async function measure(
   await waitIdle(server);
   const calmWait = await waitCalm(5000);
   ctx.log(`  ${system} ${label} (${full.mode === 'paced' ? `${full.rate}/s` : `${full.connections} connections`}, ${full.warmupSeconds}+${full.durationSeconds} s)`);
-  const countersign = system === 'countersign';
-  const [cpu0, redis0, stats0, own0] = await Promise.all([server.cpu(), redisCpuMicros(ctx.redis.admin), countersign ? commandStats(ctx) : null, ownCpu(ctx)]);
+  // The Redis this system uses, if any: its CPU and commands are charged to the run.
+  const redis = system === 'countersign' ? ctx.redis : system === 'peer-redis' ? (ctx.peerRedis ?? null) : null;
+  const withRedis = redis !== null;
+  const [cpu0, redis0, stats0, own0] = await Promise.all([server.cpu(), redis ? redisCpuMicros(redis.admin) : 0, redis ? commandStats(redis) : null, ownCpu(ctx)]);
   const busy0 = machineBusyMicros();
   const started = performance.now();
   const result = await runLoad(full, ctx.workDir);
@@ -87,7 +93,7 @@ export async function measure(
   const settled = settle ? await settle(result) : undefined;
   if (settled) notes.push(settled);
   const busy1 = machineBusyMicros();
-  const [cpu1, redis1, stats1, own1] = await Promise.all([server.cpu(), redisCpuMicros(ctx.redis.admin), countersign ? commandStats(ctx) : null, ownCpu(ctx)]);
+  const [cpu1, redis1, stats1, own1] = await Promise.all([server.cpu(), redis ? redisCpuMicros(redis.admin) : 0, redis ? commandStats(redis) : null, ownCpu(ctx)]);
   const wall = (performance.now() - started) / 1000;
   const { captured, ...rest } = result;
   const answered = Math.max(1, result.totalResponses);
@@ -108,7 +114,7 @@ export async function measure(
     label,
     system,
     serverCpuMicrosPerRequest: Math.round((cpu1 - cpu0) / answered),
-    ...(countersign
+    ...(withRedis
       ? {
           redisCpuMicrosPerRequest: Math.round((redis1 - redis0) / answered),
           redisCommandsPerRequest: perRequest(stats1!.total - stats0!.total),
@@ -127,7 +133,7 @@ export async function measure(
   if (result.socketErrors) notes.push(`${result.socketErrors} socket errors`);
   ctx.log(
     `    ${result.rps} req/s ok, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms; server ${measured.serverCpuMicrosPerRequest} µs/req` +
-      (countersign ? `, redis ${measured.redisCpuMicrosPerRequest} µs/req, ${measured.redisCommandsPerRequest} commands in ${measured.redisRoundTripsPerRequest} round trips/req` : '') +
+      (withRedis ? `, redis ${measured.redisCpuMicrosPerRequest} µs/req, ${measured.redisCommandsPerRequest} commands in ${measured.redisRoundTripsPerRequest} round trips/req` : '') +
       `, load process ${Math.round(result.loadCpuShare * 100)}% of a core${notes.length ? `; ${notes.join('; ')}` : ''}`,
   );
   return { measured, captured };

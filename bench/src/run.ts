@@ -51,22 +51,25 @@ async function main(): Promise<void> {
     const shippedWindows = writeBenchPolicy(workDir, 'shipped');
 
     const codeAtStart = codeState();
-    log(`starting Countersign (${codeAtStart.commit}) and the peer`);
-    const [started, startedPeer] = await Promise.allSettled([startCountersign(ctx, receiver, policyFile), startPeer(ctx)]);
-    if (started.status === 'fulfilled') cleanups.push(() => started.value.child.stop());
-    if (startedPeer.status === 'fulfilled') cleanups.push(() => startedPeer.value.child.stop());
-    if (started.status === 'rejected') throw started.reason;
-    if (startedPeer.status === 'rejected') throw startedPeer.reason;
-    const server = started.value;
-    const peer = startedPeer.value;
-    ctx.own.push(server.child, peer.child);
+    // The peer on Redis gets a Redis of its own, so that Countersign's Redis figures stay its own.
+    const peerRedisServer = await startRedis();
+    cleanups.push(() => peerRedisServer.stop());
+    ctx.peerRedis = peerRedisServer;
+    log(`starting Countersign (${codeAtStart.commit}) and the peer, in memory and on Redis`);
+    const [started, startedPeer, startedPeerRedis] = await Promise.allSettled([startCountersign(ctx, receiver, policyFile), startPeer(ctx), startPeer(ctx, peerRedisServer)]);
+    for (const one of [started, startedPeer, startedPeerRedis]) if (one.status === 'fulfilled') cleanups.push(() => one.value.child.stop());
+    for (const one of [started, startedPeer, startedPeerRedis]) if (one.status === 'rejected') throw one.reason;
+    const server = (started as PromiseFulfilledResult<Awaited<ReturnType<typeof startCountersign>>>).value;
+    const peer = (startedPeer as PromiseFulfilledResult<Awaited<ReturnType<typeof startPeer>>>).value;
+    const peerRedis = (startedPeerRedis as PromiseFulfilledResult<Awaited<ReturnType<typeof startPeer>>>).value;
+    ctx.own.push(server.child, peer.child, peerRedis.child);
     const store = await serverStore(ctx);
     cleanups.push(() => store.close());
     const actors = await setupActors(server, receiver);
     log(`set up: 1 client, ${actors.plain.length} users, ${actors.push.length} users with a push subscription`);
 
-    log('Countersign, and node-oidc-provider (the peer) after each step it shares');
-    const countersign = await runCountersign(ctx, server, actors, receiver, store, peerSteps(ctx, peer));
+    log('Countersign, and node-oidc-provider (the peer, in memory then on Redis) after each step it shares');
+    const countersign = await runCountersign(ctx, server, actors, receiver, store, peerSteps(ctx, peer), peerSteps(ctx, peerRedis));
     const peerRows = countersign.peerRows;
 
     log('Redis memory per pending request');
@@ -89,7 +92,7 @@ async function main(): Promise<void> {
     const pushSend = await measurePushSend(receiver);
     log(`  ${pushSend.meanMs} ms, ${pushSend.cpuMicrosPerSend} µs CPU per send`);
 
-    const report = buildReport({ startedAt, countersign: countersign.rows, peer: peerRows, memory, sweep, windows, auditChain, tenantSpread, pushSend, redisVersion: redis.version, code: { atStart: codeAtStart, atEnd: codeState() } });
+    const report = buildReport({ startedAt, countersign: countersign.rows, peer: peerRows, peerRedis: countersign.peerRedisRows, memory, sweep, windows, auditChain, tenantSpread, pushSend, redisVersion: redis.version, code: { atStart: codeAtStart, atEnd: codeState() } });
     log('profiling the scenarios that miss a target');
     report.profiles = await runProfiles(ctx, server, actors, store, countersign.leftover, report, join(resultsDir, 'profiles'));
     report.meta.finishedAt = new Date().toISOString();

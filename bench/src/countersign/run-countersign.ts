@@ -13,6 +13,8 @@ import { approveInStore, backchannel, decide, issueTokens, makeTokens, pollPendi
 export interface CountersignRun {
   rows: Record<string, Measured>;
   peerRows: Record<string, Measured>;
+  /** The same steps of the peer with its state in Redis. */
+  peerRedisRows: Record<string, Measured>;
   leftover: { decisions: LoadItem[]; tokens: ApprovalToken[]; pending: PendingRequest[] };
 }
 
@@ -26,11 +28,13 @@ function poolFor(rate: number, seconds = benchConfig.warmupSeconds + benchConfig
  * after a warm-up: the HTTP floor, `/bc-authorize` with a push (and without, for the peer, whose
  * device trigger is a no-op), a pending poll, the device's approval, token issuance, and `/redeem`
  * at its peak and at half of it. The requests one step makes feed the next. The peer's same step
- * runs right after each of Countersign's, so that both meet the same machine.
+ * runs right after each of Countersign's, so that both meet the same machine, and then the peer's
+ * on Redis (`peerRedis`).
  */
-export async function runCountersign(ctx: BenchContext, server: CountersignServer, actors: Actors, receiver: PushReceiver, store: Store, peer: PeerSteps): Promise<CountersignRun> {
+export async function runCountersign(ctx: BenchContext, server: CountersignServer, actors: Actors, receiver: PushReceiver, store: Store, peer: PeerSteps, peerRedis: PeerSteps): Promise<CountersignRun> {
   const rows: Record<string, Measured> = {};
   const peerRows: Record<string, Measured> = {};
+  const peerRedisRows: Record<string, Measured> = {};
   const target = server.target;
 
   rows.healthz = (await measure(ctx, server.child, 'countersign', 'GET /healthz', { name: 'cs-healthz', mode: 'closed', target, method: 'GET', path: '/healthz', headers: {}, expect: { status: 200 } })).measured;
@@ -43,6 +47,7 @@ export async function runCountersign(ctx: BenchContext, server: CountersignServe
   const plain = await backchannel(ctx, server, actors, actors.plain, Math.min(poolFor(floor / 2), actors.plain.length * 900), 'POST /bc-authorize (no push)');
   rows.bcAuthorize = plain.measured!;
   peerRows.bcAuthorize = await peer.bcAuthorize(actors.plain.map((user) => user.sub));
+  peerRedisRows.bcAuthorize = await peerRedis.bcAuthorize(actors.plain.map((user) => user.sub));
   const bcRate = rows.bcAuthorize.rps;
 
   // Pools for what follows, guessed from the rates so far (the pool of each run ends it early if
@@ -59,6 +64,7 @@ export async function runCountersign(ctx: BenchContext, server: CountersignServe
 
   rows.tokenPending = (await pollPending(ctx, server, actors, [...pending, ...pushed.pending], 'POST /token (pending)')).measured;
   peerRows.tokenPending = await peer.pollPending();
+  peerRedisRows.tokenPending = await peerRedis.pollPending();
 
   ctx.log(`  opening ${decisionsWanted} requests on their devices and signing approvals`);
   const decisionPending = pending.splice(0, decisionsWanted);
@@ -75,6 +81,7 @@ export async function runCountersign(ctx: BenchContext, server: CountersignServe
   const issued = await issueTokens(ctx, server, actors, approvedPool, 'POST /token (approved → tokens)');
   rows.tokenIssue = issued.measured!;
   peerRows.tokenIssue = await peer.issueTokens();
+  peerRedisRows.tokenIssue = await peerRedis.issueTokens();
   let tokens = issued.tokens;
 
   // Tokens for the peak, the paced pass and the profile, made in one go, sized from a short
@@ -123,5 +130,5 @@ export async function runCountersign(ctx: BenchContext, server: CountersignServe
     await measure(ctx, server.child, 'countersign', `GET /healthz (paced at ${halfRate}/s)`, { name: 'cs-healthz-paced', mode: 'paced', rate: halfRate, target, method: 'GET', path: '/healthz', headers: {}, expect: { status: 200 } })
   ).measured;
 
-  return { rows, peerRows, leftover: { decisions: leftoverDecisions, tokens, pending: pushed.pending } };
+  return { rows, peerRows, peerRedisRows, leftover: { decisions: leftoverDecisions, tokens, pending: pushed.pending } };
 }

@@ -11,19 +11,24 @@
  * - storage: the provider's own `MemoryAdapter` class. Its default storage is an LRU of 1,000
  *   entries, which would evict pending requests during a load run (and polls would then measure
  *   `invalid_grant`); it is given the same LRU class with room for 5,000,000 entries instead.
+ *   With `PEER_REDIS_URL`, the Redis adapter of `redis-adapter.ts` instead (the shape of the
+ *   provider's example Redis adapter), so the peer can also be measured with its state in Redis.
  *
  * Two extra routes serve the benchmark: `GET /healthz` (the peer's HTTP floor on Koa) and
  * `POST /bench/approve` (JSON list of `auth_req_id`s), which approves requests through the
  * `BackchannelAuthenticationRequest` model with `provider.backchannelResult` and a saved `Grant`,
  * as an application's approval flow would.
  *
- * Environment: `PORT`, `PEER_CLIENTS` (JSON list of `{client_id, client_secret}`), `PEER_SIGNING_KEY` (ES256 private JWK).
+ * Environment: `PORT`, `PEER_CLIENTS` (JSON list of `{client_id, client_secret}`), `PEER_SIGNING_KEY`
+ * (ES256 private JWK), `PEER_REDIS_URL` (optional: keep the provider's state in that Redis).
  */
 import { authorizationDetail } from '@countersign/shared';
+import { Redis } from 'ioredis';
 import { createServer } from 'node:http';
 import Provider from 'oidc-provider';
 import MemoryAdapter from 'oidc-provider/lib/adapters/memory_adapter.js';
 import LRU from 'oidc-provider/lib/helpers/lru.js';
+import { redisAdapter } from './redis-adapter.ts';
 
 const port = Number(process.env.PORT);
 const issuer = `http://localhost:${port}`;
@@ -33,9 +38,10 @@ const EXECUTOR = 'https://executor.example';
 
 const storage = new LRU({ maxSize: 5_000_000 });
 const noop = async () => undefined;
+const RedisAdapter = process.env.PEER_REDIS_URL ? redisAdapter(new Redis(process.env.PEER_REDIS_URL)) : null;
 
 const provider = new Provider(issuer, {
-  adapter: (model: string) => new MemoryAdapter(model, storage),
+  adapter: RedisAdapter ?? ((model: string) => new MemoryAdapter(model, storage)),
   clients: clients.map((client) => ({
     ...client,
     grant_types: ['urn:openid:params:grant-type:ciba'],

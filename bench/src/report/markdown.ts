@@ -16,13 +16,23 @@ export function markdown(report: Report): string {
     ...(meta.codeChangedDuringRun ? ['The server or shared code changed on disk during this run; the server ran the code of the commit above, as it was when it started.'] : []),
     `Every step: ${meta.connections} connections (closed loop, autocannon in its own process) for ${meta.durationSeconds} s after ${meta.warmupSeconds} s of warm-up; server, peer, Redis and load share the ${meta.machine.cores} cores.`,
     '',
-    '| step | Countersign req/s | p50 ms | p99 ms | × floor | peer req/s | peer p50 / p99 ms | × peer | server CPU µs/req | Redis CPU µs/req | Redis reads/req |',
-    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+    '| step | Countersign req/s | p50 ms | p99 ms | × floor | peer req/s | peer p50 / p99 ms | × peer | peer on Redis req/s | × peer on Redis | server CPU µs/req | Redis CPU µs/req | Redis reads/req |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
   );
   for (const row of report.rows.filter((candidate) => candidate.system === 'countersign')) {
     const peer = row.peerKey ? report.rows.find((candidate) => candidate.key === `peer.${row.peerKey}`) : undefined;
+    const peerRedis = row.peerKey ? report.rows.find((candidate) => candidate.key === `peerRedis.${row.peerKey}`) : undefined;
     lines.push(
-      `| ${row.label} | ${fmt(row.rps)} | ${ms(row.latency.p50)} | ${ms(row.latency.p99)} | ${row.mode === 'paced' ? '(paced)' : row.ratioToFloor} | ${peer ? fmt(peer.rps) : '—'} | ${peer ? `${ms(peer.latency.p50)} / ${ms(peer.latency.p99)}` : '—'} | ${row.ratioToPeer ?? '—'} | ${fmt(row.serverCpuMicrosPerRequest)} | ${row.redisCpuMicrosPerRequest ?? '—'} | ${row.redisRoundTripsPerRequest ?? '—'} |`,
+      `| ${row.label} | ${fmt(row.rps)} | ${ms(row.latency.p50)} | ${ms(row.latency.p99)} | ${row.mode === 'paced' ? '(paced)' : row.ratioToFloor} | ${peer ? fmt(peer.rps) : '—'} | ${peer ? `${ms(peer.latency.p50)} / ${ms(peer.latency.p99)}` : '—'} | ${row.ratioToPeer ?? '—'} | ${peerRedis ? fmt(peerRedis.rps) : '—'} | ${row.ratioToPeerRedis ?? '—'} | ${fmt(row.serverCpuMicrosPerRequest)} | ${row.redisCpuMicrosPerRequest ?? '—'} | ${row.redisRoundTripsPerRequest ?? '—'} |`,
+    );
+  }
+  const onRedis = report.rows.filter((row) => row.system === 'peer-redis');
+  if (onRedis.length) {
+    lines.push(
+      '',
+      `The peer on Redis (node-oidc-provider with a Redis adapter shaped like its example one, on a Redis of its own), per step: ${onRedis
+        .map((row) => `${row.label} ${ms(row.latency.p50)} / ${ms(row.latency.p99)} ms p50 / p99, ${fmt(row.serverCpuMicrosPerRequest)} µs server CPU and ${row.redisCpuMicrosPerRequest ?? '—'} µs Redis CPU per request, ${row.redisRoundTripsPerRequest ?? '—'} Redis reads per request`)
+        .join('; ')}.`,
     );
   }
   const peerFloor = report.rows.find((row) => row.key === 'peer.healthz');
@@ -30,7 +40,7 @@ export function markdown(report: Report): string {
   const notes = report.rows.filter((row) => row.notes.length);
   if (notes.length) {
     lines.push('', 'Notes from the run:', '');
-    for (const row of notes) lines.push(`- ${row.system === 'peer' ? 'peer ' : ''}${row.label}: ${row.notes.join('; ')}.`);
+    for (const row of notes) lines.push(`- ${row.system === 'peer' ? 'peer ' : row.system === 'peer-redis' ? 'peer on Redis ' : ''}${row.label}: ${row.notes.join('; ')}.`);
   }
 
   lines.push('', '**Targets**', '', '| target | goal | measured | |', '|---|---|---|---|');

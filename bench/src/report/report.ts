@@ -23,6 +23,8 @@ export interface Row extends Measured {
   /** Requests/s over the peer's same step, when the peer has one. */
   ratioToPeer: number | null;
   peerKey: string | null;
+  /** Requests/s over the same step of the peer with its state in Redis, when it has one. */
+  ratioToPeerRedis?: number | null;
 }
 
 export interface TargetResult {
@@ -87,6 +89,8 @@ export function buildReport(input: {
   startedAt: Date;
   countersign: Record<string, Measured>;
   peer: Record<string, Measured>;
+  /** The peer's steps with its state in Redis. */
+  peerRedis: Record<string, Measured>;
   memory: MemoryResult;
   sweep: SweepPoint[];
   windows: WindowPoint[] | null;
@@ -102,10 +106,21 @@ export function buildReport(input: {
   for (const [key, measured] of Object.entries(input.countersign)) {
     const peerKey = PEER_OF[key] ?? null;
     const peer = peerKey ? input.peer[peerKey] : undefined;
-    rows.push({ ...measured, key, peerKey: peer ? peerKey : null, ratioToFloor: round2(measured.rps / floor), ratioToPeer: peer ? round2(measured.rps / peer.rps) : null });
+    const peerRedis = peerKey ? input.peerRedis[peerKey] : undefined;
+    rows.push({
+      ...measured,
+      key,
+      peerKey: peer || peerRedis ? peerKey : null,
+      ratioToFloor: round2(measured.rps / floor),
+      ratioToPeer: peer ? round2(measured.rps / peer.rps) : null,
+      ratioToPeerRedis: peerRedis ? round2(measured.rps / peerRedis.rps) : null,
+    });
   }
   for (const [key, measured] of Object.entries(input.peer)) {
     rows.push({ ...measured, key: `peer.${key}`, peerKey: null, ratioToFloor: round2(measured.rps / floor), ratioToPeer: null });
+  }
+  for (const [key, measured] of Object.entries(input.peerRedis)) {
+    rows.push({ ...measured, key: `peerRedis.${key}`, peerKey: null, ratioToFloor: round2(measured.rps / floor), ratioToPeer: null });
   }
   const row = (key: string) => rows.find((candidate) => candidate.key === key)!;
   const redeem = row('redeem');
@@ -143,7 +158,7 @@ export function buildReport(input: {
       {
         name: '/bc-authorize ≥ 2× the peer',
         goal: `≥ ${targets.bcAuthorizeOverPeer} × peer`,
-        value: `with a push: ${bcPush.ratioToPeer} × peer; without: ${bc.ratioToPeer} × peer`,
+        value: `with a push: ${bcPush.ratioToPeer} × peer; without: ${bc.ratioToPeer} × peer (against the peer on Redis: ${bcPush.ratioToPeerRedis ?? '—'} and ${bc.ratioToPeerRedis ?? '—'})`,
         met: (bcPush.ratioToPeer ?? 0) >= targets.bcAuthorizeOverPeer,
       },
       {
