@@ -1,5 +1,5 @@
 import { benchConfig } from './config.ts';
-import { waitIdle, type NodeChild } from './infra/child.ts';
+import { waitIdle, type NodeChild, type Stalls } from './infra/child.ts';
 import { coreCount, machineBusyMicros, waitCalm } from './infra/machine.ts';
 import { info, redisCpuMicros, type BenchRedis } from './infra/redis.ts';
 import { runLoad } from './load/run-load.ts';
@@ -20,6 +20,8 @@ export interface Measured extends Omit<LoadResult, 'captured'> {
   redisCommands?: Record<string, number>;
   /** Reads Redis made from its clients' sockets per request: the round trips (pipelines count once). */
   redisRoundTripsPerRequest?: number;
+  /** What held up the server's event loop during the run (warm-up included): delay and GC pauses. */
+  serverStalls?: Stalls;
   /** Server CPU as a share of one core over the run. */
   serverCpuShare: number;
   /**
@@ -86,12 +88,14 @@ export async function measure(
   const redis = system === 'countersign' ? ctx.redis : system === 'peer-redis' ? (ctx.peerRedis ?? null) : null;
   const withRedis = redis !== null;
   const [cpu0, redis0, stats0, own0] = await Promise.all([server.cpu(), redis ? redisCpuMicros(redis.admin) : 0, redis ? commandStats(redis) : null, ownCpu(ctx)]);
+  await server.stalls();
   const busy0 = machineBusyMicros();
   const started = performance.now();
   const result = await runLoad(full, ctx.workDir);
   const notes: string[] = [];
   const settled = settle ? await settle(result) : undefined;
   if (settled) notes.push(settled);
+  const stalls = await server.stalls();
   const busy1 = machineBusyMicros();
   const [cpu1, redis1, stats1, own1] = await Promise.all([server.cpu(), redis ? redisCpuMicros(redis.admin) : 0, redis ? commandStats(redis) : null, ownCpu(ctx)]);
   const wall = (performance.now() - started) / 1000;
@@ -122,11 +126,16 @@ export async function measure(
           redisCommands: commands,
         }
       : {}),
+    serverStalls: stalls,
     serverCpuShare: Math.round(((cpu1 - cpu0) / 1e6 / wall) * 100) / 100,
     foreignCpuShare: foreign === null ? null : Math.round(foreign * 100) / 100,
     notes,
   };
   if (foreign !== null && foreign > 0.1) notes.push(`other processes on the machine used ${Math.round(foreign * 100)}% of its CPU during this run${calmWait >= 5000 ? ' (it was busy before the run too)' : ''}`);
+  // A pause longer than the row's p99 shows in it: say where the server's time went.
+  if (stalls.loop.maxMs >= Math.max(20, result.latency.p99 / 2)) {
+    notes.push(`the server's event loop stalled for up to ${stalls.loop.maxMs} ms (p99 delay ${stalls.loop.p99Ms} ms; ${stalls.gc.count} GCs, ${stalls.gc.major} major, longest ${stalls.gc.maxMs} ms, ${stalls.gc.totalMs} ms in all)`);
+  }
   if (result.exhausted) notes.push(`its ${result.name} pool ran out after ${result.windowSeconds} s of measurement`);
   const unexpected = Object.entries(result.unexpected);
   if (unexpected.length) notes.push(`unexpected answers: ${unexpected.map(([label, n]) => `${n}× ${label}`).join(', ')}`);

@@ -12,12 +12,22 @@ export interface CpuSample {
   system: number;
 }
 
+/** What held up a child's event loop over a span (see `profile/preload.mjs`, `stalls`). */
+export interface Stalls {
+  /** Event loop delay: the longest, and the 99th percentile, milliseconds. */
+  loop: { maxMs: number; p99Ms: number };
+  /** Garbage collections: how many, their total and longest pause (ms), and how many were major. */
+  gc: { count: number; totalMs: number; maxMs: number; major: number };
+}
+
 /** A Node child process started with tsx and the benchmark's IPC preload. */
 export interface NodeChild {
   pid: number;
   process: ChildProcess;
   /** Its own `process.cpuUsage()`, asked over IPC. */
   cpu(): Promise<number>;
+  /** What held up its event loop since the last call (the first call starts the span). */
+  stalls(): Promise<Stalls>;
   startProfile(intervalMicros?: number): Promise<void>;
   stopProfile(file: string): Promise<void>;
   stop(): Promise<void>;
@@ -63,6 +73,10 @@ export function startNodeChild(entry: string, env: Record<string, string>, logFi
     async cpu() {
       const { cpu } = (await ask({ cmd: 'cpu' })) as { cpu: CpuSample };
       return cpu.user + cpu.system;
+    },
+    async stalls() {
+      const { loop, gc } = (await ask({ cmd: 'stalls' })) as unknown as Stalls;
+      return { loop, gc };
     },
     async startProfile(intervalMicros = 1000) {
       await ask({ cmd: 'profile-start', interval: intervalMicros });
