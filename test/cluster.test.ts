@@ -2,7 +2,7 @@ import type { Cluster } from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectRedis, keys } from '../server/src/store/index.ts';
-import { SCRIPTS } from '../server/src/store/redis-scripts.ts';
+import { MULTI_KEY_SCRIPTS, SCRIPTS } from '../server/src/store/redis-scripts.ts';
 import { describeStoreContract } from '../server/src/store/store.case.ts';
 import { clusterTarget, testClusterStore, testPrefix } from './support/cluster.ts';
 
@@ -42,14 +42,17 @@ describe('hash slots on the cluster', () => {
     expect(await owner.eval(lua, 2, left, `${prefix}audit:{default:a}`)).toBe(0);
   });
 
-  it('declares one key per Lua script, and every script touches only KEYS[1]', () => {
+  it('declares one key per Lua script but the multi-key ones, and every script touches only its declared KEYS', () => {
     for (const [name, lua] of Object.entries(SCRIPTS)) {
+      const multi = MULTI_KEY_SCRIPTS.has(name as keyof typeof SCRIPTS);
       expect(lua, name).not.toMatch(/KEYS\[[02-9]/);
-      // Every command a script runs names KEYS[1] as its key: no key built from ARGV, which the
-      // cluster could not route and which could sit in another slot.
+      // Every command a script runs names a declared key: no key built from ARGV, which the cluster
+      // could not route and which could sit in another slot. A multi-key script (the audit chain
+      // and its per-request indexes) may name KEYS[k]; the store checks that all its keys share
+      // KEYS[1]'s hash tag, and the contract above runs it on this cluster.
       const calls = [...lua.matchAll(/redis\.(?:p?call)\(\s*'([A-Z]+)'\s*,\s*([^,)]+)/g)];
       expect(calls.length, name).toBeGreaterThan(0);
-      for (const [, , key] of calls) expect(key!.trim(), `${name}: ${key}`).toBe('KEYS[1]');
+      for (const [, , key] of calls) expect(key!.trim(), `${name}: ${key}`).toMatch(multi ? /^KEYS\[(1|[a-z]+)\]$/ : /^KEYS\[1\]$/);
     }
   });
 
@@ -57,6 +60,8 @@ describe('hash slots on the cluster', () => {
     const [tenant, id] = ['acme', 'PSWrBDVXlmIaqGS4YnFSBrW4tsuWgXa'];
     const slot = await slotOf(keys.request(tenant, id));
     expect(await slotOf(keys.requestAudit(tenant, id))).toBe(slot);
+    // A request's audit index sits with its tenant's chain, which one script appends to both.
+    expect(await slotOf(keys.requestAuditIndex(tenant, id))).toBe(await slotOf(keys.auditChain(tenant)));
     expect(await slotOf(`${prefix}${keys.request(tenant, id)}`)).toBe(slot);
     const user = await slotOf(keys.userRequests(tenant, 'alice'));
     expect(await slotOf(keys.user(tenant, 'alice'))).toBe(user);

@@ -254,7 +254,8 @@ describe('group commit: one instance appending many events to one tenant on Redi
       expect(calls.streamAppendAfter ?? 0).toBe(0);
       expect(calls.streamAppendManyAfter).toBeGreaterThan(0);
       expect(calls.streamAppendManyAfter).toBeLessThanOrEqual(4);
-      expect(calls.listAppend).toBe(200);
+      // Each event is stored once: the per-request views are indexed by the same script calls.
+      expect(calls.listAppend ?? 0).toBe(0);
       expect(await audit.verify('default')).toMatchObject({ ok: true, events: 200, head: { seq: 199 } });
       const lines: string[] = [];
       for await (const line of audit.export('default')) lines.push(line);

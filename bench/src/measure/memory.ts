@@ -13,7 +13,10 @@ export interface MemoryResult {
   bytesPerPendingRequest: number;
   /** `MEMORY USAGE` summed per kind of key (see `kindOf`), bytes per request, largest first. */
   byKind: { kind: string; keys: number; bytesPerRequest: number }[];
-  /** How each request's own hash and audit list are encoded (listpack or hashtable). */
+  /**
+   * How a sample key of each kind is encoded: `req` (a request's hash; listpack while every value is
+   * at most 64 bytes), `auditidx` (a request's list of audit chain ids), and the windows.
+   */
   encodings: Record<string, string>;
   /**
    * One request's hash up close: its fields, the bytes of their names and values, what Redis
@@ -26,7 +29,9 @@ export interface MemoryResult {
 
 /**
  * A key's kind: its name with the ids taken out, e.g. `req:{…}` for one request's hash,
- * `auditlog:{tenant}` for a tenant's audit chain, `win:{…}:pending` for a pending-requests window.
+ * `auditlog:{tenant}` for a tenant's audit chain (the one copy of every event),
+ * `auditidx:{tenant}:…` for one request's list of chain ids, `win:{…}:pending` for a
+ * pending-requests window.
  */
 function kindOf(key: string): string {
   const match = /^([^{]*)\{([^}]*)\}(.*)$/.exec(key);
@@ -89,7 +94,8 @@ async function inspectRequestHash(redis: Redis, prefix: string): Promise<MemoryR
  * requests through `/bc-authorize` of an in-process instance (its own key prefix, the shipped
  * window lengths, pushes accepted by a fake push service so their bookkeeping is stored), divided
  * by the number of requests. Everything a pending request leaves in Redis counts: its hash, its
- * audit lists, its index entries and its places in the limit windows.
+ * audit events (in the tenant's chain) and their index, its index entries and its places in the
+ * limit windows.
  */
 export async function measureMemory(redis: Redis, redisUrl: string, policyFile: string | null): Promise<MemoryResult> {
   const prefix = 'bench-mem:';
@@ -125,10 +131,18 @@ export async function measureMemory(redis: Redis, redisUrl: string, policyFile: 
     .filter((entry) => entry.bytesPerRequest > 0)
     .sort((a, b) => b.bytesPerRequest - a.bytesPerRequest);
   const encodings: Record<string, string> = {};
-  for (const kind of ['req', 'audit']) {
+  const samples: Record<string, string> = {
+    req: 'req:{mem-0:*',
+    auditidx: 'auditidx:{mem-0}:*',
+    'win:velocity-user': 'win:{mem-0:*}:velocity-user',
+    'win:velocity-client': 'win:{mem-0:*}:velocity-client',
+    'win:pending': 'win:{mem-0:*}:pending',
+    'win:push': 'win:{mem-0:*}:push',
+  };
+  for (const [kind, pattern] of Object.entries(samples)) {
     let cursor = '0';
     do {
-      const [next, sample] = await redis.scan(cursor, 'MATCH', `${prefix}${kind}:{mem-0:*`, 'COUNT', 1000);
+      const [next, sample] = await redis.scan(cursor, 'MATCH', `${prefix}${pattern}`, 'COUNT', 1000);
       cursor = next;
       if (sample[0]) {
         encodings[kind] = String(await redis.call('OBJECT', 'ENCODING', sample[0]));

@@ -84,7 +84,9 @@ describe('createAuditLog', () => {
     expect(calls.streamAppendAfter ?? 0).toBe(0);
     expect(calls.streamAppendManyAfter).toBeGreaterThan(0);
     expect(calls.streamAppendManyAfter).toBeLessThanOrEqual(3);
-    expect(calls.listAppend).toBe(200);
+    // The per-request view is indexed by the same script calls: no list append of its own.
+    expect(calls.listAppend ?? 0).toBe(0);
+    expect(await store.listRange(keys.requestAudit('default', 'req_1'))).toEqual([]);
     const exported = (await lines(audit.export('default'))).map((line) => JSON.parse(line) as { seq: number; detail: { n: number } });
     expect(exported.map((event) => event.detail.n)).toEqual(Array.from({ length: 200 }, (_, n) => n));
     expect(await audit.verify('default')).toMatchObject({ ok: true, events: 200, head: { seq: 199 } });
@@ -118,14 +120,33 @@ describe('createAuditLog', () => {
     expect(await audit.verify('default')).toMatchObject({ ok: true, events: 4 });
   });
 
-  it('group commit: a failed list append rejects only its own caller', async () => {
+  it('stores each event once: the request view is the chain ids, appended in the same script call', async () => {
+    const { clock, store } = world();
+    const { counted, calls } = counting(store);
+    const audit = createAuditLog(counted, clock, 3600);
+    await Promise.all([ID, 'req_other', ID].map((id, n) => audit.record({ type: 'viewed', tenant: 'default', auth_req_id: id, channel: 'device', detail: { n } })));
+    await audit.record({ type: 'refused', tenant: 'default', channel: 'agent' });
+    expect(calls.streamAppendManyAfter).toBe(2);
+    expect(Object.keys(calls).sort()).toEqual(['streamAppendManyAfter']);
+    const chain = await store.streamRange(keys.auditChain('default'));
+    expect(await store.listRange(keys.requestAuditIndex('default', ID))).toEqual([chain[0]!.id, chain[2]!.id]);
+    expect(await store.listRange(keys.requestAuditIndex('default', 'req_other'))).toEqual([chain[1]!.id]);
+    const view = await audit.forRequest('default', ID);
+    expect(view.map((event) => [event.seq, event.id, event.detail?.n])).toEqual([[0, chain[0]!.id, 0], [2, chain[2]!.id, 2]]);
+    expect(await audit.forRequest('default', 'req_none')).toEqual([]);
+  });
+
+  it('a failed append rejects its callers and indexes none of its events', async () => {
     const { clock, store } = world();
     const { counted, failNext } = counting(store);
     const audit = createAuditLog(counted, clock, 3600);
-    failNext('listAppend');
+    failNext('streamAppendManyAfter');
     const results = await Promise.allSettled([ID, 'req_other'].map((id) => audit.record({ type: 'viewed', tenant: 'default', auth_req_id: id, channel: 'device' })));
-    expect(results.map((result) => result.status)).toEqual(['rejected', 'fulfilled']);
-    expect(await audit.verify('default')).toMatchObject({ ok: true, events: 2 });
+    expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected']);
+    expect(await audit.forRequest('default', ID)).toEqual([]);
+    await audit.record({ type: 'viewed', tenant: 'default', auth_req_id: ID, channel: 'device' });
+    expect((await audit.forRequest('default', ID)).map((event) => event.seq)).toEqual([0]);
+    expect(await audit.verify('default')).toMatchObject({ ok: true, events: 1 });
   });
 
   it('group commit: a batch that lost a race to another instance is re-chained whole on the new head', async () => {

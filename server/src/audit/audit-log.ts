@@ -11,11 +11,14 @@ import { verifyChain, type ChainHead, type ChainReport } from './verify-chain.ts
 export interface AuditLog {
   /**
    * Appends an event to its tenant's chain (stamped with the clock's time, the next `seq` and the
-   * previous event's hash), then to its request's view.
+   * previous event's hash) and its id to its request's view, in one store call.
    * @throws TypeError when `detail` names a credential; Error when the store fails.
    */
   record(event: Omit<AuditEvent, 'at'>): Promise<void>;
-  /** The events of one request, in chain order (GET /api/admin/audit). */
+  /**
+   * The events of one request, in chain order (GET /api/admin/audit): the chain entries its view
+   * names, read by id (two round trips, whatever the chain's length).
+   */
   forRequest(tenant: string, authReqId: string): Promise<StoredAuditEvent[]>;
   /** The tenant's whole chain, oldest first, as JSON lines: each the JCS of one event with its stream `id`; read in pages. */
   export(tenant: string): AsyncIterable<string>;
@@ -31,18 +34,16 @@ const PAGE = 500;
  * hash chain in a stream (`keys.auditChain`, a Redis Stream on Redis, kept without TTL): every
  * event carries `seq` and `prev_hash`, the base64url SHA-256 of the JCS of the event before it, so
  * an edited or a deleted event breaks the chain at the next link (see `createChainAppender` for
- * why several instances appending at once never fork it). Each event that names a request is also
- * appended, with its chain position, to the request's list (`keys.requestAudit`, kept
- * `retentionSeconds`): the per-request view operators read.
+ * why several instances appending at once never fork it). The chain is the only copy of an event:
+ * the per-request view operators read is a list of stream ids (`keys.requestAuditIndex`, kept
+ * `retentionSeconds`), appended by the same script call that appends the events, so it never names
+ * an event the chain lacks and costs no round trip of its own.
  *
  * @param retentionSeconds - how long a request's view is kept.
  */
 export function createAuditLog(store: Store, clock: Clock, retentionSeconds: number): AuditLog {
-  // The per-request list appends of a batch run together, once the batch is in the chain.
   const append = createChainAppender(store, {
-    afterAppend: async (stored) => {
-      if (stored.auth_req_id) await store.listAppend(keys.requestAudit(stored.tenant, stored.auth_req_id), JSON.stringify(stored), retentionSeconds);
-    },
+    indexOf: (event) => (event.auth_req_id ? { key: keys.requestAuditIndex(event.tenant, event.auth_req_id), ttlSeconds: retentionSeconds } : null),
   });
 
   async function* entries(tenant: string): AsyncGenerator<StreamEntry> {
@@ -57,13 +58,19 @@ export function createAuditLog(store: Store, clock: Clock, retentionSeconds: num
 
   return {
     async record(input) {
-      // Resolves once the event is in the chain and in its request's list (see `afterAppend` above).
+      // Resolves once the event is in the chain and its id in its request's view (one script call).
       await append(withoutSecrets({ ...input, at: new Date(clock.now()).toISOString() }));
     },
     async forRequest(tenant, authReqId) {
-      const events = (await store.listRange(keys.requestAudit(tenant, authReqId))).map((line) => JSON.parse(line) as StoredAuditEvent);
-      // Appends from several instances can reach the view out of chain order; `seq` is the order.
-      return events.sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
+      const ids = await store.listRange(keys.requestAuditIndex(tenant, authReqId));
+      if (ids.length === 0) return [];
+      // An id whose entry is gone or unreadable is left out here; `verify` reports the chain itself.
+      const events = (await store.streamGet(keys.auditChain(tenant), ids)).flatMap((entry) => {
+        const event = entry && storedEvent(entry);
+        return event ? [event] : [];
+      });
+      // The index is appended in chain order; sorting by `seq` keeps that promise whatever happens to it.
+      return events.sort((a, b) => a.seq - b.seq);
     },
     async *export(tenant) {
       for await (const entry of entries(tenant)) {

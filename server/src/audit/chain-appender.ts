@@ -1,4 +1,4 @@
-import type { Store, StreamEntry } from '../store/index.ts';
+import type { Store, StreamEntry, StreamIndex } from '../store/index.ts';
 import { keys } from '../store/index.ts';
 import type { AuditEvent, ChainedAuditEvent, StoredAuditEvent } from './audit-event.ts';
 import { chainText, eventHash, genesisHash, sha256Text } from './chain-hash.ts';
@@ -29,8 +29,14 @@ export type ChainAppender = (event: AuditEvent) => Promise<StoredAuditEvent>;
 /** Options of {@link createChainAppender}. */
 export interface ChainAppenderOptions {
   /**
-   * Runs for each event once its batch is in the chain (the per-request list append), all of a
-   * batch at once; an event's promise settles only after its own call did, and rejects with its error.
+   * The list that receives an event's stream id in the same script call that appends it (the
+   * per-request view), or none. Its key must be in the chain key's hash tag, `{<tenant>}`.
+   */
+  indexOf?: (event: AuditEvent) => StreamIndex | null | undefined;
+  /**
+   * Runs for each event once its batch is in the chain, all of a batch at once; an event's promise
+   * settles only after its own call did, and rejects with its error. A second round trip: what must
+   * land with the event belongs in `indexOf`.
    */
   afterAppend?: (event: StoredAuditEvent) => Promise<void>;
 }
@@ -82,6 +88,7 @@ export function createChainAppender(store: Store, options: ChainAppenderOptions 
     const key = keys.auditChain(tenant);
     // Optimistic: a first append guesses an empty chain; a wrong guess costs one round trip and returns the real head.
     let head = heads.get(tenant) ?? genesis(tenant);
+    const indexes = options.indexOf ? events.map((event) => options.indexOf!(event)) : undefined;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const chained: ChainedAuditEvent[] = [];
       const texts: string[] = [];
@@ -93,7 +100,7 @@ export function createChainAppender(store: Store, options: ChainAppenderOptions 
         texts.push(text);
         link = { id: null, seq: next.seq, hash: sha256Text(text) };
       }
-      const result = await store.streamAppendManyAfter(key, head.id, texts.map((text) => ({ event: text })));
+      const result = await store.streamAppendManyAfter(key, head.id, texts.map((text) => ({ event: text })), indexes);
       if (result.ok) {
         heads.set(tenant, { id: result.ids.at(-1)!, seq: link.seq, hash: link.hash });
         return chained.map((event, i) => ({ ...event, id: result.ids[i]! }));

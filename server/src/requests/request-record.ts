@@ -77,14 +77,85 @@ const NOTIFICATION_TOKEN_FIELD = 'notification_token';
 
 /** The `client_notification_token` stored with a request, or null (poll clients send none). */
 export function notificationTokenOf(fields: Fields): string | null {
-  return fields[NOTIFICATION_TOKEN_FIELD] || null;
+  return joined(fields, NOTIFICATION_TOKEN_FIELD) || null;
 }
 
 /**
- * The hash fields of a new request.
+ * The longest value, in UTF-8 bytes, that keeps a request's hash in Redis's compact encoding: a hash
+ * with any value longer than `hash-max-listpack-value` (64 by default) becomes a hashtable, about
+ * twice the memory (issue: memory per pending request).
+ */
+export const FIELD_CHUNK_BYTES = 64;
+
+/**
+ * The fields written once, at creation, that may be longer than {@link FIELD_CHUNK_BYTES}: such a
+ * value is stored in chunks `<name>#0`, `<name>#1`, … and no field `<name>`, so a reader that looks
+ * at the raw field finds nothing rather than a truncated value. Only write-once fields: a later
+ * compare-and-swap of a field that had chunks could leave stale ones behind.
+ */
+const SPLIT_FIELDS = ['authorization_details', 'client_name', 'binding_message', 'parties', 'code_candidates', NOTIFICATION_TOKEN_FIELD] as const;
+
+/** UTF-8 bytes of one code point (a lone surrogate is written as U+FFFD, 3 bytes). */
+function utf8Bytes(codePoint: number): number {
+  if (codePoint < 0x80) return 1;
+  if (codePoint < 0x800) return 2;
+  return codePoint < 0x10000 ? 3 : 4;
+}
+
+/**
+ * `value` in pieces of at most `maxBytes` UTF-8 bytes each, cut between code points (never inside a
+ * character), that join back to `value`.
+ */
+export function splitUtf8(value: string, maxBytes = FIELD_CHUNK_BYTES): string[] {
+  const chunks: string[] = [];
+  let [start, bytes, at] = [0, 0, 0];
+  for (const char of value) {
+    const size = utf8Bytes(char.codePointAt(0)!);
+    if (bytes + size > maxBytes) {
+      chunks.push(value.slice(start, at));
+      [start, bytes] = [at, 0];
+    }
+    bytes += size;
+    at += char.length;
+  }
+  chunks.push(value.slice(start));
+  return chunks;
+}
+
+/** The fields of one write-once value: itself when short, else its chunks (see {@link SPLIT_FIELDS}). */
+function chunked(name: string, value: string): Fields {
+  if (Buffer.byteLength(value, 'utf8') <= FIELD_CHUNK_BYTES) return { [name]: value };
+  return Object.fromEntries(splitUtf8(value).map((chunk, i) => [`${name}#${i}`, chunk]));
+}
+
+/** A write-once value read back: the field itself, or its chunks joined in order, or undefined. */
+function joined(fields: Fields, name: string): string | undefined {
+  if (fields[name] !== undefined) return fields[name];
+  if (fields[`${name}#0`] === undefined) return undefined;
+  let value = '';
+  for (let i = 0; fields[`${name}#${i}`] !== undefined; i++) value += fields[`${name}#${i}`];
+  return value;
+}
+
+/**
+ * The hash fields of a new request. A write-once value longer than {@link FIELD_CHUNK_BYTES} UTF-8
+ * bytes (the action, the client's name, `parties` …) is stored in chunks, so the hash stays a
+ * listpack; {@link fromFields} joins them.
  * @param secrets - the `client_notification_token` of a ping or push client, kept beside the request (never in it).
  */
 export function toFields(request: ApprovalRequest, secrets: { client_notification_token?: string | null } = {}): Fields {
+  const fields = plainFields(request, secrets);
+  for (const name of SPLIT_FIELDS) {
+    const value = fields[name];
+    if (value === undefined || Buffer.byteLength(value, 'utf8') <= FIELD_CHUNK_BYTES) continue;
+    delete fields[name];
+    Object.assign(fields, chunked(name, value));
+  }
+  return fields;
+}
+
+/** The fields of a new request, each value whole. */
+function plainFields(request: ApprovalRequest, secrets: { client_notification_token?: string | null }): Fields {
   return {
     ...(secrets.client_notification_token ? { [NOTIFICATION_TOKEN_FIELD]: secrets.client_notification_token } : {}),
     auth_req_id: request.auth_req_id,
@@ -117,8 +188,16 @@ function approvalsOf(fields: Fields, parties: ApprovalParty[]): PartyApproval[] 
   });
 }
 
-/** Reads a request back from its hash fields. */
-export function fromFields(fields: Fields): ApprovalRequest {
+/**
+ * Reads a request back from its hash fields, joining the chunks of long write-once values (see
+ * {@link toFields}); records stored whole, before chunking, read the same.
+ */
+export function fromFields(stored: Fields): ApprovalRequest {
+  const fields: Fields = { ...stored };
+  for (const name of SPLIT_FIELDS) {
+    const value = joined(stored, name);
+    if (value !== undefined) fields[name] = value;
+  }
   const outcomeStatus = fields.outcome_status;
   let outcome: Outcome | null = null;
   if (outcomeStatus === 'unknown') outcome = { status: 'unknown' };

@@ -42,8 +42,19 @@ export const keys = {
   enrollment: (code: string) => `enroll:{${code}}`,
   /** String: a device session → `{tenant, sub, device_id}`. */
   session: (sessionId: string) => `session:{${sessionId}}`,
-  /** List: the audit events of one request. */
+  /**
+   * List: the audit events of one request, as full JSON, in the request's own tag. No longer written
+   * nor read: each event is stored once, in the tenant's chain, and found through `requestAuditIndex`.
+   * Lists written before that simply expire with their TTL (no migration).
+   */
   requestAudit: (tenant: string, authReqId: string) => `audit:{${tenant}:${authReqId}}`,
+  /**
+   * List: the stream ids, in `auditChain(tenant)`, of one request's audit events, in chain order;
+   * kept the audit retention. In the TENANT's tag, not the request's: the one script that appends a
+   * batch of events to the chain RPUSHes each new id here in the same atomic step, so both keys must
+   * share a Redis Cluster slot.
+   */
+  requestAuditIndex: (tenant: string, authReqId: string) => `auditidx:{${tenant}}:${authReqId}`,
   /** List: every audit event of a tenant (before the hash chain; no longer written, see `auditChain`). */
   tenantAudit: (tenant: string) => `audit:{${tenant}}`,
   /**

@@ -1,6 +1,7 @@
 import { checkSortedArguments } from './sorted-arguments.ts';
+import { checkManyEntries, parseStreamId } from './stream-index.ts';
 import { checkWindowEntry } from './window-entry.ts';
-import type { CasResult, Fields, Guard, PollResult, Store, StreamAppendManyResult, StreamAppendResult, StreamClaimResult, StreamEntry, WindowEntry, WindowResult } from './types.ts';
+import type { CasResult, Fields, Guard, PollResult, Store, StreamAppendManyResult, StreamAppendResult, StreamClaimResult, StreamEntry, StreamIndex, WindowEntry, WindowResult } from './types.ts';
 
 /** A sorted set: each member's score, and the members in (score, member) order for range reads. */
 interface Sorted { scores: Map<string, number>; order: { score: number; member: string }[] }
@@ -101,13 +102,6 @@ function without(totals: Record<string, number>, amounts: [string, number][]): R
     else delete shown[currency];
   }
   return shown;
-}
-
-/** A stream id `<ms>-<seq>` as a pair of numbers, for comparing ids as Redis does. */
-function parseStreamId(id: string): [number, number] {
-  const match = /^(\d+)-(\d+)$/.exec(id);
-  if (!match) throw new TypeError(`invalid stream id ${id}`);
-  return [Number(match[1]), Number(match[2])];
 }
 
 /**
@@ -344,12 +338,35 @@ export class MemoryStore implements Store {
     return { ok: true, id: this.#streamAppend(key, fields) };
   }
 
-  async streamAppendManyAfter(key: string, lastId: string | null, entries: Fields[]): Promise<StreamAppendManyResult> {
-    checkManyEntries(entries);
+  async streamAppendManyAfter(key: string, lastId: string | null, entries: Fields[], indexes: readonly (StreamIndex | null | undefined)[] = []): Promise<StreamAppendManyResult> {
+    checkManyEntries(key, entries, indexes);
     const newest = this.#of(key, 'stream')?.value.entries.at(-1) ?? null;
     if ((newest?.id ?? null) !== lastId) return { ok: false, last: newest ? { id: newest.id, fields: { ...newest.fields } } : null };
-    // Checked and appended in one synchronous step: nothing can append in between.
-    return { ok: true, ids: entries.map((fields) => this.#streamAppend(key, fields)) };
+    // Checked, appended and indexed in one synchronous step: nothing can append in between.
+    const ids = entries.map((fields) => this.#streamAppend(key, fields));
+    ids.forEach((id, i) => {
+      const index = indexes[i];
+      if (!index) return;
+      this.#ensure(index.key, 'list', () => []).value.push(id);
+      this.#touch(index.key, index.ttlSeconds);
+    });
+    return { ok: true, ids };
+  }
+
+  async streamGet(key: string, ids: readonly string[]): Promise<(StreamEntry | null)[]> {
+    const entries = this.#of(key, 'stream')?.value.entries ?? [];
+    return ids.map((id) => {
+      const wanted = parseStreamId(id);
+      // Entries are in id order: a binary search, as a chain grows without bound.
+      let [low, high] = [0, entries.length];
+      while (low < high) {
+        const middle = (low + high) >>> 1;
+        if (compareStreamIds(parseStreamId(entries[middle]!.id), wanted) < 0) low = middle + 1;
+        else high = middle;
+      }
+      const found = entries[low];
+      return found && found.id === `${wanted[0]}-${wanted[1]}` ? { id: found.id, fields: { ...found.fields } } : null;
+    });
   }
 
   async streamRange(key: string, afterId?: string, count?: number): Promise<StreamEntry[]> {
@@ -445,10 +462,4 @@ function checkCount(count: number): void {
 /** Orders two parsed stream ids as Redis does: by milliseconds, then by sequence. */
 function compareStreamIds(a: [number, number], b: [number, number]): number {
   return a[0] - b[0] || a[1] - b[1];
-}
-
-/** The entries of a `streamAppendManyAfter`: at least one, each with at least one field. The Redis store checks the same. */
-function checkManyEntries(entries: Fields[]): void {
-  if (entries.length === 0) throw new RangeError('streamAppendManyAfter needs at least one entry');
-  if (entries.some((fields) => Object.keys(fields).length === 0)) throw new RangeError('streamAppendManyAfter needs at least one field in every entry');
 }

@@ -11,20 +11,51 @@ end
 
 /**
  * The layout of a sliding window (`Store.windowAdd`): ONE hash, so a script touches KEYS[1] only.
- *  - `h:<i>` (i = 1 … size): a binary min-heap of the entries by score; the value is
- *    `<score> CUR=amount …` (e.g. `1767225600000 EUR=49000`), a NUL byte, then the member.
+ *  - `h:<i>` (i = 1 … size): a binary min-heap of the entries by score; the value is the score in
+ *    base 36, then ` CUR<amount in base 36>` per currency, a NUL byte, then the member (e.g.
+ *    `mx26vup8 EUR11t4\0<auth_req_id>`). Base 36 keeps an entry with one currency and a 43-character
+ *    member within 64 bytes, Redis's default `hash-max-listpack-value`, so a window stays a listpack
+ *    (about half the memory of a hashtable) up to `hash-max-listpack-entries` (512 fields by default:
+ *    254 entries).
  *  - `m:<member>` → the member's heap index, so replacing or removing a member is O(log n).
- *  - `n` → the size; `t` → the totals, `CUR=total …` (only those above 0); `x` → the newest score
- *    ever added, for the TTL. A window with no entries is deleted, so `n` marks the layout: a hash
- *    without it is a window of the earlier layout (member → value), converted on first touch.
+ *  - `s` → the size; `t` → the totals, `CUR=total …` in decimal (only those above 0); `x` → the newest
+ *    score ever added, for the TTL. A window with no entries is deleted, so `s` marks the layout. A
+ *    hash without it is a window of an earlier layout, converted on first touch: with `n` for the
+ *    size, the same heap with decimal values (`<score> CUR=amount …`); with neither, member → that value.
  */
 const WINDOW_LUA = `
+local DIGITS = '0123456789abcdefghijklmnopqrstuvwxyz'
+-- Integers below 2^53 to base 36 and back, exactly: math.fmod and strtoul do no rounding.
+local function to36(n)
+  local sign = ''
+  if n < 0 then sign, n = '-', -n end
+  if n == 0 then return '0' end
+  local out = {}
+  while n > 0 do
+    local d = math.fmod(n, 36)
+    out[#out + 1] = string.sub(DIGITS, d + 1, d + 1)
+    n = (n - d) / 36
+  end
+  return sign .. string.reverse(table.concat(out))
+end
+local function from36(s)
+  if string.sub(s, 1, 1) == '-' then return -tonumber(string.sub(s, 2), 36) end
+  return tonumber(s, 36)
+end
 local function hget(field) return redis.call('HGET', KEYS[1], field) end
-local function score_of(entry) return tonumber(string.match(entry, '^(%-?%d+)')) end
+local function score_of(entry) return from36(string.match(entry, '^(%-?[0-9a-z]+)')) end
 local function member_of(entry) return string.sub(entry, string.find(entry, '\\0', 1, true) + 1) end
 local function add_amounts(totals, entry, sign)
   local head = string.sub(entry, 1, string.find(entry, '\\0', 1, true) - 1)
-  for cur, amt in string.gmatch(head, ' (%u%u%u)=(%d+)') do totals[cur] = (totals[cur] or 0) + sign * tonumber(amt) end
+  for cur, amt in string.gmatch(head, ' (%u%u%u)([0-9a-z]+)') do totals[cur] = (totals[cur] or 0) + sign * from36(amt) end
+end
+-- An entry of an earlier layout ('<score> CUR=amount …' in decimal) in this one, or nil when unreadable.
+local function from_decimal(head, member)
+  local s = tonumber(string.match(head, '^(%-?%d+)'))
+  if s == nil then return nil end
+  local value = to36(s)
+  for cur, amt in string.gmatch(head, ' (%u%u%u)=(%d+)') do value = value .. ' ' .. cur .. to36(tonumber(amt)) end
+  return value .. '\\0' .. member
 end
 local function place(i, entry)
   redis.call('HSET', KEYS[1], 'h:' .. i, entry, 'm:' .. member_of(entry), i)
@@ -69,21 +100,29 @@ local function remove_at(w, i, entry)
   end
 end
 local function load()
-  local state = redis.call('HMGET', KEYS[1], 'n', 't', 'x')
+  local state = redis.call('HMGET', KEYS[1], 's', 't', 'x')
   local w = { size = tonumber(state[1]) or 0, totals = {}, newest = tonumber(state[3]) }
   if state[1] then
     for cur, amt in string.gmatch(state[2] or '', '(%u%u%u)=(%d+)') do w.totals[cur] = tonumber(amt) end
     return w
   end
-  -- The earlier layout: member → '<score> CUR=amount …'. Converted once, in this call.
+  -- An earlier layout: the decimal heap (with 'n'), or member → '<score> CUR=amount …'. Converted
+  -- once, in this call: every readable entry is inserted again, and totals and 'x' recomputed.
   local flat = redis.call('HGETALL', KEYS[1])
   if #flat == 0 then return w end
+  local heap = false
+  for i = 1, #flat, 2 do if flat[i] == 'n' then heap = true end end
   local ttl = redis.call('PTTL', KEYS[1])
   redis.call('DEL', KEYS[1])
   for i = 1, #flat, 2 do
-    local s = tonumber(string.match(flat[i + 1], '^(%-?%d+)'))
-    if s ~= nil then
-      local entry = flat[i + 1] .. '\\0' .. flat[i]
+    local entry = nil
+    if not heap then entry = from_decimal(flat[i + 1], flat[i])
+    elseif string.find(flat[i], '^h:%d+$') then
+      local nul = string.find(flat[i + 1], '\\0', 1, true)
+      if nul then entry = from_decimal(string.sub(flat[i + 1], 1, nul - 1), string.sub(flat[i + 1], nul + 1)) end
+    end
+    if entry ~= nil then
+      local s = score_of(entry)
       w.size = w.size + 1
       sift_up(w, w.size, entry)
       add_amounts(w.totals, entry, 1)
@@ -106,7 +145,7 @@ local function save(w, window, now, hidden)
   for cur, total in pairs(stored) do
     if total > 0 then parts[#parts + 1] = cur .. '=' .. string.format('%.0f', total) end
   end
-  redis.call('HSET', KEYS[1], 'n', w.size, 't', table.concat(parts, ' '), 'x', string.format('%.0f', w.newest))
+  redis.call('HSET', KEYS[1], 's', w.size, 't', table.concat(parts, ' '), 'x', string.format('%.0f', w.newest))
   if window ~= nil then redis.call('PEXPIRE', KEYS[1], string.format('%.0f', math.max(1, w.newest + window - now))) end
   return shown
 end
@@ -114,7 +153,8 @@ end
 
 /**
  * The Lua scripts of {@link RedisStore}, registered with `defineCommand`. Each touches KEYS[1]
- * only, so it runs on one Redis Cluster slot.
+ * only, but those of {@link MULTI_KEY_SCRIPTS}, whose keys all share one hash tag: every script runs
+ * on one Redis Cluster slot.
  */
 export const SCRIPTS = {
   // ARGV: ttl ms or '', guard count n, n × (field, op, value), then field/value pairs to write.
@@ -169,11 +209,13 @@ if newestId ~= ARGV[1] then
   return {'conflict'}
 end
 return {'ok', redis.call('XADD', KEYS[1], '*', unpack(ARGV, 2))}`,
-  // ARGV: the id the newest entry must have ('' for an empty or missing stream), then per entry
-  // its pair count n and n field/value pairs. countersignStreamAppendAfter for a batch: one guard,
-  // then one XADD per entry, all in one script, so a batch lands whole after the named tail or not
-  // at all. Answers the new ids in order, or the tail it lost to. Mirrors `streamAppendManyAfter`
-  // in memory-store.ts.
+  // KEYS[1]: the stream; KEYS[2…]: index lists in the stream's hash tag (checked before the call).
+  // ARGV: the id the newest entry must have ('' for an empty or missing stream), then per entry its
+  // pair count n, the KEYS position of its index list (0: none), that list's TTL in ms, and n
+  // field/value pairs. countersignStreamAppendAfter for a batch: one guard, then one XADD per entry
+  // and the new id RPUSHed to the entry's index, all in one script, so a batch lands whole after the
+  // named tail, indexed, or not at all; an index never names an entry the chain lacks. Answers the
+  // new ids in order, or the tail it lost to. Mirrors `streamAppendManyAfter` in memory-store.ts.
   countersignStreamAppendManyAfter: `
 local newest = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)[1]
 local newestId = newest and newest[1] or ''
@@ -183,9 +225,14 @@ if newestId ~= ARGV[1] then
 end
 local ids, i = {}, 2
 while i <= #ARGV do
-  local n = tonumber(ARGV[i])
-  ids[#ids + 1] = redis.call('XADD', KEYS[1], '*', unpack(ARGV, i + 1, i + n * 2))
-  i = i + 1 + n * 2
+  local n, k = tonumber(ARGV[i]), tonumber(ARGV[i + 1])
+  local id = redis.call('XADD', KEYS[1], '*', unpack(ARGV, i + 3, i + 2 + n * 2))
+  ids[#ids + 1] = id
+  if k > 0 then
+    redis.call('RPUSH', KEYS[k], id)
+    redis.call('PEXPIRE', KEYS[k], ARGV[i + 2])
+  end
+  i = i + 3 + n * 2
 end
 return {'ok', ids}`,
   // ARGV: now, window, member, score, maxCount, n, n × (currency, amount), m, m × (currency, max).
@@ -199,10 +246,10 @@ return {'ok', ids}`,
 local now, window, member = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
 local score, maxCount = tonumber(ARGV[4]), tonumber(ARGV[5])
 local n = tonumber(ARGV[6])
-local amounts, value = {}, ARGV[4]
+local amounts, value = {}, to36(score)
 for i = 0, n - 1 do
   amounts[ARGV[7 + i * 2]] = tonumber(ARGV[8 + i * 2])
-  value = value .. ' ' .. ARGV[7 + i * 2] .. '=' .. ARGV[8 + i * 2]
+  value = value .. ' ' .. ARGV[7 + i * 2] .. to36(tonumber(ARGV[8 + i * 2]))
 end
 local m = tonumber(ARGV[7 + n * 2])
 local floor = now - window
@@ -260,6 +307,13 @@ return acked`,
   countersignListAppendTtl: withTtl('RPUSH'),
   countersignSortedAddTtl: withTtl('ZADD'),
 } as const;
+
+/**
+ * The scripts that take more than one key (ioredis is then told the key count on each call). Every
+ * key of such a script shares KEYS[1]'s hash tag, checked before the call, so it still runs on one
+ * Redis Cluster slot.
+ */
+export const MULTI_KEY_SCRIPTS: ReadonlySet<keyof typeof SCRIPTS> = new Set(['countersignStreamAppendManyAfter']);
 
 function withTtl(command: string): string {
   return `redis.call('${command}', KEYS[1], unpack(ARGV, 2))\nredis.call('PEXPIRE', KEYS[1], ARGV[1])`;

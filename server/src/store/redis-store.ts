@@ -1,9 +1,10 @@
 import { type Cluster, Redis, type RedisOptions } from 'ioredis';
 import { DEFAULT_REDIS_COMMAND_TIMEOUT_MS } from './redis-connect.ts';
 import { checkSortedArguments } from './sorted-arguments.ts';
-import { SCRIPTS } from './redis-scripts.ts';
+import { MULTI_KEY_SCRIPTS, SCRIPTS } from './redis-scripts.ts';
+import { checkManyEntries, parseStreamId } from './stream-index.ts';
 import { checkWindowEntry } from './window-entry.ts';
-import type { CasResult, Fields, Guard, PollResult, Store, StreamAppendManyResult, StreamAppendResult, StreamClaimResult, StreamEntry, WindowEntry, WindowResult } from './types.ts';
+import type { CasResult, Fields, Guard, PollResult, Store, StreamAppendManyResult, StreamAppendResult, StreamClaimResult, StreamEntry, StreamIndex, WindowEntry, WindowResult } from './types.ts';
 
 type Scripted = Record<keyof typeof SCRIPTS, (key: string, ...args: string[]) => Promise<unknown>>;
 
@@ -32,7 +33,10 @@ export class RedisStore implements Store {
     this.#redis = options.redis;
     this.#prefix = options.prefix ?? 'cs:';
     if (/[{}]/.test(this.#prefix)) throw new TypeError('RedisStore prefix must not contain braces');
-    for (const [name, lua] of Object.entries(SCRIPTS)) this.#redis.defineCommand(name, { lua, numberOfKeys: 1 });
+    for (const [name, lua] of Object.entries(SCRIPTS)) {
+      // A multi-key script is called with its key count first (ioredis' variadic form).
+      this.#redis.defineCommand(name, MULTI_KEY_SCRIPTS.has(name as keyof typeof SCRIPTS) ? { lua } : { lua, numberOfKeys: 1 });
+    }
     this.#scripts = this.#redis as unknown as Scripted;
   }
 
@@ -168,15 +172,32 @@ export class RedisStore implements Store {
     return { ok: false, last: reply[1] === undefined ? null : { id: reply[1], fields: toFields(reply[2] ?? []) } };
   }
 
-  async streamAppendManyAfter(key: string, lastId: string | null, entries: Fields[]): Promise<StreamAppendManyResult> {
-    checkManyEntries(entries);
-    const args = entries.flatMap((fields) => {
+  async streamAppendManyAfter(key: string, lastId: string | null, entries: Fields[], indexes: readonly (StreamIndex | null | undefined)[] = []): Promise<StreamAppendManyResult> {
+    checkManyEntries(key, entries, indexes);
+    // KEYS[1] is the stream; each distinct index list gets one KEYS place after it.
+    const indexKeys: string[] = [];
+    const args = entries.flatMap((fields, i) => {
       const flat = pairs(fields);
-      return [String(flat.length / 2), ...flat];
+      const index = indexes[i];
+      let position = 0;
+      if (index) {
+        const indexKey = this.#key(index.key);
+        position = indexKeys.indexOf(indexKey) + 2;
+        if (position === 1) position = indexKeys.push(indexKey) + 1;
+      }
+      return [String(flat.length / 2), String(position), index ? String(ttlMs(index.ttlSeconds)) : '', ...flat];
     });
-    const reply = (await this.#scripts.countersignStreamAppendManyAfter(this.#key(key), lastId ?? '', ...args)) as [string, (string | string[])?, string[]?];
+    const variadic = this.#scripts as unknown as Record<'countersignStreamAppendManyAfter', (...args: (string | number)[]) => Promise<unknown>>;
+    const reply = (await variadic.countersignStreamAppendManyAfter(1 + indexKeys.length, this.#key(key), ...indexKeys, lastId ?? '', ...args)) as [string, (string | string[])?, string[]?];
     if (reply[0] === 'ok') return { ok: true, ids: reply[1] as string[] };
     return { ok: false, last: reply[1] === undefined ? null : { id: reply[1] as string, fields: toFields(reply[2] ?? []) } };
+  }
+
+  async streamGet(key: string, ids: readonly string[]): Promise<(StreamEntry | null)[]> {
+    for (const id of ids) parseStreamId(id);
+    // One XRANGE per id; auto-pipelining sends them together, so this is one round trip.
+    const replies = await Promise.all(ids.map((id) => this.#redis.call('XRANGE', this.#key(key), id, id, 'COUNT', '1') as Promise<[string, string[]][]>));
+    return replies.map((reply) => (reply[0] ? { id: reply[0][0], fields: toFields(reply[0][1]) } : null));
   }
 
   async streamRange(key: string, afterId?: string, count?: number): Promise<StreamEntry[]> {
@@ -341,8 +362,3 @@ function toFields(flat: string[]): Fields {
   return fields;
 }
 
-/** The entries of a `streamAppendManyAfter`: at least one, each with at least one field. The memory store checks the same. */
-function checkManyEntries(entries: Fields[]): void {
-  if (entries.length === 0) throw new RangeError('streamAppendManyAfter needs at least one entry');
-  if (entries.some((fields) => Object.keys(fields).length === 0)) throw new RangeError('streamAppendManyAfter needs at least one field in every entry');
-}

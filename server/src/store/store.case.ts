@@ -487,6 +487,35 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         await expect(store.streamAppendManyAfter(k, single.id, [{ n: '7' }, {}])).rejects.toThrow(RangeError);
         expect(await store.streamRange(k)).toHaveLength(6);
       });
+      it('streamAppendManyAfter RPUSHes each indexed entry’s id to its list in the same step, and streamGet reads entries by id', async () => {
+        const tag = `{${randomUUID()}}`;
+        const [k, a, b] = [`chain:${tag}`, `idx:${tag}:a`, `idx:${tag}:b`];
+        const first = await store.streamAppendManyAfter(k, null, [{ n: '1' }, { n: '2' }, { n: '3' }], [{ key: a, ttlSeconds: 1 }, null, { key: a, ttlSeconds: 60 }]);
+        if (!first.ok) throw new Error('the first batch after null must succeed');
+        expect(await store.listRange(a)).toStrictEqual([first.ids[0], first.ids[2]]);
+        // A lost race writes no index either.
+        expect(await store.streamAppendManyAfter(k, null, [{ n: 'x' }], [{ key: b, ttlSeconds: 60 }])).toMatchObject({ ok: false });
+        expect(await store.listRange(b)).toStrictEqual([]);
+        const second = await store.streamAppendManyAfter(k, first.ids[2]!, [{ n: '4' }, { n: '5' }], [{ key: b, ttlSeconds: 60 }, { key: a, ttlSeconds: 60 }]);
+        if (!second.ok) throw new Error('a batch after the newest id must succeed');
+        expect(await store.listRange(a)).toStrictEqual([first.ids[0], first.ids[2], second.ids[1]]);
+        expect(await store.listRange(b)).toStrictEqual([second.ids[0]]);
+        expect(await store.streamGet(k, [second.ids[1]!, first.ids[1]!, '1-0'])).toStrictEqual([
+          { id: second.ids[1], fields: { n: '5' } },
+          { id: first.ids[1], fields: { n: '2' } },
+          null,
+        ]);
+        expect(await store.streamGet(`chain:{${randomUUID()}}`, [first.ids[0]!])).toStrictEqual([null]);
+        await expect(store.streamGet(k, ['nope'])).rejects.toThrow(TypeError);
+      });
+      it('streamAppendManyAfter refuses an index outside the stream key’s hash tag, and writes nothing', async () => {
+        const tag = `{${randomUUID()}}`;
+        const k = `chain:${tag}`;
+        await expect(store.streamAppendManyAfter(k, null, [{ n: '1' }], [{ key: `idx:{${randomUUID()}}:a`, ttlSeconds: 60 }])).rejects.toThrow(RangeError);
+        await expect(store.streamAppendManyAfter(k, null, [{ n: '1' }], [{ key: `idx:${tag}:a`, ttlSeconds: 0 }])).rejects.toThrow(RangeError);
+        await expect(store.streamAppendManyAfter(k, null, [{ n: '1' }], [null, null])).rejects.toThrow(RangeError);
+        expect(await store.streamRange(k)).toStrictEqual([]);
+      });
       it('writers on 5 connections appending batches after the newest entry build one unbroken chain', async () => {
         const k = key('stream');
         const write = async (handle: Store, writer: number) => {

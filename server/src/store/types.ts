@@ -69,6 +69,16 @@ export interface StreamEntry {
 /** The answer of {@link Store.streamAppendAfter}: the new entry's id, or the newest entry that is there instead. */
 export type StreamAppendResult = { ok: true; id: string } | { ok: false; last: StreamEntry | null };
 
+/**
+ * Where {@link Store.streamAppendManyAfter} also records one entry's new id: the list `key` (RPUSH),
+ * whose TTL is then reset to `ttlSeconds`. The key must carry the stream key's hash tag (the
+ * `{…}` part), so the append and the index stay one atomic step on one Redis Cluster slot.
+ */
+export interface StreamIndex {
+  key: string;
+  ttlSeconds: number;
+}
+
 /** The answer of {@link Store.streamAppendManyAfter}: the new entries' ids in order, or the newest entry that is there instead. */
 export type StreamAppendManyResult = { ok: true; ids: string[] } | { ok: false; last: StreamEntry | null };
 
@@ -184,9 +194,21 @@ export interface Store {
    * atomic step, and answers their ids; otherwise writes none of them and answers the newest entry.
    * One round trip for a whole batch of links (the audit chain's group commit).
    *
-   * @throws RangeError when `entries` is empty or an entry has no field.
+   * `indexes[i]`, when given, names a list that receives entry i's new id in the same atomic step
+   * (the audit trail's per-request view): an index never names an entry that is not in the stream,
+   * and an entry is never appended without its index.
+   *
+   * @throws RangeError when `entries` is empty, an entry has no field, `indexes` is longer than
+   *   `entries`, or an index key does not share the stream key's hash tag.
    */
-  streamAppendManyAfter(key: string, lastId: string | null, entries: Fields[]): Promise<StreamAppendManyResult>;
+  streamAppendManyAfter(key: string, lastId: string | null, entries: Fields[], indexes?: readonly (StreamIndex | null | undefined)[]): Promise<StreamAppendManyResult>;
+  /**
+   * The entries of a stream with the given ids, in the order asked, each null when the stream holds
+   * no entry with that id (XRANGE key id id, one per id, pipelined).
+   *
+   * @throws TypeError when an id is not of the form `<ms>-<seq>`.
+   */
+  streamGet(key: string, ids: readonly string[]): Promise<(StreamEntry | null)[]>;
   /**
    * Up to `count` entries (all when absent) whose id is greater than `afterId` (from the start when
    * absent), oldest first: XRANGE key (afterId + COUNT count. Page by passing the last id read.
