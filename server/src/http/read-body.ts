@@ -1,10 +1,69 @@
 import { CountersignError } from '@countersign/shared';
 import type { Context } from 'hono';
+import type { IncomingMessage } from 'node:http';
 import type { z } from 'zod';
+import { bodyTooLarge, MAX_BODY_BYTES } from './body-limit.ts';
 import { describeIssue } from './errors.ts';
 
 function mediaType(c: Context): string {
   return (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+/**
+ * Reads a Node request's body, at most `maxBytes` of it: past that it stops reading (the adapter
+ * drains or closes the rest once the answer is sent), so an endless chunked body is never buffered.
+ */
+function readIncoming(incoming: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => {
+      incoming.off('data', onData);
+      incoming.off('end', onEnd);
+      incoming.off('error', onError);
+      incoming.off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        done();
+        incoming.pause();
+        reject(bodyTooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      done();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    };
+    const onError = (error: Error) => {
+      done();
+      reject(new CountersignError('invalid_request', 'The request body could not be read.', { cause: error }));
+    };
+    const onClose = () => {
+      done();
+      reject(new CountersignError('invalid_request', 'The request body was cut short.'));
+    };
+    incoming.on('data', onData);
+    incoming.on('end', onEnd);
+    incoming.on('error', onError);
+    incoming.on('close', onClose);
+    if (incoming.destroyed) onClose();
+  });
+}
+
+/**
+ * The body's bytes, at most {@link MAX_BODY_BYTES}. Under @hono/node-server they are read straight
+ * from the Node request (`c.env.incoming`); when there is none (`app.request()`), or something
+ * already read the body through hono, through `c.req.arrayBuffer()`. Reads the body once.
+ */
+async function readBytes(c: Context): Promise<Uint8Array> {
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  if (incoming && !incoming.readableDidRead && Object.keys(c.req.bodyCache).length === 0) return readIncoming(incoming, MAX_BODY_BYTES);
+  const bytes = new Uint8Array(await c.req.arrayBuffer());
+  if (bytes.byteLength > MAX_BODY_BYTES) throw bodyTooLarge();
+  return bytes;
 }
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
@@ -14,7 +73,7 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
  * server validates and stores must be the text the caller sent (RFC 8259 §8.1).
  */
 async function readUtf8(c: Context): Promise<string> {
-  const bytes = await c.req.arrayBuffer();
+  const bytes = await readBytes(c);
   try {
     return UTF8.decode(bytes);
   } catch {
@@ -39,9 +98,10 @@ function formDecode(component: string): string {
  * accepted that means something else to the client that sent it.
  *
  * @returns each parameter once.
- * @throws CountersignError `invalid_request` (415) for another content type; `invalid_request`
- *   (400) for a malformed escape, bytes that are not UTF-8, or a parameter given twice
- *   (RFC 6749 §3.1, "MUST NOT be included more than once").
+ * @throws CountersignError `invalid_request` (415) for another content type; `request_too_large`
+ *   (413) for a body over {@link MAX_BODY_BYTES}; `invalid_request` (400) for a malformed escape,
+ *   bytes that are not UTF-8, or a parameter given twice (RFC 6749 §3.1, "MUST NOT be included
+ *   more than once").
  * @see WHATWG URL §5.1 (application/x-www-form-urlencoded parsing)
  */
 export async function readForm(c: Context): Promise<Record<string, string>> {
@@ -61,7 +121,8 @@ export async function readForm(c: Context): Promise<Record<string, string>> {
 
 /**
  * Reads a JSON body and validates it with `schema`.
- * @throws CountersignError `invalid_request` (415) for another content type, (400) for malformed
+ * @throws CountersignError `invalid_request` (415) for another content type; `request_too_large`
+ *   (413) for a body over {@link MAX_BODY_BYTES}; `invalid_request` (400) for malformed
  *   JSON, bytes that are not UTF-8, or a body the schema refuses (unknown fields included: the schemas are strict).
  */
 export async function readJson<T extends z.ZodType>(c: Context, schema: T): Promise<z.infer<T>> {

@@ -1,7 +1,10 @@
 import { createHash } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { canonicalize } from './canonicalize.ts';
+import { decisionChallengeSync, detailsHashSync } from './details-hash-sync.ts';
 import { decisionChallenge, detailsHash } from './details-hash.ts';
+import { base64url } from './index.ts';
+import * as browser from './sha256.ts';
 
 describe('RFC 8785 canonical JSON', () => {
   it('sorts members by UTF-16 code units and drops white space (RFC 8785 §3.2.3 example)', () => {
@@ -42,5 +45,31 @@ describe('details_hash', () => {
     for (const change of [{ auth_req_id: 'req_2' }, { decision: 'deny' as const }, { nonce: 'n2' }, { details_hash: 'x' }]) {
       expect(Buffer.from(await decisionChallenge({ ...base, ...change })).equals(expected)).toBe(false);
     }
+  });
+});
+
+describe('SHA-256 under Node', () => {
+  const action = [{ type: 'payment', transaction_id: 'txn_1042', amount_minor: 49000, currency: 'EUR', payee: { id: 'acct_77', name: 'ACME Ltd' }, purpose: 'Refund for order 1042' }];
+
+  it('hashes with node:crypto, not one WebCrypto job per hash (the node condition of #sha256)', async () => {
+    const digest = vi.spyOn(crypto.subtle, 'digest');
+    try {
+      await detailsHash(action);
+      await decisionChallenge({ auth_req_id: 'req_1', details_hash: 'h', decision: 'deny', nonce: 'n' });
+      expect(digest).not.toHaveBeenCalled();
+    } finally {
+      digest.mockRestore();
+    }
+  });
+
+  it('gives the same hashes as the browser implementation, synchronously too', async () => {
+    const challenge = { auth_req_id: 'req_1', details_hash: await detailsHash(action), decision: 'approve' as const, nonce: 'n1', selected_code: '42' };
+    expect(detailsHashSync(action)).toBe(await detailsHash(action));
+    expect(detailsHashSync(action)).toBe(browser.base64url(await browser.sha256(canonicalize(action))));
+    expect(decisionChallengeSync(challenge)).toEqual(await decisionChallenge(challenge));
+    expect(decisionChallengeSync(challenge)).toEqual(await browser.sha256(canonicalize(challenge)));
+    const bytes = new Uint8Array([0, 250, 251, 252, 253, 254, 255, 62, 63]);
+    expect(base64url(bytes)).toBe(browser.base64url(bytes));
+    expect(base64url(bytes.subarray(3))).toBe(browser.base64url(bytes.subarray(3)));
   });
 });

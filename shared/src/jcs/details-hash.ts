@@ -1,5 +1,5 @@
 import { canonicalize } from './canonicalize.ts';
-import { base64url, sha256 } from './sha256.ts';
+import { base64url, sha256 } from '#sha256';
 
 /**
  * The `details_hash` of an action: base64url(SHA-256(JCS(authorization_details))).
@@ -26,14 +26,22 @@ export async function detailsHash(authorizationDetails: unknown): Promise<string
  *
  * @see DESIGN.md guarantee 4; WebAuthn Level 3 §13.4.3 (cryptographic challenges)
  */
-export async function decisionChallenge(input: {
+export async function decisionChallenge(input: DecisionChallengeInput): Promise<Uint8Array> {
+  return sha256(decisionChallengeText(input));
+}
+
+/** What a decision challenge signs; see {@link decisionChallenge}. */
+export interface DecisionChallengeInput {
   auth_req_id: string;
   details_hash: string;
   decision: 'approve' | 'deny';
   nonce: string;
   /** Number matching only: the two-digit code the person picked. */
   selected_code?: string;
-}): Promise<Uint8Array> {
+}
+
+/** The JCS text whose SHA-256 is the decision challenge ({@link decisionChallenge}). */
+export function decisionChallengeText(input: DecisionChallengeInput): string {
   const { selected_code, ...base } = input;
-  return sha256(canonicalize(selected_code === undefined ? base : { ...base, selected_code }));
+  return canonicalize(selected_code === undefined ? base : { ...base, selected_code });
 }

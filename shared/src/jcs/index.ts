@@ -1,3 +1,4 @@
 export { canonicalize } from './canonicalize.ts';
-export { detailsHash, decisionChallenge } from './details-hash.ts';
-export { base64url, sha256 } from './sha256.ts';
+export { detailsHash, decisionChallenge, type DecisionChallengeInput } from './details-hash.ts';
+// `node:crypto` under Node, WebCrypto in the browser (shared/package.json `imports`).
+export { base64url, sha256 } from '#sha256';
