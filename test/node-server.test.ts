@@ -150,10 +150,13 @@ describe.each([
     expect(JSON.parse(answer.body).client_id).toMatch(/^cli_/);
   });
 
-  it('reads an empty admin body that its route reads as text first', async () => {
+  it('takes an empty body as {} where every member has a default, and refuses a body over 64 KB sent in chunks there', async () => {
     await send(port, 'POST', '/api/admin/users', { headers: { ...basic, 'content-type': 'application/json' }, body: JSON.stringify({ sub: 'bob' }) });
     const answer = await send(port, 'POST', '/api/admin/users/bob/enrollments', { headers: basic });
     expect(answer.status).toBe(201);
+    expect(JSON.parse(answer.body).enrollment_code).toEqual(expect.any(String));
+    const big = await send(port, 'POST', '/api/admin/users/bob/enrollments', { headers: { ...basic, 'content-type': 'application/json' }, chunks: ['{"tenant":"', 'x'.repeat(40_000), 'x'.repeat(40_000), '"}'] });
+    expect([big.status, JSON.parse(big.body).error]).toEqual([413, 'request_too_large']);
   });
 
   it.each([

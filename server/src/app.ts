@@ -1,6 +1,5 @@
 import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { adminRoutes } from './admin/index.ts';
@@ -8,7 +7,7 @@ import { bcAuthorizeHandler, discoveryRoutes, tokenHandler } from './ciba/index.
 import { consoleRoutes, testRequestRoutes } from './console/index.ts';
 import type { Deps } from './deps.ts';
 import { deviceRoutes } from './devices/index.ts';
-import { bodyTooLarge, contentLengthLimit, errorHandler, MAX_BODY_BYTES, notFound, securityHeaders } from './http/index.ts';
+import { contentLengthLimit, errorHandler, MAX_BODY_BYTES, notFound, securityHeaders } from './http/index.ts';
 import { redemptionRoutes } from './redemption/index.ts';
 
 /** Where `pnpm build` puts the approver PWA. */
@@ -35,8 +34,6 @@ export function createApp(deps: Deps, options: AppOptions = {}): Hono {
   app.use('*', securityHeaders({ https: deps.config.publicUrl.startsWith('https:') }));
   // A body announced as too large is refused on every route; one read is capped as it is read (read-body.ts).
   app.on(['POST', 'PUT', 'PATCH', 'DELETE'], '*', contentLengthLimit(MAX_BODY_BYTES));
-  // The admin API also reads a body with c.req.text(), which nothing else caps; it is not on a hot path.
-  app.on(['POST', 'PUT', 'PATCH', 'DELETE'], '/api/admin/*', bodyLimit({ maxSize: MAX_BODY_BYTES, onError: () => { throw bodyTooLarge(); } }));
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', async (c) => {

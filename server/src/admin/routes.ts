@@ -69,8 +69,7 @@ export function adminRoutes(deps: Deps, adminToken: string): Hono {
   registerUserRoutes(app, deps);
 
   app.post('/users/:sub/enrollments', async (c) => {
-    const raw = await c.req.text();
-    const body = raw.trim() === '' ? createEnrollmentBody.parse({}) : await readJson(c, createEnrollmentBody);
+    const body = await readJson(c, createEnrollmentBody, { optional: true });
     const user = await findUser(deps.store, body.tenant, c.req.param('sub'));
     if (!user) throw new CountersignError('not_found', 'No such user.');
     return c.json(await createEnrollment(deps, user), 201, { 'Cache-Control': 'no-store' });

@@ -120,16 +120,20 @@ export async function readForm(c: Context): Promise<Record<string, string>> {
 }
 
 /**
- * Reads a JSON body and validates it with `schema`.
+ * Reads a JSON body and validates it with `schema`. With `optional`, an empty body (nothing but
+ * white space, whatever its content type) stands for `{}`: for endpoints whose every member has a default.
  * @throws CountersignError `invalid_request` (415) for another content type; `request_too_large`
  *   (413) for a body over {@link MAX_BODY_BYTES}; `invalid_request` (400) for malformed
  *   JSON, bytes that are not UTF-8, or a body the schema refuses (unknown fields included: the schemas are strict).
  */
-export async function readJson<T extends z.ZodType>(c: Context, schema: T): Promise<z.infer<T>> {
-  if (mediaType(c) !== 'application/json') {
+export async function readJson<T extends z.ZodType>(c: Context, schema: T, options: { optional?: boolean } = {}): Promise<z.infer<T>> {
+  const json = mediaType(c) === 'application/json';
+  if (!json && !options.optional) {
     throw new CountersignError('invalid_request', 'The body must be application/json.', { status: 415 });
   }
-  const text = await readUtf8(c);
+  let text = await readUtf8(c);
+  if (options.optional && text.trim() === '') text = '{}';
+  else if (!json) throw new CountersignError('invalid_request', 'The body must be application/json.', { status: 415 });
   let value: unknown;
   try {
     value = JSON.parse(text);
