@@ -40,6 +40,8 @@ async function wholeFlow(harness: Harness, receiver: NotificationReceiver): Prom
   expect((await harness.decide(customer, denied.auth_req_id, 'deny')).status).toBe(200);
 
   const asked = await agent.requestApproval({ login_hint: 'customer_1', authorization_details: payment(), binding_message: 'Order 1042', client_notification_token: NOTIFICATION_TOKEN });
+  // The person opens the request once its push has reached them: the push (background work) goes first.
+  await harness.drain();
   const view = await harness.call('GET', `/api/device/requests/${asked.auth_req_id}`, { headers: { cookie: customer.cookie } });
   expect((await harness.decide(customer, asked.auth_req_id, 'approve')).status).toBe(200);
   await harness.deps.background.drain();
@@ -148,7 +150,7 @@ describe('tampering with the audit stream in Redis', () => {
     } while (cursor !== '0');
     for (const candidate of candidates) {
       const entries = await redis.xrange(candidate, '-', '+');
-      if (entries.some(([, fields]) => fields[1]?.includes(flow.authReqId))) streamKey = candidate;
+      if (entries.some(([, fields]) => fields.some((value) => value.includes(flow.authReqId)))) streamKey = candidate;
     }
     expect(await redis.type(streamKey)).toBe('stream');
   });
@@ -157,16 +159,55 @@ describe('tampering with the audit stream in Redis', () => {
     await receiver.close();
   });
 
+  /** Rebuilds the stream with the same ids, each entry's flat fields passed through `change`; answers the entries before. */
+  async function rewrite(change: (id: string, fields: string[]) => string[]): Promise<[string, string[]][]> {
+    const entries = await redis.xrange(streamKey, '-', '+');
+    const rebuild = redis.multi().del(streamKey);
+    for (const [id, fields] of entries) rebuild.xadd(streamKey, id, ...change(id, fields));
+    await rebuild.exec();
+    return entries;
+  }
+  const withField = (fields: string[], name: string, value: string) => fields.map((item, i) => (i % 2 === 1 && fields[i - 1] === name ? value : item));
+
+  it('stores each event in the compact form: no tenant, `at` in epoch ms, rebuilt exactly as exported', async () => {
+    const entries = await redis.xrange(streamKey, '-', '+');
+    expect(entries.every(([, fields]) => fields.filter((_, i) => i % 2 === 0).join() === 't,s,p,a,r,c,u,h,d,x')).toBe(true);
+    expect(entries.some(([, fields]) => fields.includes('default'))).toBe(false);
+    expect(entries.map(([id, fields]) => [id, fields[7]])).toEqual(events.map((event) => [event.id, String(Date.parse(event.at))]));
+  });
+
+  it('reads and verifies entries of the earlier form (one `event` field of JSON) beside compact ones, byte for byte', async () => {
+    const before = await exported(harness);
+    const report = await harness.deps.audit.verify('default');
+    const half = Math.floor(events.length / 2);
+    await rewrite((id, fields) => {
+      const { id: _id, ...chained } = events.find((event) => event.id === id)!;
+      return chained.seq < half ? ['event', canonicalize(chained)] : fields;
+    });
+    expect((await redis.xrange(streamKey, '-', '+', 'COUNT', 1))[0]![1][0]).toBe('event');
+    expect(await exported(harness)).toEqual(before);
+    expect(await harness.deps.audit.verify('default')).toEqual(report);
+  });
+
+  it('finds an entry whose rebuilt event differs (its stored time moved by 1 ms) at the next link', async () => {
+    const target = events.find((event) => event.type === 'approved')!;
+    await rewrite((id, fields) => (id === target.id ? withField(fields, 'a', String(Date.parse(target.at) + 1)) : fields));
+    expect((await harness.deps.audit.verify('default')).broken).toMatchObject({ reason: 'prev_hash_mismatch', position: target.seq + 1 });
+  });
+
+  it('finds an entry moved in from another tenant’s stream', async () => {
+    await harness.deps.audit.record({ type: 'refused', reason: 'invalid_request', tenant: 'acme', channel: 'agent' });
+    const [, acme] = (await redis.xrange(streamKey.replace('{default}', '{acme}'), '-', '+'))[0]!;
+    const target = events[3]!;
+    // The other tenant's entry, given the seq of the one it replaces: only its hash link can tell.
+    await rewrite((id, fields) => (id === target.id ? withField(acme, 's', String(target.seq)) : fields));
+    expect((await harness.deps.audit.verify('default')).broken).toMatchObject({ reason: 'prev_hash_mismatch', position: 3 });
+  });
+
   it('finds an event edited in place at the next link, and the verify command reports it', async () => {
     const target = events.find((event) => event.type === 'denied')!;
     // Streams cannot be edited in place: an attacker rebuilds the stream with the same ids, one event changed.
-    const entries = await redis.xrange(streamKey, '-', '+');
-    const rebuild = redis.multi().del(streamKey);
-    for (const [id, fields] of entries) {
-      const event = JSON.parse(fields[1]!) as StoredAuditEvent;
-      rebuild.xadd(streamKey, id, 'event', id === target.id ? canonicalize({ ...event, type: 'approved' }) : fields[1]!);
-    }
-    await rebuild.exec();
+    const entries = await rewrite((id, fields) => (id === target.id ? withField(fields, 't', 'approved') : fields));
     expect((await redis.xrange(streamKey, '-', '+')).map(([id]) => id)).toEqual(entries.map(([id]) => id));
 
     const report = await harness.deps.audit.verify('default');

@@ -15,7 +15,7 @@ export interface MemoryResult {
   byKind: { kind: string; keys: number; bytesPerRequest: number }[];
   /**
    * How a sample key of each kind is encoded: `req` (a request's hash; listpack while every value is
-   * at most 64 bytes), `auditidx` (a request's list of audit chain ids), and the windows.
+   * at most 64 bytes), `auditidx` (a request's audit chain ids, one string: embstr while short), and the windows.
    */
   encodings: Record<string, string>;
   /**
@@ -30,7 +30,7 @@ export interface MemoryResult {
 /**
  * A key's kind: its name with the ids taken out, e.g. `req:{…}` for one request's hash,
  * `auditlog:{tenant}` for a tenant's audit chain (the one copy of every event),
- * `auditidx:{tenant}:…` for one request's list of chain ids, `win:{…}:pending` for a
+ * `auditidx:{tenant}:…` for one request's string of chain ids, `win:{…}:pending` for a
  * pending-requests window.
  */
 function kindOf(key: string): string {

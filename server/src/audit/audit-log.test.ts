@@ -129,8 +129,8 @@ describe('createAuditLog', () => {
     expect(calls.streamAppendManyAfter).toBe(2);
     expect(Object.keys(calls).sort()).toEqual(['streamAppendManyAfter']);
     const chain = await store.streamRange(keys.auditChain('default'));
-    expect(await store.listRange(keys.requestAuditIndex('default', ID))).toEqual([chain[0]!.id, chain[2]!.id]);
-    expect(await store.listRange(keys.requestAuditIndex('default', 'req_other'))).toEqual([chain[1]!.id]);
+    expect(await store.streamIndexRead(keys.requestAuditIndex('default', ID))).toEqual([chain[0]!.id, chain[2]!.id]);
+    expect(await store.streamIndexRead(keys.requestAuditIndex('default', 'req_other'))).toEqual([chain[1]!.id]);
     const view = await audit.forRequest('default', ID);
     expect(view.map((event) => [event.seq, event.id, event.detail?.n])).toEqual([[0, chain[0]!.id, 0], [2, chain[2]!.id, 2]]);
     expect(await audit.forRequest('default', 'req_none')).toEqual([]);

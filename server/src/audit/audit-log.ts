@@ -3,8 +3,9 @@ import type { Clock } from '../runtime/index.ts';
 import type { Store, StreamEntry } from '../store/index.ts';
 import { keys } from '../store/index.ts';
 import type { AuditEvent, StoredAuditEvent } from './audit-event.ts';
-import { createChainAppender, storedEvent } from './chain-appender.ts';
+import { createChainAppender } from './chain-appender.ts';
 import { withoutSecrets } from './no-secrets.ts';
+import { storedEvent } from './stored-event.ts';
 import { verifyChain, type ChainHead, type ChainReport } from './verify-chain.ts';
 
 /** The audit trail: a hash chain per tenant, with a per-request view. */
@@ -34,8 +35,9 @@ const PAGE = 500;
  * hash chain in a stream (`keys.auditChain`, a Redis Stream on Redis, kept without TTL): every
  * event carries `seq` and `prev_hash`, the base64url SHA-256 of the JCS of the event before it, so
  * an edited or a deleted event breaks the chain at the next link (see `createChainAppender` for
- * why several instances appending at once never fork it). The chain is the only copy of an event:
- * the per-request view operators read is a list of stream ids (`keys.requestAuditIndex`, kept
+ * why several instances appending at once never fork it). The chain is the only copy of an event,
+ * stored compactly and rebuilt whole before it is hashed (`stored-event.ts`): the per-request view
+ * operators read is a string of stream ids (`keys.requestAuditIndex`, kept
  * `retentionSeconds`), appended by the same script call that appends the events, so it never names
  * an event the chain lacks and costs no round trip of its own.
  *
@@ -62,11 +64,11 @@ export function createAuditLog(store: Store, clock: Clock, retentionSeconds: num
       await append(withoutSecrets({ ...input, at: new Date(clock.now()).toISOString() }));
     },
     async forRequest(tenant, authReqId) {
-      const ids = await store.listRange(keys.requestAuditIndex(tenant, authReqId));
+      const ids = await store.streamIndexRead(keys.requestAuditIndex(tenant, authReqId));
       if (ids.length === 0) return [];
       // An id whose entry is gone or unreadable is left out here; `verify` reports the chain itself.
       const events = (await store.streamGet(keys.auditChain(tenant), ids)).flatMap((entry) => {
-        const event = entry && storedEvent(entry);
+        const event = entry && storedEvent(entry, tenant);
         return event ? [event] : [];
       });
       // The index is appended in chain order; sorting by `seq` keeps that promise whatever happens to it.
@@ -75,12 +77,12 @@ export function createAuditLog(store: Store, clock: Clock, retentionSeconds: num
     async *export(tenant) {
       for await (const entry of entries(tenant)) {
         // An unreadable entry is exported as it is, so the verifier of the export sees it too.
-        yield canonicalize(storedEvent(entry) ?? { id: entry.id, unreadable: entry.fields });
+        yield canonicalize(storedEvent(entry, tenant) ?? { id: entry.id, unreadable: entry.fields });
       }
     },
     async verify(tenant, anchor) {
       async function* events() {
-        for await (const entry of entries(tenant)) yield storedEvent(entry) ?? entry;
+        for await (const entry of entries(tenant)) yield storedEvent(entry, tenant) ?? entry;
       }
       return verifyChain(tenant, events(), anchor);
     },

@@ -1,7 +1,8 @@
-import type { Store, StreamEntry, StreamIndex } from '../store/index.ts';
+import type { Fields, Store, StreamIndex } from '../store/index.ts';
 import { keys } from '../store/index.ts';
 import type { AuditEvent, ChainedAuditEvent, StoredAuditEvent } from './audit-event.ts';
 import { chainText, eventHash, genesisHash, sha256Text } from './chain-hash.ts';
+import { storedEvent, storedFields } from './stored-event.ts';
 
 /** The newest event of a chain as this process last saw it. */
 interface Head {
@@ -13,23 +14,13 @@ interface Head {
 /** Each lost race means another writer appended, so the chain moves on; this only bounds a broken store. */
 const MAX_ATTEMPTS = 100;
 
-/** The chained event a stream entry holds, with its id, or null when it is not one. */
-export function storedEvent(entry: StreamEntry): StoredAuditEvent | null {
-  try {
-    const event = JSON.parse(entry.fields.event ?? '') as ChainedAuditEvent;
-    return typeof event === 'object' && event !== null && typeof event.seq === 'number' ? { ...event, id: entry.id } : null;
-  } catch {
-    return null;
-  }
-}
-
 /** Appends events to their tenant's hash chain; made by {@link createChainAppender}. */
 export type ChainAppender = (event: AuditEvent) => Promise<StoredAuditEvent>;
 
 /** Options of {@link createChainAppender}. */
 export interface ChainAppenderOptions {
   /**
-   * The list that receives an event's stream id in the same script call that appends it (the
+   * The index that receives an event's stream id in the same script call that appends it (the
    * per-request view), or none. Its key must be in the chain key's hash tag, `{<tenant>}`.
    */
   indexOf?: (event: AuditEvent) => StreamIndex | null | undefined;
@@ -91,16 +82,17 @@ export function createChainAppender(store: Store, options: ChainAppenderOptions 
     const indexes = options.indexOf ? events.map((event) => options.indexOf!(event)) : undefined;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const chained: ChainedAuditEvent[] = [];
-      const texts: string[] = [];
+      const entries: Fields[] = [];
       let link = head;
       for (const event of events) {
         const next: ChainedAuditEvent = { ...event, seq: link.seq + 1, prev_hash: link.hash };
+        // Hashed as its full JCS text; stored in the compact form that rebuilds exactly that text.
         const text = chainText(next);
         chained.push(next);
-        texts.push(text);
+        entries.push(storedFields(next, tenant, text));
         link = { id: null, seq: next.seq, hash: sha256Text(text) };
       }
-      const result = await store.streamAppendManyAfter(key, head.id, texts.map((text) => ({ event: text })), indexes);
+      const result = await store.streamAppendManyAfter(key, head.id, entries, indexes);
       if (result.ok) {
         heads.set(tenant, { id: result.ids.at(-1)!, seq: link.seq, hash: link.hash });
         return chained.map((event, i) => ({ ...event, id: result.ids[i]! }));
@@ -109,7 +101,7 @@ export function createChainAppender(store: Store, options: ChainAppenderOptions 
         head = genesis(tenant);
         continue;
       }
-      const newest = storedEvent(result.last);
+      const newest = storedEvent(result.last, tenant);
       if (!newest) throw new Error(`the audit chain of tenant ${tenant} ends in an unreadable entry ${result.last.id}`);
       head = { id: result.last.id, seq: newest.seq, hash: eventHash(newest) };
     }

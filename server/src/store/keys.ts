@@ -49,9 +49,10 @@ export const keys = {
    */
   requestAudit: (tenant: string, authReqId: string) => `audit:{${tenant}:${authReqId}}`,
   /**
-   * List: the stream ids, in `auditChain(tenant)`, of one request's audit events, in chain order;
+   * String: the stream ids, in `auditChain(tenant)`, of one request's audit events, in chain order,
+   * separated by spaces (a list before; converted on its next append, see `Store.streamIndexRead`);
    * kept the audit retention. In the TENANT's tag, not the request's: the one script that appends a
-   * batch of events to the chain RPUSHes each new id here in the same atomic step, so both keys must
+   * batch of events to the chain appends each new id here in the same atomic step, so both keys must
    * share a Redis Cluster slot.
    */
   requestAuditIndex: (tenant: string, authReqId: string) => `auditidx:{${tenant}}:${authReqId}`,

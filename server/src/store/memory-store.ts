@@ -342,12 +342,16 @@ export class MemoryStore implements Store {
     checkManyEntries(key, entries, indexes);
     const newest = this.#of(key, 'stream')?.value.entries.at(-1) ?? null;
     if ((newest?.id ?? null) !== lastId) return { ok: false, last: newest ? { id: newest.id, fields: { ...newest.fields } } : null };
+    // An index key of another type throws (WRONGTYPE) here, before anything is written.
+    for (const index of indexes) if (index) this.#of(index.key, 'string');
     // Checked, appended and indexed in one synchronous step: nothing can append in between.
     const ids = entries.map((fields) => this.#streamAppend(key, fields));
     ids.forEach((id, i) => {
       const index = indexes[i];
       if (!index) return;
-      this.#ensure(index.key, 'list', () => []).value.push(id);
+      // The ids separated by spaces, as the Redis store keeps them (see `StreamIndex`).
+      const text = this.#ensure(index.key, 'string', () => '');
+      text.value = text.value === '' ? id : `${text.value} ${id}`;
       this.#touch(index.key, index.ttlSeconds);
     });
     return { ok: true, ids };
@@ -367,6 +371,11 @@ export class MemoryStore implements Store {
       const found = entries[low];
       return found && found.id === `${wanted[0]}-${wanted[1]}` ? { id: found.id, fields: { ...found.fields } } : null;
     });
+  }
+
+  async streamIndexRead(key: string): Promise<string[]> {
+    const text = this.#of(key, 'string')?.value ?? '';
+    return text === '' ? [] : text.split(' ');
   }
 
   async streamRange(key: string, afterId?: string, count?: number): Promise<StreamEntry[]> {

@@ -209,13 +209,18 @@ if newestId ~= ARGV[1] then
   return {'conflict'}
 end
 return {'ok', redis.call('XADD', KEYS[1], '*', unpack(ARGV, 2))}`,
-  // KEYS[1]: the stream; KEYS[2…]: index lists in the stream's hash tag (checked before the call).
+  // KEYS[1]: the stream; KEYS[2…]: index strings in the stream's hash tag (checked before the call).
   // ARGV: the id the newest entry must have ('' for an empty or missing stream), then per entry its
-  // pair count n, the KEYS position of its index list (0: none), that list's TTL in ms, and n
-  // field/value pairs. countersignStreamAppendAfter for a batch: one guard, then one XADD per entry
-  // and the new id RPUSHed to the entry's index, all in one script, so a batch lands whole after the
-  // named tail, indexed, or not at all; an index never names an entry the chain lacks. Answers the
-  // new ids in order, or the tail it lost to. Mirrors `streamAppendManyAfter` in memory-store.ts.
+  // pair count n, the KEYS position of its index (0: none), that index's TTL in ms, and n
+  // field/value pairs. countersignStreamAppendManyAfter for a batch: one guard, then one XADD per
+  // entry, and each index rewritten once with its new ids appended, all in one script, so a batch
+  // lands whole after the named tail, indexed, or not at all; an index never names an entry the
+  // chain lacks. An index is a string of ids separated by spaces (`StreamIndex`): GET and SET
+  // rather than APPEND, whose growth doubles the allocation, so a request's two ids stay one
+  // embedded string. The types are checked before the first write, because a Lua error after an
+  // XADD would leave the entries appended but unindexed; a list index (the layout before) is read
+  // there and replaced by the string. Answers the new ids in order, or the tail it lost to.
+  // Mirrors `streamAppendManyAfter` in memory-store.ts.
   countersignStreamAppendManyAfter: `
 local newest = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)[1]
 local newestId = newest and newest[1] or ''
@@ -223,17 +228,26 @@ if newestId ~= ARGV[1] then
   if newest then return {'conflict', newest[1], newest[2]} end
   return {'conflict'}
 end
+local joined, ttls = {}, {}
+for k = 2, #KEYS do
+  local kind = redis.call('TYPE', KEYS[k]).ok
+  if kind == 'string' then joined[k] = redis.call('GET', KEYS[k])
+  elseif kind == 'list' then joined[k] = table.concat(redis.call('LRANGE', KEYS[k], 0, -1), ' ')
+  elseif kind == 'none' then joined[k] = ''
+  else return redis.error_reply('WRONGTYPE the index ' .. KEYS[k] .. ' holds a ' .. kind) end
+end
 local ids, i = {}, 2
 while i <= #ARGV do
   local n, k = tonumber(ARGV[i]), tonumber(ARGV[i + 1])
   local id = redis.call('XADD', KEYS[1], '*', unpack(ARGV, i + 3, i + 2 + n * 2))
   ids[#ids + 1] = id
   if k > 0 then
-    redis.call('RPUSH', KEYS[k], id)
-    redis.call('PEXPIRE', KEYS[k], ARGV[i + 2])
+    if joined[k] == '' then joined[k] = id else joined[k] = joined[k] .. ' ' .. id end
+    ttls[k] = ARGV[i + 2]
   end
   i = i + 3 + n * 2
 end
+for k = 2, #KEYS do redis.call('SET', KEYS[k], joined[k], 'PX', ttls[k]) end
 return {'ok', ids}`,
   // ARGV: now, window, member, score, maxCount, n, n × (currency, amount), m, m × (currency, max).
   // The check and the add in one script: ten requests at a limit's edge, on ten connections, read

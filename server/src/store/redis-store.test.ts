@@ -79,3 +79,36 @@ describe('RedisStore windows of the earlier layout', () => {
     }
   });
 });
+
+describe('RedisStore audit indexes of the earlier layout', () => {
+  it('reads a list index, and converts it to the string layout on its next append, in the same script call', async () => {
+    const store = await connect();
+    const redis = new Redis(inject('redisUrl'));
+    try {
+      const tag = `{${randomBytes(4).toString('hex')}}`;
+      const [chain, index] = [`chain:${tag}`, `idx:${tag}:a`];
+      const first = await store.streamAppendManyAfter(chain, null, [{ n: '1' }, { n: '2' }]);
+      if (!first.ok) throw new Error('the first batch after null must succeed');
+      // As the list layout wrote it: RPUSH of each id.
+      await redis.rpush(`${prefix}${index}`, ...first.ids);
+      expect(await store.streamIndexRead(index)).toStrictEqual(first.ids);
+      const second = await store.streamAppendManyAfter(chain, first.ids[1]!, [{ n: '3' }], [{ key: index, ttlSeconds: 60 }]);
+      if (!second.ok) throw new Error('a batch after the newest id must succeed');
+      expect(await redis.type(`${prefix}${index}`)).toBe('string');
+      expect(await redis.get(`${prefix}${index}`)).toBe([...first.ids, ...second.ids].join(' '));
+      expect(await redis.pttl(`${prefix}${index}`)).toBeGreaterThan(50_000);
+      expect(await store.streamIndexRead(index)).toStrictEqual([...first.ids, ...second.ids]);
+      // A request's first two ids, appended one call after the other, stay one embedded string:
+      // GET and SET, not APPEND, whose doubled allocation would make it a raw string.
+      const pending = `idx:${tag}:b`;
+      const third = await store.streamAppendManyAfter(chain, second.ids[0]!, [{ n: '4' }], [{ key: pending, ttlSeconds: 60 }]);
+      if (!third.ok) throw new Error('a batch after the newest id must succeed');
+      await store.streamAppendManyAfter(chain, third.ids[0]!, [{ n: '5' }], [{ key: pending, ttlSeconds: 60 }]);
+      expect(await store.streamIndexRead(pending)).toHaveLength(2);
+      expect(await redis.call('OBJECT', 'ENCODING', `${prefix}${pending}`)).toBe('embstr');
+    } finally {
+      redis.disconnect();
+      await store.close();
+    }
+  });
+});

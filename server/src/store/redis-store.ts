@@ -1,4 +1,5 @@
 import { type Cluster, Redis, type RedisOptions } from 'ioredis';
+import { createHash } from 'node:crypto';
 import { DEFAULT_REDIS_COMMAND_TIMEOUT_MS } from './redis-connect.ts';
 import { checkSortedArguments } from './sorted-arguments.ts';
 import { MULTI_KEY_SCRIPTS, SCRIPTS } from './redis-scripts.ts';
@@ -15,6 +16,9 @@ export interface RedisStoreOptions {
   /** Put before every key, `cs:` by default. Without braces, so it never changes a key's hash slot. */
   prefix?: string;
 }
+
+/** SHA-1 of each multi-key script, as EVALSHA names it; computed on first use. */
+const SHAS: Partial<Record<keyof typeof SCRIPTS, string>> = {};
 
 /**
  * The Redis {@link Store}, the production store (DESIGN.md "Storage"). Every multi-step
@@ -34,10 +38,30 @@ export class RedisStore implements Store {
     this.#prefix = options.prefix ?? 'cs:';
     if (/[{}]/.test(this.#prefix)) throw new TypeError('RedisStore prefix must not contain braces');
     for (const [name, lua] of Object.entries(SCRIPTS)) {
-      // A multi-key script is called with its key count first (ioredis' variadic form).
-      this.#redis.defineCommand(name, MULTI_KEY_SCRIPTS.has(name as keyof typeof SCRIPTS) ? { lua } : { lua, numberOfKeys: 1 });
+      // A multi-key script runs through `#evalMultiKey` instead.
+      if (!MULTI_KEY_SCRIPTS.has(name as keyof typeof SCRIPTS)) this.#redis.defineCommand(name, { lua, numberOfKeys: 1 });
     }
     this.#scripts = this.#redis as unknown as Scripted;
+  }
+
+  /**
+   * Runs one of {@link MULTI_KEY_SCRIPTS}: EVALSHA through `call`, and EVAL once when Redis does not
+   * have it cached (NOSCRIPT), which caches it. Not through `defineCommand`: a script defined
+   * without a fixed key count takes the count as its first argument, and ioredis' auto-pipelining
+   * groups a defined script's calls by the slot of that first argument (the slot of "2", not of the
+   * stream key), so on a cluster two appends of one tick for two tenants shared a pipeline and
+   * failed ("All keys in the pipeline should belong to the same slots allocation group"). For
+   * EVALSHA and EVAL ioredis knows which arguments are keys, and groups by the first one.
+   */
+  async #evalMultiKey(name: keyof typeof SCRIPTS, keys: string[], args: string[]): Promise<unknown> {
+    const lua = SCRIPTS[name];
+    const sha = (SHAS[name] ??= createHash('sha1').update(lua).digest('hex'));
+    try {
+      return await this.#redis.call('EVALSHA', sha, String(keys.length), ...keys, ...args);
+    } catch (error) {
+      if (replyCode(error) !== 'NOSCRIPT') throw error;
+      return this.#redis.call('EVAL', lua, String(keys.length), ...keys, ...args);
+    }
   }
 
   #key(key: string): string {
@@ -174,7 +198,7 @@ export class RedisStore implements Store {
 
   async streamAppendManyAfter(key: string, lastId: string | null, entries: Fields[], indexes: readonly (StreamIndex | null | undefined)[] = []): Promise<StreamAppendManyResult> {
     checkManyEntries(key, entries, indexes);
-    // KEYS[1] is the stream; each distinct index list gets one KEYS place after it.
+    // KEYS[1] is the stream; each distinct index gets one KEYS place after it.
     const indexKeys: string[] = [];
     const args = entries.flatMap((fields, i) => {
       const flat = pairs(fields);
@@ -187,8 +211,7 @@ export class RedisStore implements Store {
       }
       return [String(flat.length / 2), String(position), index ? String(ttlMs(index.ttlSeconds)) : '', ...flat];
     });
-    const variadic = this.#scripts as unknown as Record<'countersignStreamAppendManyAfter', (...args: (string | number)[]) => Promise<unknown>>;
-    const reply = (await variadic.countersignStreamAppendManyAfter(1 + indexKeys.length, this.#key(key), ...indexKeys, lastId ?? '', ...args)) as [string, (string | string[])?, string[]?];
+    const reply = (await this.#evalMultiKey('countersignStreamAppendManyAfter', [this.#key(key), ...indexKeys], [lastId ?? '', ...args])) as [string, (string | string[])?, string[]?];
     if (reply[0] === 'ok') return { ok: true, ids: reply[1] as string[] };
     return { ok: false, last: reply[1] === undefined ? null : { id: reply[1] as string, fields: toFields(reply[2] ?? []) } };
   }
@@ -198,6 +221,17 @@ export class RedisStore implements Store {
     // One XRANGE per id; auto-pipelining sends them together, so this is one round trip.
     const replies = await Promise.all(ids.map((id) => this.#redis.call('XRANGE', this.#key(key), id, id, 'COUNT', '1') as Promise<[string, string[]][]>));
     return replies.map((reply) => (reply[0] ? { id: reply[0][0], fields: toFields(reply[0][1]) } : null));
+  }
+
+  async streamIndexRead(key: string): Promise<string[]> {
+    try {
+      const text = await this.#redis.get(this.#key(key));
+      return text ? text.split(' ') : [];
+    } catch (error) {
+      // A list: an index written before indexes were strings, until its next append converts it.
+      if (replyCode(error) === 'WRONGTYPE') return this.#redis.lrange(this.#key(key), 0, -1);
+      throw error;
+    }
   }
 
   async streamRange(key: string, afterId?: string, count?: number): Promise<StreamEntry[]> {

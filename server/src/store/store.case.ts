@@ -487,19 +487,19 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         await expect(store.streamAppendManyAfter(k, single.id, [{ n: '7' }, {}])).rejects.toThrow(RangeError);
         expect(await store.streamRange(k)).toHaveLength(6);
       });
-      it('streamAppendManyAfter RPUSHes each indexed entry’s id to its list in the same step, and streamGet reads entries by id', async () => {
+      it('streamAppendManyAfter appends each indexed entry’s id to its index in the same step, and streamGet reads entries by id', async () => {
         const tag = `{${randomUUID()}}`;
         const [k, a, b] = [`chain:${tag}`, `idx:${tag}:a`, `idx:${tag}:b`];
         const first = await store.streamAppendManyAfter(k, null, [{ n: '1' }, { n: '2' }, { n: '3' }], [{ key: a, ttlSeconds: 1 }, null, { key: a, ttlSeconds: 60 }]);
         if (!first.ok) throw new Error('the first batch after null must succeed');
-        expect(await store.listRange(a)).toStrictEqual([first.ids[0], first.ids[2]]);
+        expect(await store.streamIndexRead(a)).toStrictEqual([first.ids[0], first.ids[2]]);
         // A lost race writes no index either.
         expect(await store.streamAppendManyAfter(k, null, [{ n: 'x' }], [{ key: b, ttlSeconds: 60 }])).toMatchObject({ ok: false });
-        expect(await store.listRange(b)).toStrictEqual([]);
+        expect(await store.streamIndexRead(b)).toStrictEqual([]);
         const second = await store.streamAppendManyAfter(k, first.ids[2]!, [{ n: '4' }, { n: '5' }], [{ key: b, ttlSeconds: 60 }, { key: a, ttlSeconds: 60 }]);
         if (!second.ok) throw new Error('a batch after the newest id must succeed');
-        expect(await store.listRange(a)).toStrictEqual([first.ids[0], first.ids[2], second.ids[1]]);
-        expect(await store.listRange(b)).toStrictEqual([second.ids[0]]);
+        expect(await store.streamIndexRead(a)).toStrictEqual([first.ids[0], first.ids[2], second.ids[1]]);
+        expect(await store.streamIndexRead(b)).toStrictEqual([second.ids[0]]);
         expect(await store.streamGet(k, [second.ids[1]!, first.ids[1]!, '1-0'])).toStrictEqual([
           { id: second.ids[1], fields: { n: '5' } },
           { id: first.ids[1], fields: { n: '2' } },
@@ -515,6 +515,15 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         await expect(store.streamAppendManyAfter(k, null, [{ n: '1' }], [{ key: `idx:${tag}:a`, ttlSeconds: 0 }])).rejects.toThrow(RangeError);
         await expect(store.streamAppendManyAfter(k, null, [{ n: '1' }], [null, null])).rejects.toThrow(RangeError);
         expect(await store.streamRange(k)).toStrictEqual([]);
+      });
+      it('streamAppendManyAfter refuses an index key of another type before it writes anything', async () => {
+        const tag = `{${randomUUID()}}`;
+        const [k, a, taken] = [`chain:${tag}`, `idx:${tag}:a`, `idx:${tag}:taken`];
+        await store.hashSet(taken, { not: 'an index' });
+        await expect(store.streamAppendManyAfter(k, null, [{ n: '1' }, { n: '2' }], [{ key: a, ttlSeconds: 60 }, { key: taken, ttlSeconds: 60 }])).rejects.toThrow(/WRONGTYPE/);
+        expect(await store.streamRange(k)).toStrictEqual([]);
+        expect(await store.streamIndexRead(a)).toStrictEqual([]);
+        expect(await store.hashGet(taken)).toStrictEqual({ not: 'an index' });
       });
       it('writers on 5 connections appending batches after the newest entry build one unbroken chain', async () => {
         const k = key('stream');
@@ -674,6 +683,11 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         ['sortedAdd without a TTL keeps it', async (k) => { await store.sortedAdd(k, 'a', 1, 1); await store.sortedAdd(k, 'b', 2); }, async (k) => expect(await store.sortedRangeByScore(k, 10, 10)).toStrictEqual([])],
         ['listAppend with a TTL sets it', (k) => store.listAppend(k, 'e', 1), async (k) => expect(await store.listRange(k)).toStrictEqual([])],
         ['listAppend with a TTL resets it', async (k) => { await store.listAppend(k, 'e', 1); await store.listAppend(k, 'f', 60); }, async (k) => expect(await store.listRange(k)).toStrictEqual(['e', 'f'])],
+        ['streamAppendManyAfter gives an index its TTL', (k) => store.streamAppendManyAfter(`chain:{${k}}`, null, [{ n: '1' }], [{ key: `idx:{${k}}`, ttlSeconds: 1 }]), async (k) => expect(await store.streamIndexRead(`idx:{${k}}`)).toStrictEqual([])],
+        ['streamAppendManyAfter resets an index’s TTL', async (k) => {
+          const first = await store.streamAppendManyAfter(`chain:{${k}}`, null, [{ n: '1' }], [{ key: `idx:{${k}}`, ttlSeconds: 1 }]);
+          await store.streamAppendManyAfter(`chain:{${k}}`, first.ok ? first.ids[0]! : null, [{ n: '2' }], [{ key: `idx:{${k}}`, ttlSeconds: 60 }]);
+        }, async (k) => expect(await store.streamIndexRead(`idx:{${k}}`)).toHaveLength(2)],
         ['listAppend without a TTL keeps it', async (k) => { await store.listAppend(k, 'e', 1); await store.listAppend(k, 'f'); }, async (k) => expect(await store.listRange(k)).toStrictEqual([])],
       ];
       const caseKeys = cases.map(() => key('ttl'));

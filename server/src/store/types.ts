@@ -70,9 +70,13 @@ export interface StreamEntry {
 export type StreamAppendResult = { ok: true; id: string } | { ok: false; last: StreamEntry | null };
 
 /**
- * Where {@link Store.streamAppendManyAfter} also records one entry's new id: the list `key` (RPUSH),
- * whose TTL is then reset to `ttlSeconds`. The key must carry the stream key's hash tag (the
+ * Where {@link Store.streamAppendManyAfter} also records one entry's new id: the string `key`, which
+ * holds the ids appended so far separated by single spaces (read with {@link Store.streamIndexRead}),
+ * and whose TTL is then reset to `ttlSeconds`. The key must carry the stream key's hash tag (the
  * `{…}` part), so the append and the index stay one atomic step on one Redis Cluster slot.
+ *
+ * A string, not a list: two ids cost about 100 bytes less as one short string than as a list
+ * (a quicklist node and its listpack), and an index is read whole anyway.
  */
 export interface StreamIndex {
   key: string;
@@ -194,12 +198,14 @@ export interface Store {
    * atomic step, and answers their ids; otherwise writes none of them and answers the newest entry.
    * One round trip for a whole batch of links (the audit chain's group commit).
    *
-   * `indexes[i]`, when given, names a list that receives entry i's new id in the same atomic step
-   * (the audit trail's per-request view): an index never names an entry that is not in the stream,
-   * and an entry is never appended without its index.
+   * `indexes[i]`, when given, names an index (see {@link StreamIndex}) that receives entry i's new
+   * id in the same atomic step (the audit trail's per-request view): an index never names an entry
+   * that is not in the stream, and an entry is never appended without its index. An index key
+   * that holds a list (the layout before the string one) is converted first, in the same step.
    *
    * @throws RangeError when `entries` is empty, an entry has no field, `indexes` is longer than
    *   `entries`, or an index key does not share the stream key's hash tag.
+   * @throws Error (Redis `WRONGTYPE`) when an index key holds neither a string nor a list; nothing is written.
    */
   streamAppendManyAfter(key: string, lastId: string | null, entries: Fields[], indexes?: readonly (StreamIndex | null | undefined)[]): Promise<StreamAppendManyResult>;
   /**
@@ -209,6 +215,11 @@ export interface Store {
    * @throws TypeError when an id is not of the form `<ms>-<seq>`.
    */
   streamGet(key: string, ids: readonly string[]): Promise<(StreamEntry | null)[]>;
+  /**
+   * The stream ids an index of {@link Store.streamAppendManyAfter} holds, in the order appended
+   * (empty when there is none). Reads a list index of the earlier layout too.
+   */
+  streamIndexRead(key: string): Promise<string[]>;
   /**
    * Up to `count` entries (all when absent) whose id is greater than `afterId` (from the start when
    * absent), oldest first: XRANGE key (afterId + COUNT count. Page by passing the last id read.
