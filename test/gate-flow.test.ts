@@ -41,6 +41,8 @@ describe.each(['memory', 'redis'] as const)('the approval gate end to end (%s st
     expect(asked.auth_req_id).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(await agent.pollToken(asked.auth_req_id)).toEqual({ status: 'pending' });
 
+    // The person opens the request once its push has reached them: the push (background work) goes first.
+    await harness.drain();
     expect((await harness.decide(customer, asked.auth_req_id, 'approve')).body.request.state).toBe('approved');
     const polled = await agent.pollToken(asked.auth_req_id);
     if (polled.status !== 'approved') throw new Error('not approved');

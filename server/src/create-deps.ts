@@ -1,4 +1,5 @@
 import { createAuditLog } from './audit/index.ts';
+import { createClientCache } from './clients/index.ts';
 import type { Config } from './config/index.ts';
 import type { Deps } from './deps.ts';
 import { EventBus } from './events/index.ts';
@@ -71,6 +72,7 @@ export async function createDeps(config: Config, store: Store, overrides: DepsOv
     config,
     policy: approvalPolicy,
     store,
+    clients: createClientCache({ store, clock }),
     clock,
     ids: overrides.ids ?? randomId,
     keyRing,

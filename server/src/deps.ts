@@ -1,4 +1,5 @@
 import type { AuditLog } from './audit/index.ts';
+import type { ClientCache } from './clients/index.ts';
 import type { Config } from './config/index.ts';
 import type { JobQueue } from './jobs/index.ts';
 import type { Policy } from './policy/index.ts';
@@ -32,6 +33,11 @@ export interface Deps {
   /** The approval policy (tiers, reviewers, velocity and push limits), loaded and validated at start. */
   policy: Policy;
   store: Store;
+  /**
+   * Client records by `client_id` through a short in-process cache (at most 5 s stale, misses never
+   * kept): what client authentication reads on every agent call.
+   */
+  clients: ClientCache;
   clock: Clock;
   ids: IdGenerator;
   keyRing: KeyRing;

@@ -38,6 +38,8 @@ describe('the guarantees of DESIGN.md', () => {
   }
   async function approvedToken(details = payment()) {
     const asked = await ask(details);
+    // The person opens the request once its push has reached them: the push (background work) goes first.
+    await harness.drain();
     expect((await harness.decide(customer, asked.auth_req_id, 'approve')).status).toBe(200);
     const polled = await agent.pollToken(asked.auth_req_id);
     if (polled.status !== 'approved') throw new Error(polled.status);

@@ -16,7 +16,8 @@ const POLL_LEEWAY_MS = 250;
  * answered alike (a ping only says when to ask); a push client gets `unauthorized_client`.
  *
  * The poll rate is checked and recorded in one atomic step before the state is read, so that ten
- * polls fired together get one `authorization_pending` and nine `slow_down`.
+ * polls fired together get one `authorization_pending` and nine `slow_down`. An approved request's
+ * answer does not depend on it: its poll is recorded in the same round trip as the tokens are bound.
  *
  * @see CIBA Core 1.0 §10.1 (token request), §10.2 (ping), §11 (token error response); RFC 6749 §5.2
  */
@@ -39,9 +40,18 @@ export function tokenHandler(deps: Deps) {
     // Another client's request answers exactly like an unknown one (DESIGN.md guarantee 5).
     if (!request || request.client_id !== client.client_id) throw new CountersignError('invalid_grant', 'The auth_req_id is not valid.');
 
-    const poll = await deps.store.pollThrottle(keys.request(client.tenant, authReqId), deps.clock.now(), POLL_LEEWAY_MS);
-    request = await settleExpiry(deps, request);
     const noStore = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+    const throttle = () => deps.store.pollThrottle(keys.request(client.tenant, authReqId), deps.clock.now(), POLL_LEEWAY_MS);
+    if (effectiveState(request, deps.clock.now()) === 'approved') {
+      // The poll rate only matters to a pending request's answer: for an approved one the poll is
+      // recorded and the tokens bound at once (the binding is its own compare-and-swap, which a
+      // racing poll or expiry makes fail safely).
+      // Sent with the swap, in its round trip; a failure to record the poll must not lose tokens the swap bound.
+      const recordPoll = () => throttle().catch((error: unknown) => deps.log.warn('poll not recorded', { auth_req_id: authReqId, error: String(error) }));
+      return c.json(await issueTokens(deps, request, recordPoll), 200, noStore);
+    }
+    const poll = await throttle();
+    request = await settleExpiry(deps, request);
     switch (effectiveState(request, deps.clock.now())) {
       case 'pending':
         if (poll.status === 'slow_down') throw new CountersignError('slow_down', `Poll at most every ${poll.fields?.interval ?? request.interval} seconds.`);

@@ -2,10 +2,10 @@ import type { Context } from 'hono';
 import type { Config } from '../config/index.ts';
 import type { Clock, Logger } from '../runtime/index.ts';
 import type { Store } from '../store/index.ts';
+import type { ClientCache } from './client-cache.ts';
 import { useJtiOnce } from './client-jwt.ts';
 import type { ClientRecord } from './client-record.ts';
 import { secretMatches } from './client-record.ts';
-import { findClient } from './create-client.ts';
 import { invalidClient, readCredentials, type PresentedCredentials } from './read-credentials.ts';
 import { verifyClientAssertion } from './verify-client-assertion.ts';
 
@@ -13,6 +13,8 @@ import { verifyClientAssertion } from './verify-client-assertion.ts';
 export interface ClientAuthDeps {
   store: Store;
   clock: Clock;
+  /** Client records by id, through the short in-process cache (see `createClientCache`). */
+  clients: ClientCache;
   config: Pick<Config, 'publicUrl'>;
   log: Logger;
 }
@@ -50,6 +52,7 @@ async function refusal(c: Context, deps: ClientAuthDeps, presented: PresentedCre
  * (`token_endpoint_auth_method`): a client_secret_basic client cannot send its secret in the body,
  * a client_secret_post client cannot use the header, and a private_key_jwt client has no secret.
  * A `private_key_jwt` assertion is verified with the client's JWKS and its `jti` used once.
+ * The record is read through `deps.clients`, so it may be up to `CLIENT_CACHE_TTL_MS` old.
  *
  * @param params - the form of a form-encoded endpoint, or the client-authentication members of a
  *   JSON body (`client_id`, `client_secret`, `client_assertion_type`, `client_assertion`).
@@ -62,7 +65,7 @@ async function refusal(c: Context, deps: ClientAuthDeps, presented: PresentedCre
 export async function authenticateClient(c: Context, deps: ClientAuthDeps, params: Record<string, string> = {}): Promise<ClientRecord> {
   const presented = readCredentials(c.req.header('authorization'), params);
   if (!presented) throw invalidClient();
-  const client = await findClient(deps.store, presented.clientId);
+  const client = await deps.clients.find(presented.clientId);
   const reason = await refusal(c, deps, presented, client);
   if (reason || !client) {
     deps.log.warn('client authentication refused', { client_id: client?.client_id, method: presented.method, reason, endpoint: c.req.path });

@@ -62,11 +62,14 @@ export async function decisionPrompts(deps: OptionsDeps, request: ApprovalReques
   const isCustomer = viewer.sub === request.sub;
   if (!party && !isCustomer) return null;
   const by = { sub: viewer.sub, party: party ?? 'customer' };
-  const deny = await decisionOptions(deps, request, 'deny', devices, by);
-  if (!party) return { approve: null, deny };
+  // Every prompt's challenge is stored at once: one round trip for all of them.
+  const deny = decisionOptions(deps, request, 'deny', devices, by);
+  if (!party) return { approve: null, deny: await deny };
   if (party === 'customer' && request.code_candidates) {
-    const byCode = await Promise.all(request.code_candidates.map(async (code) => [code, await decisionOptions(deps, request, 'approve', devices, { ...by, selected_code: code })] as const));
-    return { approve: null, deny, approve_by_code: Object.fromEntries(byCode) };
+    const byCode = Promise.all(request.code_candidates.map(async (code) => [code, await decisionOptions(deps, request, 'approve', devices, { ...by, selected_code: code })] as const));
+    const [denyOptions, approveByCode] = await Promise.all([deny, byCode]);
+    return { approve: null, deny: denyOptions, approve_by_code: Object.fromEntries(approveByCode) };
   }
-  return { approve: await decisionOptions(deps, request, 'approve', devices, by), deny };
+  const [denyOptions, approve] = await Promise.all([deny, decisionOptions(deps, request, 'approve', devices, by)]);
+  return { approve, deny: denyOptions };
 }

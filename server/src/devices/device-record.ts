@@ -49,8 +49,10 @@ export async function saveDevice(store: Store, device: DeviceRecord): Promise<vo
  */
 export async function updateDevice(store: Store, device: DeviceRecord): Promise<boolean> {
   const key = keys.device(device.tenant, device.sub, device.device_id);
-  await store.set(key, JSON.stringify(device));
-  if ((await store.setMembers(keys.userDevices(device.tenant, device.sub))).includes(device.device_id)) return true;
+  // One round trip: both keys share the user's hash tag, so the write and the read go out in this
+  // order on one connection and the store runs them in this order.
+  const [, members] = await Promise.all([store.set(key, JSON.stringify(device)), store.setMembers(keys.userDevices(device.tenant, device.sub))]);
+  if (members.includes(device.device_id)) return true;
   await store.delete(key);
   return false;
 }

@@ -2,12 +2,11 @@ import { CountersignError, createEnrollmentLinkBody, renameDeviceBody, type Devi
 import type { Hono } from 'hono';
 import type { Deps } from '../deps.ts';
 import { readJson } from '../http/index.ts';
-import { findUser } from '../users/index.ts';
 import { createEnrollment } from './enrollment.ts';
 import { qrMatrix } from './enrollment-qr.ts';
 import { listHistory } from './list-history.ts';
 import { auditDevice, listDeviceSummaries, removeDevice, renameDevice } from './manage-devices.ts';
-import type { DeviceSession } from './session.ts';
+import type { DeviceVariables } from './session.ts';
 import { accountOptions, verifyAccountAssertion } from './verify-account-assertion.ts';
 
 /** A device id from the path; anything not shaped like one is not found (and never reaches a key). */
@@ -30,7 +29,7 @@ function deviceIdParam(value: string): string {
  *   `device_enrollment_created`). It takes the passkey: a session cookie alone must never be
  *   enough to add a passkey that approves.
  */
-export function registerAccountRoutes(app: Hono<{ Variables: { session: DeviceSession } }>, deps: Deps): void {
+export function registerAccountRoutes(app: Hono<{ Variables: DeviceVariables }>, deps: Deps): void {
   app.get('/history', async (c) => {
     return c.json({ entries: await listHistory(deps, c.get('session')) }, 200, { 'Cache-Control': 'no-store' });
   });
@@ -57,7 +56,7 @@ export function registerAccountRoutes(app: Hono<{ Variables: { session: DeviceSe
     const session = c.get('session');
     const body = await readJson(c, createEnrollmentLinkBody);
     const device = await verifyAccountAssertion(deps, session, 'add_device', body.response);
-    const user = await findUser(deps.store, session.tenant, session.sub);
+    const user = c.get('user');
     if (!user) throw new CountersignError('login_required', 'This device is no longer enrolled.');
     const enrollment = await createEnrollment(deps, user);
     await auditDevice(deps, session, 'device_enrollment_created', { expires_in: String(enrollment.expires_in) }, device.credential_id);

@@ -26,7 +26,8 @@ export async function recordApproval(deps: Deps, verified: VerifiedAssertion, pa
   const key = keys.request(request.tenant, request.auth_req_id);
   const approval = { sub: verified.record.sub, device_id: device.device_id, credential_id: device.credential_id };
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    const fields = await deps.store.hashGet(key);
+    // The first attempt starts from the record as the assertion's check read it; a stale one fails the swap's guards.
+    const fields = attempt === 0 ? verified.fields : await deps.store.hashGet(key);
     const now = deps.clock.now();
     if (!fields) throw new CountersignError('expired_token', 'The request has expired.');
     const current = fromFields(fields);
@@ -60,15 +61,14 @@ export async function recordApproval(deps: Deps, verified: VerifiedAssertion, pa
     if (!result.ok) continue;
     const updated = fromFields(result.fields!);
     const event = { tenant: request.tenant, auth_req_id: request.auth_req_id, client_id: request.client_id, sub: approval.sub, device_id: device.device_id, credential_id: device.credential_id, channel: 'device' as const };
+    // The audit, the history and the bookkeeping do not depend on each other: they go out together.
     if (last) {
-      await deps.audit.record({ ...event, type: 'approved', detail: { party, tier: updated.tier ?? 'standard' } });
-      await afterSettled(deps, updated);
+      const recorded = Promise.all([deps.audit.record({ ...event, type: 'approved', detail: { party, tier: updated.tier ?? 'standard' } }), recordHistory(deps, updated)]);
+      await afterSettled(deps, updated, recorded);
     } else {
       const waiting = others.filter((other) => !updated.approvals?.some((given) => given.party === other));
-      await deps.audit.record({ ...event, type: 'party_approved', detail: { party, waiting_for: waiting.join(' ') } });
-      await announce(deps, updated);
+      await Promise.all([deps.audit.record({ ...event, type: 'party_approved', detail: { party, waiting_for: waiting.join(' ') } }), announce(deps, updated), recordHistory(deps, updated)]);
     }
-    await recordHistory(deps, updated);
     return updated;
   }
   throw new CountersignError('temporarily_unavailable', 'The request changed too often to record the approval; try again.');

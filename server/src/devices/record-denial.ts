@@ -39,13 +39,18 @@ export async function recordDenial(deps: Deps, verified: VerifiedAssertion, part
   }
   const decided = fromFields(result.fields!);
   const event = { tenant: request.tenant, auth_req_id: request.auth_req_id, client_id: request.client_id, sub: verified.record.sub, device_id: device.device_id, credential_id: device.credential_id, channel: 'device' as const };
-  await deps.audit.record({ ...event, type: 'denied', detail: { party, cause } });
-  if (cause === 'fraud_reported') {
-    await blockClient(deps.store, request.tenant, request.sub, { client_id: request.client_id, auth_req_id: request.auth_req_id, blocked_at: now });
-    await deps.audit.record({ ...event, type: 'fraud_reported', detail: { blocked_client_id: request.client_id } });
-  }
-  await recordHistory(deps, decided, { sub: verified.record.sub, party, cause });
-  await afterSettled(deps, decided);
+  // The audit, the block, the history and the bookkeeping do not depend on each other: they go out together.
+  const recorded = Promise.all([
+    deps.audit.record({ ...event, type: 'denied', detail: { party, cause } }),
+    // The report is audited once the block it names has landed.
+    cause === 'fraud_reported'
+      ? blockClient(deps.store, request.tenant, request.sub, { client_id: request.client_id, auth_req_id: request.auth_req_id, blocked_at: now }).then(() =>
+          deps.audit.record({ ...event, type: 'fraud_reported', detail: { blocked_client_id: request.client_id } }),
+        )
+      : undefined,
+    recordHistory(deps, decided, { sub: verified.record.sub, party, cause }),
+  ]);
+  await afterSettled(deps, decided, recorded);
   return decided;
 }
 

@@ -1,5 +1,5 @@
 import { CountersignError, decisionBody, enrollOptionsBody, enrollVerifyBody, pushSubscription, reportBody, type RequestView } from '@countersign/shared';
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { Deps } from '../deps.ts';
 import { readJson } from '../http/index.ts';
@@ -11,18 +11,17 @@ import { findDevice, listDevices, type DeviceRecord } from './device-record.ts';
 import { enrollmentOptions, verifyEnrollment } from './enrollment.ts';
 import { listInbox } from './inbox.ts';
 import { registerAccountRoutes } from './manage-routes.ts';
-import { requireSameOrigin, requireSession, startSession, type DeviceSession } from './session.ts';
+import { requireSameOrigin, requireSession, startSession, type DeviceVariables } from './session.ts';
 import { verifyDecision } from './verify-decision.ts';
 import type { UserRecord } from '../users/index.ts';
-import { findUser } from '../users/index.ts';
 
 /**
- * The session's user as the policy sees them: `sub` and roles, read from the user record on every
- * call, so a role an operator removes stops working at once.
+ * The session's user as the policy sees them: `sub` and roles, from the user record
+ * `requireSession` read on this call, so a role an operator removes stops working at once.
  * @throws CountersignError `login_required` when the user no longer exists.
  */
-async function viewerOf(deps: Deps, session: DeviceSession): Promise<Viewer> {
-  const user = await findUser(deps.store, session.tenant, session.sub);
+function viewerOf(c: Context<{ Variables: DeviceVariables }>): Viewer {
+  const user = c.get('user');
   if (!user) throw new CountersignError('login_required', 'This device is no longer enrolled.');
   return { sub: user.sub, roles: user.roles };
 }
@@ -45,8 +44,8 @@ function whoAmI(deps: Deps, user: UserRecord, device: DeviceRecord) {
  * prompt), the history and the user's devices (`manage-routes.ts`), and a live event stream.
  * Every state-changing call needs `Origin: PUBLIC_URL`; all but enrollment need the session.
  */
-export function deviceRoutes(deps: Deps): Hono<{ Variables: { session: DeviceSession } }> {
-  const app = new Hono<{ Variables: { session: DeviceSession } }>();
+export function deviceRoutes(deps: Deps): Hono<{ Variables: DeviceVariables }> {
+  const app = new Hono<{ Variables: DeviceVariables }>();
   app.use('*', requireSameOrigin(deps));
 
   app.post('/enroll/options', async (c) => {
@@ -65,7 +64,8 @@ export function deviceRoutes(deps: Deps): Hono<{ Variables: { session: DeviceSes
 
   app.get('/me', async (c) => {
     const session = c.get('session');
-    const [user, device] = await Promise.all([findUser(deps.store, session.tenant, session.sub), findDevice(deps.store, session.tenant, session.sub, session.device_id)]);
+    const user = c.get('user');
+    const device = await findDevice(deps.store, session.tenant, session.sub, session.device_id);
     if (!user || !device) throw new CountersignError('login_required', 'This device is no longer enrolled.');
     return c.json(whoAmI(deps, user, device));
   });
@@ -83,13 +83,14 @@ export function deviceRoutes(deps: Deps): Hono<{ Variables: { session: DeviceSes
 
   app.get('/requests', async (c) => {
     const session = c.get('session');
-    return c.json({ requests: await listInbox(deps, session, await viewerOf(deps, session)) }, 200, { 'Cache-Control': 'no-store' });
+    return c.json({ requests: await listInbox(deps, session, viewerOf(c)) }, 200, { 'Cache-Control': 'no-store' });
   });
 
   app.get('/requests/:auth_req_id', async (c) => {
     const session = c.get('session');
-    const viewer = await viewerOf(deps, session);
-    const found = await loadRequest(deps.store, session.tenant, c.req.param('auth_req_id'));
+    const viewer = viewerOf(c);
+    // The user's passkeys are read beside the request (the prompts need them when it is pending).
+    const [found, devices] = await Promise.all([loadRequest(deps.store, session.tenant, c.req.param('auth_req_id')), listDevices(deps.store, session.tenant, session.sub)]);
     // A device sees its own user's requests and those its user reviews (DESIGN.md guarantee 5).
     if (!found || !canView({ sub: found.sub, parties: found.parties ?? ['customer'], approvals: found.approvals ?? [] }, viewer)) {
       throw new CountersignError('not_found', 'No such request.');
@@ -97,9 +98,8 @@ export function deviceRoutes(deps: Deps): Hono<{ Variables: { session: DeviceSes
     const request = await settleExpiry(deps, found);
     let options = null;
     if (request.state === 'pending') {
-      const devices = await listDevices(deps.store, session.tenant, session.sub);
-      options = await decisionPrompts(deps, request, viewer, devices);
-      await deps.audit.record({ type: 'viewed', tenant: session.tenant, auth_req_id: request.auth_req_id, client_id: request.client_id, sub: session.sub, device_id: session.device_id, channel: 'device' });
+      const viewed = deps.audit.record({ type: 'viewed', tenant: session.tenant, auth_req_id: request.auth_req_id, client_id: request.client_id, sub: session.sub, device_id: session.device_id, channel: 'device' });
+      [options] = await Promise.all([decisionPrompts(deps, request, viewer, devices), viewed]);
     }
     const view: RequestView = { request: requestDisplay(request, deps.clock.now(), viewer), options };
     return c.json(view, 200, { 'Cache-Control': 'no-store' });
@@ -108,7 +108,7 @@ export function deviceRoutes(deps: Deps): Hono<{ Variables: { session: DeviceSes
   app.post('/requests/:auth_req_id/decision', async (c) => {
     const session = c.get('session');
     const body = await readJson(c, decisionBody);
-    const viewer = await viewerOf(deps, session);
+    const viewer = viewerOf(c);
     const options = body.selected_code === undefined ? {} : { selected_code: body.selected_code };
     const request = await verifyDecision(deps, session, viewer, c.req.param('auth_req_id'), body.decision, body.response, options);
     return c.json({ request: requestDisplay(request, deps.clock.now(), viewer) }, 200, { 'Cache-Control': 'no-store' });
@@ -118,7 +118,7 @@ export function deviceRoutes(deps: Deps): Hono<{ Variables: { session: DeviceSes
   app.post('/requests/:auth_req_id/report', async (c) => {
     const session = c.get('session');
     const body = await readJson(c, reportBody);
-    const viewer = await viewerOf(deps, session);
+    const viewer = viewerOf(c);
     const request = await verifyDecision(deps, session, viewer, c.req.param('auth_req_id'), 'deny', body.response, { report: true });
     return c.json({ request: requestDisplay(request, deps.clock.now(), viewer) }, 200, { 'Cache-Control': 'no-store' });
   });

@@ -4,6 +4,7 @@ import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { createHash } from 'node:crypto';
 import type { Deps } from '../deps.ts';
 import { keys } from '../store/index.ts';
+import { findUser, type UserRecord } from '../users/index.ts';
 import { hasDevice } from './device-record.ts';
 
 /** A device session: which user's which device is calling. */
@@ -11,6 +12,13 @@ export interface DeviceSession {
   tenant: string;
   sub: string;
   device_id: string;
+}
+
+/** What the device API's handlers find in the context once {@link requireSession} has passed. */
+export interface DeviceVariables {
+  session: DeviceSession;
+  /** The session's user, read on this call; null when the user no longer exists. */
+  user: UserRecord | null;
 }
 
 /** Device sessions last 30 days from enrollment; the device re-enrolls after that. */
@@ -48,23 +56,27 @@ export async function endSession(c: Context, deps: Pick<Deps, 'config' | 'store'
 
 /**
  * Requires a device session whose device is still on its user's account; puts it in
- * `c.get('session')`. Sessions are stored by a hash of their id with no index by device, so
- * removing a device cannot find its sessions: this check is what ends them. A session of a
- * removed device is deleted on its next call.
+ * `c.get('session')`, and the user's record as it stands now (null when the user is gone) in
+ * `c.get('user')`: read beside the device check, in the same round trip, for every call, so a
+ * role an operator removes stops working at once. Sessions are stored by a hash of their id with
+ * no index by device, so removing a device cannot find its sessions: this check is what ends
+ * them. A session of a removed device is deleted on its next call.
  * @throws CountersignError `login_required` (401) without a valid session.
  */
-export function requireSession(deps: Pick<Deps, 'config' | 'store'>): MiddlewareHandler<{ Variables: { session: DeviceSession } }> {
+export function requireSession(deps: Pick<Deps, 'config' | 'store'>): MiddlewareHandler<{ Variables: DeviceVariables }> {
   return async function deviceSession(c, next) {
     const sessionId = getCookie(c, cookieName(deps));
     const key = sessionId && /^[A-Za-z0-9_-]{20,100}$/.test(sessionId) ? sessionKey(sessionId) : null;
     const json = key ? await deps.store.get(key) : null;
     if (!key || !json) throw new CountersignError('login_required', 'This device is not enrolled, or its session has ended.');
     const session = JSON.parse(json) as DeviceSession;
-    if (!(await hasDevice(deps.store, session.tenant, session.sub, session.device_id))) {
+    const [present, user] = await Promise.all([hasDevice(deps.store, session.tenant, session.sub, session.device_id), findUser(deps.store, session.tenant, session.sub)]);
+    if (!present) {
       await deps.store.delete(key);
       throw new CountersignError('login_required', 'This device has been removed from your account.');
     }
     c.set('session', session);
+    c.set('user', user);
     await next();
   };
 }

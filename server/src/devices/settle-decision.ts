@@ -25,15 +25,20 @@ export async function announce(deps: Pick<Deps, 'store' | 'events'>, request: Ap
  * denied): it leaves the person's and the reviewers' inboxes, the deadline index and the person's
  * pending window; open PWAs are told; a ping or push client is notified (CIBA Core §10.2, §10.3;
  * a poll client finds out at /token).
+ *
+ * @param recorded - the caller's own writes about the decision (its audit events, the history),
+ *   started just before this call: they go out together with these, and the client is told only
+ *   once all of them have landed, so its notification never runs ahead of the audit trail.
  */
-export async function afterSettled(deps: Deps, decided: ApprovalRequest): Promise<void> {
+export async function afterSettled(deps: Deps, decided: ApprovalRequest, recorded: Promise<unknown> = Promise.resolve()): Promise<void> {
   const { tenant, auth_req_id } = decided;
   await Promise.all([
+    recorded,
     deps.store.setRemove(keys.userRequests(tenant, decided.sub), auth_req_id),
     ...rolesOf(decided).map((role) => deps.store.setRemove(keys.roleRequests(tenant, role), auth_req_id)),
     untrackDeadline(deps.store, { tenant, auth_req_id }),
     releasePending(deps.store, tenant, decided.sub, auth_req_id),
+    announce(deps, decided),
   ]);
-  await announce(deps, decided);
   deps.notifier.requestSettled(decided);
 }

@@ -1,17 +1,22 @@
 import { base64url, CountersignError, decisionChallenge, type Decision } from '@countersign/shared';
 import type { Deps } from '../deps.ts';
 import { canView, type Viewer } from '../policy/index.ts';
-import { isRequestId, loadRequest, settleExpiry, type ApprovalRequest } from '../requests/index.ts';
-import { keys } from '../store/index.ts';
+import { fromFields, isRequestId, settleExpiry, type ApprovalRequest } from '../requests/index.ts';
+import { keys, type Fields } from '../store/index.ts';
 import { checkPasskey, clientChallenge, PASSKEY_REFUSALS } from './check-passkey.ts';
 import type { ChallengeRecord } from './decision-options.ts';
-import { listDevices, updateDevice, type DeviceRecord } from './device-record.ts';
+import { findDevice, listDevices, updateDevice, type DeviceRecord } from './device-record.ts';
 import type { DeviceSession } from './session.ts';
 
 /** A passkey assertion that verified: the prompt it answered, the pending request, the passkey. */
 export interface VerifiedAssertion {
   record: ChallengeRecord;
   request: ApprovalRequest;
+  /**
+   * The request's hash fields as read with the challenge (pending, before its deadline): a
+   * compare-and-swap may start from them instead of reading again; any change since fails its guards.
+   */
+  fields: Fields;
   device: DeviceRecord;
 }
 
@@ -36,7 +41,15 @@ export function auditRefusal(deps: Pick<Deps, 'audit'>, session: DeviceSession, 
  */
 export async function verifyAssertion(deps: Deps, session: DeviceSession, viewer: Viewer, authReqId: string, decision: Decision, response: Record<string, unknown>): Promise<VerifiedAssertion> {
   const challenge = clientChallenge(response);
-  const taken = challenge ? await deps.store.take(keys.decisionChallenge(session.tenant, challenge)) : null;
+  // The take goes first on the wire; the request and the user's passkeys are read beside it (reads
+  // change nothing, and nothing read is used before the challenge has been checked).
+  // The calling device's own passkey is the one that answers, nearly always: read it alone, and the
+  // user's other devices only when the answer came from one of those (a passkey synced elsewhere).
+  const [taken, fields, own] = await Promise.all([
+    challenge ? deps.store.take(keys.decisionChallenge(session.tenant, challenge)) : null,
+    isRequestId(authReqId) ? deps.store.hashGet(keys.request(session.tenant, authReqId)) : null,
+    findDevice(deps.store, session.tenant, session.sub, session.device_id),
+  ]);
   const record = taken ? (JSON.parse(taken) as ChallengeRecord) : null;
   const refuse = async (reason: 'invalid_assertion' | 'counter_regression', description: string, device?: DeviceRecord) => {
     await auditRefusal(deps, session, authReqId, reason, { decision }, device);
@@ -46,7 +59,7 @@ export async function verifyAssertion(deps: Deps, session: DeviceSession, viewer
     throw await refuse('invalid_assertion', 'This approval prompt is not valid any more. Open the request again.');
   }
 
-  let request = await loadRequest(deps.store, session.tenant, authReqId);
+  let request = fields?.auth_req_id ? fromFields(fields) : null;
   // A device sees only its own user's requests and those its user reviews (DESIGN.md guarantee 5).
   if (!request || !canView({ sub: request.sub, parties: request.parties ?? ['customer'], approvals: request.approvals ?? [] }, viewer)) {
     throw new CountersignError('not_found', 'No such request.');
@@ -57,7 +70,9 @@ export async function verifyAssertion(deps: Deps, session: DeviceSession, viewer
 
   const signed = { auth_req_id: authReqId, details_hash: request.details_hash, decision, nonce: record.nonce, ...(record.selected_code === undefined ? {} : { selected_code: record.selected_code }) };
   const expected = base64url(await decisionChallenge(signed));
-  const device = (await listDevices(deps.store, session.tenant, session.sub)).find((candidate) => candidate.credential_id === response.id);
+  // The session's device was on the account when the session was checked, and `updateDevice` below
+  // checks again: a device removed meanwhile decides nothing either way.
+  const device = own && own.credential_id === response.id ? own : (await listDevices(deps.store, session.tenant, session.sub)).find((candidate) => candidate.credential_id === response.id);
   if (expected !== challenge || !device) throw await refuse('invalid_assertion', 'The passkey answer does not match this request.', device);
 
   const check = await checkPasskey(deps, device, response, expected);
@@ -68,5 +83,5 @@ export async function verifyAssertion(deps: Deps, session: DeviceSession, viewer
   if (!(await updateDevice(deps.store, { ...device, counter, last_used_at: deps.clock.now() }))) {
     throw await refuse('invalid_assertion', 'This device has been removed from your account.', device);
   }
-  return { record, request, device };
+  return { record, request, fields: fields!, device };
 }

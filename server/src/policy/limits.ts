@@ -29,24 +29,25 @@ export interface Reservation {
 /**
  * Takes a new request's places in the policy's windows, each in one atomic step
  * (`Store.windowAdd`), before anything about the request is stored or pushed: the user's pending
- * requests (counted until each one's deadline), then the per-user and the per-client velocity
- * windows (count, and total per currency). When one is full, the places already taken are given
- * back and the request is refused, so a refusal leaves the windows as they were.
+ * requests (counted until each one's deadline), the per-user and the per-client velocity windows
+ * (count, and total per currency). The three are asked at once (one round trip, not three: they
+ * do not depend on each other). When any is full, the places the others took are given back and
+ * the request is refused, so a refusal leaves the windows as they were. The refusal does not
+ * depend on which answer came first: `too_many_pending` wins over `velocity_exceeded`, and the
+ * per-user velocity window over the per-client one.
  *
  * Between a place being taken and given back, a concurrent request may see the window fuller than
  * it will be: it errs towards refusing, never towards letting more through than the limit.
  *
- * @throws CountersignError `too_many_pending` (429), `velocity_exceeded` (429).
+ * @throws CountersignError `too_many_pending` (429), `velocity_exceeded` (429); the store's error
+ *   when a window could not be asked (the places the others took are given back first).
  * @see issue 4 "Velocity limits", "Push fatigue"
  */
 export async function reserveRequest(deps: LimitDeps, input: ReservationInput): Promise<Reservation> {
   const { store, policy } = deps;
   const nowMs = deps.clock.now();
   const { velocity } = policy.limits;
-  const taken: string[] = [];
-  const release = async () => {
-    await Promise.all(taken.map((key) => store.windowRemove(key, input.auth_req_id)));
-  };
+  // In the order their refusals rank.
   const steps = [
     {
       key: keys.window(input.tenant, 'pending', input.sub),
@@ -65,13 +66,21 @@ export async function reserveRequest(deps: LimitDeps, input: ReservationInput): 
       refusal: () => new CountersignError('velocity_exceeded', `Too many requests, or too much money, from this client within ${velocity.per_client.window_seconds} seconds.`),
     },
   ];
-  for (const step of steps) {
-    const result = await store.windowAdd(step.key, { nowMs, member: input.auth_req_id, ...step.entry });
-    if (!result.ok) {
-      await release();
-      throw step.refusal();
-    }
-    taken.push(step.key);
+  const results = await Promise.allSettled(steps.map((step) => store.windowAdd(step.key, { nowMs, member: input.auth_req_id, ...step.entry })));
+  const taken = steps.filter((_, i) => {
+    const result = results[i]!;
+    return result.status === 'fulfilled' && result.value.ok;
+  });
+  const release = async () => {
+    await Promise.all(taken.map((step) => store.windowRemove(step.key, input.auth_req_id)));
+  };
+  const failed = results.findIndex((result) => result.status === 'rejected' || !result.value.ok);
+  if (failed >= 0) {
+    await release();
+    // A store error outranks a refusal: the refusal may not be the whole truth.
+    const error = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+    if (error) throw error.reason;
+    throw steps[failed]!.refusal();
   }
   return { release };
 }

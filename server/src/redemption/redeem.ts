@@ -1,11 +1,12 @@
 import { authorizationDetails, CountersignError, detailsHash, type RedeemResponse, type Redemption } from '@countersign/shared';
 import type { ClientRecord } from '../clients/index.ts';
 import type { Deps } from '../deps.ts';
-import { fromFields, loadRequest, trackOutcomeDeadline, type ApprovalRequest } from '../requests/index.ts';
+import { fromFields, isRequestId, loadRequest, trackOutcomeDeadline, type ApprovalRequest } from '../requests/index.ts';
 import { recordHistory } from '../devices/index.ts';
 import { keys } from '../store/index.ts';
 import { verifyApprovalToken } from '../tokens/index.ts';
 import { checkPreconditions } from './check-preconditions.ts';
+import { newRedemptionId } from './redemption-id.ts';
 
 /** The record a second redeem is answered with (`already_redeemed`). */
 export function redemptionOf(request: ApprovalRequest): Redemption {
@@ -22,21 +23,37 @@ function idempotencyKey(request: ApprovalRequest): string {
   return ids.length ? ids.join(',') : request.auth_req_id;
 }
 
+/** 401 `invalid_token`, with its challenge: the approval is unknown, or no longer redeemable. @see RFC 6750 §3.1 */
+function invalidToken(description: string): CountersignError {
+  return new CountersignError('invalid_token', description, { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
+}
+
+function approvalMismatch(): CountersignError {
+  return new CountersignError('approval_mismatch', 'The action differs from the one that was approved.');
+}
+
 /**
  * Redeems an approval token against the exact action the executor is about to run.
  *
  * In order: the token is verified (signature, explicit algorithms, issuer, audience, expiry); it
  * must belong to the calling client; the presented action is validated, re-hashed (JCS, SHA-256)
- * and compared with the token's `details_hash` and with the stored one; each action's
- * `precondition` must name the version the executor states in `currentVersions`; then
- * `approved → redeemed` happens in one compare-and-swap guarded by the token's `jti` and the
- * approval's deadline. A refusal changes nothing: after `stale_record` the approval stays approved
- * (and redeemable against the approved version until it expires). A redemption is audited and
- * indexed for the outcome deadline (`OUTCOME_TIMEOUT`).
+ * and compared with the token's `details_hash`; each action's `precondition` must name the version
+ * the executor states in `currentVersions` (checked against the presented action, which is the
+ * approved one byte for byte once its hash is the token's); then `approved → redeemed` happens in
+ * one compare-and-swap guarded by the state, the token's `jti`, the approval's deadline and the
+ * stored `details_hash` being the presented one. The request is not read first: only a swap that
+ * fails reads it (the swap answers the record as it stands) to say why. A refusal changes nothing:
+ * after `stale_record` the approval stays approved (and redeemable against the approved version
+ * until it expires). A redemption is audited and indexed for the outcome deadline (`OUTCOME_TIMEOUT`).
+ *
+ * Round trips in sequence: the swap, then (audit ∥ outcome deadline ∥ publish). The redemption's
+ * id names its request (`newRedemptionId`), so no index is written beside the swap. A refusal before the swap reads the request once, so an unknown one still answers
+ * `invalid_token` first, as it always has.
  *
  * @param currentVersions - record → version as the executor reads them now (`current_versions`).
- * @throws CountersignError `invalid_token` (401), `unauthorized_client` (403), `approval_mismatch`
- *   (400), `stale_record` (409, with `records`), `already_redeemed` (409, with `redemption`).
+ * @throws CountersignError `invalid_token` (401, also for an unknown request), `unauthorized_client`
+ *   (403), `approval_mismatch` (400), `stale_record` (409, with `records`), `already_redeemed` (409,
+ *   with `redemption`).
  * @see DESIGN.md guarantees 3, 6 and 7; RFC 9068 §4
  */
 export async function redeem(deps: Deps, client: ClientRecord, token: string, presented: unknown, currentVersions: Record<string, string> = {}): Promise<RedeemResponse> {
@@ -45,50 +62,61 @@ export async function redeem(deps: Deps, client: ClientRecord, token: string, pr
   if (claims.client_id !== client.client_id || claims.tenant !== client.tenant) {
     throw new CountersignError('unauthorized_client', 'This approval was not issued to this client.', { status: 403 });
   }
-  const request = await loadRequest(deps.store, claims.tenant, claims.auth_req_id);
-  if (!request) throw new CountersignError('invalid_token', 'The approval no longer exists.', { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
+  const tenant = claims.tenant;
+  const authReqId = claims.auth_req_id;
+  if (!isRequestId(authReqId)) throw invalidToken('The approval no longer exists.');
 
   const parsed = authorizationDetails.safeParse(presented);
   const presentedHash = parsed.success ? await detailsHash(parsed.data) : null;
-  if (presentedHash === null || presentedHash !== claims.details_hash || presentedHash !== request.details_hash) {
-    throw new CountersignError('approval_mismatch', 'The action differs from the one that was approved.');
+  try {
+    if (!parsed.success || presentedHash !== claims.details_hash) throw approvalMismatch();
+    // Hash-equal to what the token (and so the request) holds: the presented action is the approved one.
+    checkPreconditions(parsed.data, currentVersions);
+  } catch (refusal) {
+    // An approval that no longer exists is `invalid_token` before anything about the action.
+    if (!(await loadRequest(deps.store, tenant, authReqId))) throw invalidToken('The approval no longer exists.');
+    throw refusal;
   }
-  checkPreconditions(request.authorization_details, currentVersions);
 
-  const redemptionId = deps.ids(16, 'rdm_');
-  // The index is written before the swap, so a winner's id is always resolvable; a loser's entry points at a request whose redemption_id differs and is ignored.
-  await deps.store.set(keys.redemption(request.tenant, redemptionId), request.auth_req_id, { ttlSeconds: deps.config.retentionSeconds });
-  const result = await deps.store.compareAndSet(
-    keys.request(request.tenant, request.auth_req_id),
+  const redemptionId = newRedemptionId(deps.ids, authReqId);
+  // A swap that fails without an answer (a timeout) may still have run: the error reaches the caller
+  // as an unknown outcome (503), and a retry reads `already_redeemed` with the redemption if it did.
+  const swapped = await deps.store.compareAndSet(
+    keys.request(tenant, authReqId),
     [
       { field: 'state', op: 'eq', value: 'approved' },
       { field: 'token_jti', op: 'eq', value: claims.jti },
       { field: 'approval_expires_at', op: 'gt', value: now },
+      { field: 'details_hash', op: 'eq', value: presentedHash },
     ],
     { state: 'redeemed', redemption_id: redemptionId, redeemed_at: String(now), outcome_status: 'unknown' },
     { ttlSeconds: deps.config.retentionSeconds },
   );
-  if (!result.ok) {
-    await deps.store.delete(keys.redemption(request.tenant, redemptionId));
-    const current = result.fields ? fromFields(result.fields) : null;
-    if (current?.state === 'redeemed') {
+  if (!swapped.ok) {
+    const current = swapped.fields?.auth_req_id ? fromFields(swapped.fields) : null;
+    if (!current) throw invalidToken('The approval no longer exists.');
+    if (current.details_hash !== presentedHash) throw approvalMismatch();
+    if (current.state === 'redeemed') {
       throw new CountersignError('already_redeemed', 'This approval was already redeemed.', { body: { redemption: redemptionOf(current) } });
     }
-    throw new CountersignError('invalid_token', 'The approval is no longer redeemable.', { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
+    throw invalidToken('The approval is no longer redeemable.');
   }
-  const redeemed = fromFields(result.fields!);
-  await deps.audit.record({
-    type: 'redeemed',
-    tenant: request.tenant,
-    auth_req_id: request.auth_req_id,
-    client_id: client.client_id,
-    sub: request.sub,
-    channel: 'agent',
-    detail: { redemption_id: redemptionId },
-  });
-  // Until the outcome arrives, the sweeper will flag it `outcome_unknown` once this deadline passes.
-  await trackOutcomeDeadline(deps.store, request, now + deps.config.outcomeTimeoutSeconds * 1000, deps.config.retentionSeconds);
-  deps.events.publish(request.tenant, request.sub, { auth_req_id: request.auth_req_id, state: 'redeemed' });
+  const redeemed = fromFields(swapped.fields!);
+  // Written, so it may be announced; in the same tick as the two writes below, so all three share a round trip.
+  deps.events.publish(tenant, redeemed.sub, { auth_req_id: authReqId, state: 'redeemed' });
+  await Promise.all([
+    deps.audit.record({
+      type: 'redeemed',
+      tenant,
+      auth_req_id: authReqId,
+      client_id: client.client_id,
+      sub: redeemed.sub,
+      channel: 'agent',
+      detail: { redemption_id: redemptionId },
+    }),
+    // Until the outcome arrives, the sweeper will flag it `outcome_unknown` once this deadline passes.
+    trackOutcomeDeadline(deps.store, redeemed, now + deps.config.outcomeTimeoutSeconds * 1000, deps.config.retentionSeconds),
+  ]);
   deps.background.run('history', () => recordHistory(deps, redeemed));
   return {
     status: 'redeemed',

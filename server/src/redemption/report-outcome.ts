@@ -4,6 +4,7 @@ import type { Deps } from '../deps.ts';
 import { fromFields, loadRequest, untrackOutcomeDeadline, type ApprovalRequest } from '../requests/index.ts';
 import { recordHistory } from '../devices/index.ts';
 import { keys } from '../store/index.ts';
+import { parseRedemptionId } from './redemption-id.ts';
 
 function sameOutcome(request: ApprovalRequest, report: OutcomeReport): boolean {
   const outcome = request.outcome;
@@ -17,13 +18,18 @@ function sameOutcome(request: ApprovalRequest, report: OutcomeReport): boolean {
  * redemption leaves the outcome deadline index, so it is never flagged `outcome_unknown` after
  * this; a report that arrives after the flag is still accepted.
  *
+ * The redemption is found from its id (`parseRedemptionId`), and only when the request's stored
+ * `redemption_id` is that exact id and the request is the calling client's.
+ *
  * @throws CountersignError `not_found` (404: unknown id or another client's), `outcome_conflict` (409).
  * @see DESIGN.md guarantee 8
  */
 export async function reportOutcome(deps: Deps, client: ClientRecord, redemptionId: string, report: OutcomeReport): Promise<{ redemption_id: string; auth_req_id: string; outcome: OutcomeReport }> {
   const notFound = new CountersignError('not_found', 'No such redemption.');
-  if (!/^rdm_[A-Za-z0-9_-]{10,40}$/.test(redemptionId)) throw notFound;
-  const authReqId = await deps.store.get(keys.redemption(client.tenant, redemptionId));
+  const parsed = parseRedemptionId(redemptionId);
+  if (!parsed) throw notFound;
+  // The id names its request; one made before ids did is resolved through its index.
+  const authReqId = 'auth_req_id' in parsed ? parsed.auth_req_id : await deps.store.get(keys.redemption(client.tenant, redemptionId));
   const request = authReqId ? await loadRequest(deps.store, client.tenant, authReqId) : null;
   if (!request || request.client_id !== client.client_id || request.redemption_id !== redemptionId) throw notFound;
 

@@ -73,18 +73,26 @@ export function createExpirySweeper(deps: () => Pick<Deps, 'store' | 'clock' | '
   let running: Promise<number> | null = null;
   let cancel: (() => void) | null = null;
 
-  /** Handles the due entries of one index, batch by batch: each is handled first and removed afterwards. */
+  /**
+   * Handles the due entries of one index, batch by batch: each batch is handled concurrently first,
+   * and the entries handled are removed afterwards (one round trip for the batch, pipelined).
+   */
   async function sweepIndex(key: string, handle: (ref: RequestRef) => Promise<unknown>): Promise<number> {
     const current = deps();
     let handled = 0;
     for (let batch = 0; batch < MAX_BATCHES_PER_SWEEP; batch++) {
       const due = await current.store.sortedRangeByScore(key, current.clock.now(), batchSize);
-      for (const member of due) {
+      // The batch is settled concurrently (each one a compare-and-swap of its own request), then
+      // removed from the index together; an entry whose handling failed stays for the next sweep.
+      const results = await Promise.allSettled(due.map(async (member) => {
         const ref = parseDeadlineMember(member);
         if (ref) await handle(ref);
-        await current.store.sortedRemove(key, member);
-        handled += 1;
-      }
+      }));
+      const done = due.filter((_, i) => results[i]!.status === 'fulfilled');
+      await Promise.all(done.map((member) => current.store.sortedRemove(key, member)));
+      handled += done.length;
+      const failure = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+      if (failure) throw failure.reason;
       if (due.length < batchSize) break;
     }
     return handled;

@@ -52,19 +52,20 @@ export async function settleExpiry(deps: SettleExpiryDeps, request: ApprovalRequ
   if (!result.fields) return { ...request, state: 'expired' };
   const settled = fromFields(result.fields);
   if (result.ok) {
+    // The index removals and the audit do not depend on each other: one round trip.
     await Promise.all([
       deps.store.setRemove(keys.userRequests(request.tenant, request.sub), request.auth_req_id),
       request.state === 'pending' ? untrackDeadline(deps.store, request) : undefined,
+      deps.audit.record({
+        type: 'expired',
+        tenant: request.tenant,
+        auth_req_id: request.auth_req_id,
+        client_id: request.client_id,
+        sub: request.sub,
+        channel: 'system',
+        detail: { from: request.state },
+      }),
     ]);
-    await deps.audit.record({
-      type: 'expired',
-      tenant: request.tenant,
-      auth_req_id: request.auth_req_id,
-      client_id: request.client_id,
-      sub: request.sub,
-      channel: 'system',
-      detail: { from: request.state },
-    });
     deps.events.publish(request.tenant, request.sub, { auth_req_id: request.auth_req_id, state: 'expired' });
     deps.background.run('history', () => recordHistory(deps, settled));
     if (request.state === 'pending') deps.notifier.requestSettled(settled);

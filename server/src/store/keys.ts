@@ -10,7 +10,10 @@ export const keys = {
   /** String: `transaction_id` → `auth_req_id` of the same client (idempotency). */
   transaction: (tenant: string, clientId: string, transactionId: string) =>
     `txn:{${tenant}:${clientId}}:${transactionId}`,
-  /** String: `redemption_id` → `auth_req_id`. */
+  /**
+   * String: `redemption_id` → `auth_req_id`, for redemptions made before a redemption's id named its
+   * request (`redemption/redemption-id.ts`); read for those, no longer written.
+   */
   redemption: (tenant: string, redemptionId: string) => `rdm:{${tenant}:${redemptionId}}`,
   /** String (single use): a WebAuthn decision challenge → its nonce record. */
   decisionChallenge: (tenant: string, challenge: string) => `chl:{${tenant}}:${challenge}`,

@@ -1,3 +1,4 @@
+import { Cluster, type Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { loadConfig } from '../config/index.ts';
@@ -61,6 +62,44 @@ describe('connectRedis', () => {
     expect(error?.message).toMatch(/^cannot reach Redis/);
     expect(redisFailureOf(error)).toBe('unavailable');
     expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  /** Counts the socket writes of every connection of `redis` (each node's, in a cluster). */
+  function countWrites(redis: Redis | Cluster): () => number {
+    let writes = 0;
+    const connections = redis instanceof Cluster ? redis.nodes('all') : [redis];
+    for (const connection of connections) {
+      const stream = (connection as unknown as { stream?: { write: (...args: unknown[]) => boolean } }).stream;
+      // A cluster connects to a node at its first command; the test warms up the one it uses.
+      if (!stream) continue;
+      const write = stream.write.bind(stream);
+      stream.write = (...args: unknown[]) => {
+        writes += 1;
+        return write(...args);
+      };
+    }
+    return () => writes;
+  }
+
+  it.each(['single', 'cluster'] as const)('sends the commands a %s client is given in one tick in one write (automatic pipelining)', async (kind) => {
+    const redis =
+      kind === 'single'
+        ? await connectRedis({ kind: 'single', url: inject('redisUrl') })
+        : await connectRedis({ kind: 'cluster', ...loadConfig({ REDIS_CLUSTER_NODES: inject('redisClusterNodes') }).redisCluster! });
+    try {
+      const tag = `{test:pipelining:${Date.now()}}`;
+      await redis.get(`${tag}:warm-up`);
+      const writes = countWrites(redis);
+      // Three commands in one hash tag, as one request's independent steps are: one round trip.
+      await Promise.all([redis.set(`${tag}:a`, '1', 'EX', 60), redis.get(`${tag}:b`), redis.hgetall(`${tag}:c`)]);
+      expect(writes()).toBe(1);
+      // Awaited one after another, each is a write (and a round trip) of its own.
+      await redis.get(`${tag}:a`);
+      await redis.get(`${tag}:b`);
+      expect(writes()).toBe(3);
+    } finally {
+      redis.disconnect();
+    }
   });
 
   it('fails a command whose reply does not come within the command timeout, as from a stalled Redis', async () => {

@@ -52,7 +52,18 @@ export interface ConnectRedisOptions {
  * - a single server: `maxRetriesPerRequest: 2` (a queued command fails after two reconnection
  *   attempts); a cluster: `enableOfflineQueue: false`, because ioredis queues a cluster's commands
  *   while it has no slot map without any timeout, so they would wait for as long as the outage lasts.
- * - automatic pipelining: concurrent requests share round trips.
+ * - `enableAutoPipelining` (both kinds): the commands issued in one tick of the event loop (a
+ *   `Promise.all` of a request's independent steps, and whatever concurrent requests send meanwhile)
+ *   leave in one socket write per Redis node and cost one round trip together; in a cluster, one
+ *   pipeline per node, grouped by the slot's owner. While a node's pipeline is in flight, the next
+ *   one for that node collects commands and leaves when it lands: under load commands wait at most
+ *   one round trip longer, and in return share it. How it meets the other defaults:
+ *   `commandTimeout` starts when a command is written, so a command waiting behind an in-flight
+ *   pipeline waits at most that pipeline's timeout more (its commands time out, and it is done);
+ *   the order of commands to one node is kept, so two commands on one hash tag issued in one tick
+ *   run in the order issued; a cluster's auto-pipelined command waits for the first slot map
+ *   (`connectRedis` has it before it returns, and the map is kept across reconnects), after which
+ *   `enableOfflineQueue: false` refuses it at once while the cluster is down, as any other command.
  *
  * A TLS cluster resolves no names itself (`dnsLookup` passes them through), so each node's
  * certificate is checked against the name it is known by, as the ioredis documentation advises.
