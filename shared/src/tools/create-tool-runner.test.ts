@@ -143,7 +143,7 @@ describe('createToolRunner', () => {
     const { client, execute, runner } = setUp({ wait: 'poll' });
     const result = await runner.call('send_money', args, context);
     expect(client.waitForDecision).toHaveBeenCalledWith('req_1', { interval: 5 });
-    expect(client.redeem).toHaveBeenCalledWith('at_1', details(args), {});
+    expect(client.redeem).toHaveBeenCalledWith('at_1', details(args));
     expect(execute).toHaveBeenCalledOnce();
     expect(execute.mock.calls[0]?.[0]).toEqual(args);
     expect(execute.mock.calls[0]?.[1]).toMatchObject({ idempotency_key: 'idem_1', context, redemption: { redemption_id: 'red_1' } });
@@ -215,7 +215,7 @@ describe('resume', () => {
       error_description: 'the action differs from the approved one',
       auth_req_id: 'req_1',
     });
-    expect(client.redeem).toHaveBeenLastCalledWith('at_1', details({ ...args, amount_minor: 501 }), {});
+    expect(client.redeem).toHaveBeenLastCalledWith('at_1', details({ ...args, amount_minor: 501 }));
     expect(execute).not.toHaveBeenCalled();
     expect(await runner.resume('req_1', args, context)).toMatchObject({ status: 'executed' });
     expect(client.pollToken).toHaveBeenCalledOnce();

@@ -50,7 +50,7 @@ export async function executeApproved<C, R = unknown>(options: ExecuteApprovedOp
   const current_versions = await tool.approval.currentVersions?.(args, context);
   let redemption;
   try {
-    redemption = await client.redeem(access_token, details, current_versions === undefined ? {} : { current_versions });
+    redemption = current_versions === undefined ? await client.redeem(access_token, details) : await client.redeem(access_token, details, { current_versions });
   } catch (error) {
     if (error instanceof CountersignError && error.status < 500) {
       return { status: 'refused', tool: tool.name, error: error.code, error_description: error.message, ...which };
