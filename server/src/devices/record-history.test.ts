@@ -3,7 +3,7 @@ import type { ApprovalRequest } from '../requests/index.ts';
 import { ManualClock } from '../runtime/index.ts';
 import { MemoryStore } from '../store/index.ts';
 import { listHistory } from './list-history.ts';
-import { HISTORY_LIMIT, recordHistory } from './record-history.ts';
+import { HISTORY_LIMIT, historyKey, recordHistory } from './record-history.ts';
 
 const session = { tenant: 'acme', sub: 'alice', device_id: 'dev_phone' };
 
@@ -45,17 +45,22 @@ describe('recordHistory', () => {
 
   it(`keeps the ${HISTORY_LIMIT} entries recorded last, and never throws when the store fails`, async () => {
     const deps = { store: new MemoryStore(), clock: new ManualClock() };
-    for (let i = 0; i < HISTORY_LIMIT + 3; i++) {
+    const sizes: number[] = [];
+    for (let i = 0; i < HISTORY_LIMIT + 40; i++) {
       deps.clock.advance(1);
       await recordHistory(deps, request({ auth_req_id: `req_${String(i).padStart(16, '0')}`, state: 'denied', approvals: [] }), { sub: 'alice', party: 'customer', cause: 'denied' });
+      sizes.push(await deps.store.hashLength(historyKey(session.tenant, session.sub)));
     }
     const entries = await listHistory(deps, session);
     expect(entries).toHaveLength(HISTORY_LIMIT);
-    expect(entries[0]!.auth_req_id).toBe(`req_${String(HISTORY_LIMIT + 2).padStart(16, '0')}`);
-    expect(entries.at(-1)!.auth_req_id).toBe(`req_${String(3).padStart(16, '0')}`);
+    expect(entries[0]!.auth_req_id).toBe(`req_${String(HISTORY_LIMIT + 39).padStart(16, '0')}`);
+    expect(entries.at(-1)!.auth_req_id).toBe(`req_${String(40).padStart(16, '0')}`);
+    // Trimmed back to the limit once it holds 16 more, so a write reads the whole history once per 16 new entries.
+    expect(Math.max(...sizes)).toBe(HISTORY_LIMIT + 16);
+    expect(sizes[HISTORY_LIMIT + 16]).toBe(HISTORY_LIMIT);
 
     const warnings: string[] = [];
-    const broken = { ...deps, store: { ...deps.store, hashGet: () => Promise.reject(new Error('down')) } as unknown as MemoryStore, log: { info() {}, error() {}, warn: (message: string) => warnings.push(message) } };
+    const broken = { ...deps, store: { ...deps.store, hashGetField: () => Promise.reject(new Error('down')), hashLength: () => Promise.resolve(0) } as unknown as MemoryStore, log: { info() {}, error() {}, warn: (message: string) => warnings.push(message) } };
     await expect(recordHistory(broken, request())).resolves.toBeUndefined();
     expect(warnings).toEqual(['history not recorded']);
   });

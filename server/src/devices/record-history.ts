@@ -6,14 +6,21 @@ import type { Store } from '../store/index.ts';
 /** How many past requests one user's history keeps; the oldest go first. */
 export const HISTORY_LIMIT = 50;
 
+/**
+ * How many entries a history may hold beyond {@link HISTORY_LIMIT} before a write trims it back:
+ * trimming reads the whole history, so it runs once per this many new entries, not on every write.
+ * Readers show the newest {@link HISTORY_LIMIT}.
+ */
+const TRIM_SLACK = 16;
+
 /** A history is kept this long after its last write (seconds): it is a convenience, not the audit trail. */
 const HISTORY_TTL_SECONDS = 90 * 86_400;
 
 /**
  * Hash: one user's history, `auth_req_id` → {@link StoredHistoryEntry} JSON, at most
- * {@link HISTORY_LIMIT} fields. In the user's hash tag, like their inbox (`keys.userRequests`).
- * A hash rather than a list: an entry is rewritten in place as its request moves on (approved,
- * redeemed, outcome), and one HGETALL of ≤ 50 small fields reads it whole for the list and the trim.
+ * {@link HISTORY_LIMIT} + `TRIM_SLACK` fields. In the user's hash tag, like their inbox
+ * (`keys.userRequests`). A hash rather than a list: an entry is rewritten in place as its request
+ * moves on (approved, redeemed, outcome): a write reads its own entry and the count, not the history.
  */
 export function historyKey(tenant: string, sub: string): string {
   return `history:{${tenant}:${sub}}`;
@@ -58,8 +65,9 @@ export async function recordHistory(deps: HistoryDeps, request: ApprovalRequest,
 
 async function writeEntry(store: Store, request: ApprovalRequest, sub: string, now: number, actor: HistoryActor | undefined): Promise<void> {
   const key = historyKey(request.tenant, sub);
-  const fields = (await store.hashGet(key)) ?? {};
-  const before = parseEntry(fields[request.auth_req_id]);
+  // One round trip, whatever the history holds: this entry as it stands, and how many there are.
+  const [stored, count] = await Promise.all([store.hashGetField(key, request.auth_req_id), store.hashLength(key)]);
+  const before = parseEntry(stored ?? undefined);
   const display = requestDisplay(request, now);
   const approval = (request.approvals ?? []).find((given) => given.sub === sub);
   const part: HistoryPart | null = approval
@@ -87,8 +95,7 @@ async function writeEntry(store: Store, request: ApprovalRequest, sub: string, n
   // entry never moves back to an earlier stage of its request's life.
   if (before && progress(before) > progress(entry)) return;
   await store.hashSet(key, { [request.auth_req_id]: JSON.stringify(entry) }, HISTORY_TTL_SECONDS);
-  const count = Object.keys(fields).length + (before ? 0 : 1);
-  if (count > HISTORY_LIMIT) await trim(store, key);
+  if (count + (before ? 0 : 1) > HISTORY_LIMIT + TRIM_SLACK) await trim(store, key);
 }
 
 /**
@@ -111,17 +118,21 @@ function progress(entry: Pick<HistoryEntry, 'state' | 'outcome' | 'approvals'>):
 
 /** Drops the entries recorded longest ago, down to {@link HISTORY_LIMIT}. */
 async function trim(store: Store, key: string): Promise<void> {
-  const entries = readEntries((await store.hashGet(key)) ?? {});
+  const entries = readEntries((await store.hashGet(key)) ?? {}, { all: true });
   const oldest = entries.slice(HISTORY_LIMIT);
   await Promise.all(oldest.map((entry) => store.hashDelete(key, entry.auth_req_id)));
 }
 
-/** The entries of a history hash, newest first (by when each entered the history). Unreadable fields are skipped. */
-export function readEntries(fields: Record<string, string>): StoredHistoryEntry[] {
-  return Object.values(fields)
+/**
+ * The entries of a history hash, newest first (by when each entered the history), at most
+ * {@link HISTORY_LIMIT} unless `all`. Unreadable fields are skipped.
+ */
+export function readEntries(fields: Record<string, string>, { all = false } = {}): StoredHistoryEntry[] {
+  const entries = Object.values(fields)
     .map(parseEntry)
     .filter((entry): entry is StoredHistoryEntry => entry !== null)
     .sort((a, b) => b.recorded_at.localeCompare(a.recorded_at) || b.updated_at.localeCompare(a.updated_at) || a.auth_req_id.localeCompare(b.auth_req_id));
+  return all ? entries : entries.slice(0, HISTORY_LIMIT);
 }
 
 function parseEntry(json: string | undefined): StoredHistoryEntry | null {

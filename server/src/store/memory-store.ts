@@ -184,6 +184,14 @@ export class MemoryStore implements Store {
     return hash ? Object.fromEntries(hash.value) : null;
   }
 
+  async hashGetField(key: string, field: string): Promise<string | null> {
+    return this.#of(key, 'hash')?.value.get(field) ?? null;
+  }
+
+  async hashLength(key: string): Promise<number> {
+    return this.#of(key, 'hash')?.value.size ?? 0;
+  }
+
   async hashSet(key: string, fields: Fields, ttlSeconds?: number): Promise<void> {
     const hash = this.#ensure(key, 'hash', () => new Map());
     for (const [field, value] of Object.entries(fields)) hash.value.set(field, value);

@@ -102,6 +102,14 @@ export class RedisStore implements Store {
     return Object.keys(fields).length === 0 ? null : { ...fields };
   }
 
+  async hashGetField(key: string, field: string): Promise<string | null> {
+    return this.#redis.hget(this.#key(key), field);
+  }
+
+  async hashLength(key: string): Promise<number> {
+    return this.#redis.hlen(this.#key(key));
+  }
+
   async hashSet(key: string, fields: Fields, ttlSeconds?: number): Promise<void> {
     const args = pairs(fields);
     if (ttlSeconds === undefined) {

@@ -107,6 +107,13 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
       await store.hashSet(k, { b: '3', c: '' });
       expect(await store.hashGet(k)).toStrictEqual({ a: '1', b: '3', c: '' });
     });
+    it('hashGetField reads one field and hashLength counts them; both answer nothing for a missing record', async () => {
+      const k = key('h');
+      await store.hashSet(k, { a: '1', b: '' });
+      expect([await store.hashGetField(k, 'a'), await store.hashGetField(k, 'b'), await store.hashGetField(k, 'z')]).toStrictEqual(['1', '', null]);
+      expect(await store.hashLength(k)).toBe(2);
+      expect([await store.hashGetField(key('h'), 'a'), await store.hashLength(key('h'))]).toStrictEqual([null, 0]);
+    });
     it('hashDelete removes one field and answers whether it existed', async () => {
       const k = key('h');
       await store.hashSet(k, { a: '1', b: '2' });

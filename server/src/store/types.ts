@@ -121,6 +121,10 @@ export interface Store {
   hashCreate(key: string, fields: Fields, ttlSeconds: number): Promise<boolean>;
   /** All fields of a hash record, or null when there is none. */
   hashGet(key: string): Promise<Fields | null>;
+  /** One field of a hash record (HGET), or null when the record or the field is missing. */
+  hashGetField(key: string, field: string): Promise<string | null>;
+  /** How many fields a hash record holds (HLEN); 0 when there is none. */
+  hashLength(key: string): Promise<number>;
   /** Writes some fields of a hash record (creating it), optionally resetting its TTL. */
   hashSet(key: string, fields: Fields, ttlSeconds?: number): Promise<void>;
   /** Deletes one field of a hash record; answers whether it existed. */
