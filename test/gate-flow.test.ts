@@ -38,7 +38,8 @@ describe.each(['memory', 'redis'] as const)('the approval gate end to end (%s st
     const asked = await agent.requestApproval({ login_hint: customer.sub, authorization_details: payment(), binding_message: 'Order 1042' });
     expect(asked.interval).toBe(5);
     expect(asked.expires_in).toBe(300);
-    expect(asked.auth_req_id).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    // 160 bits of entropy (CIBA Core §7.3 recommends 160, requires 128), base64url.
+    expect(asked.auth_req_id).toMatch(/^[A-Za-z0-9_-]{27}$/);
     expect(await agent.pollToken(asked.auth_req_id)).toEqual({ status: 'pending' });
 
     // The person opens the request once its push has reached them: the push (background work) goes first.

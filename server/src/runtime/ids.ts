@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 
 /**
  * A random identifier: `bytes` of CSPRNG output in base64url, with an optional prefix.
- * `auth_req_id` uses 32 bytes (256 bits; CIBA Core §7.3 asks for enough entropy that it cannot be guessed).
+ * `auth_req_id` uses 20 bytes (160 bits, as CIBA Core §7.3 recommends; it requires at least 128).
  */
 export function randomId(bytes = 32, prefix = ''): string {
   return prefix + randomBytes(bytes).toString('base64url');
