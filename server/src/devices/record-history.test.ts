@@ -59,6 +59,18 @@ describe('recordHistory', () => {
     expect(Math.max(...sizes)).toBe(HISTORY_LIMIT + 16);
     expect(sizes[HISTORY_LIMIT + 16]).toBe(HISTORY_LIMIT);
 
+    // A history written before the order index existed is trimmed by reading it whole.
+    const legacy = { store: new MemoryStore(), clock: new ManualClock() };
+    for (let i = 0; i < HISTORY_LIMIT + 16; i++) {
+      legacy.clock.advance(1);
+      await recordHistory(legacy, request({ auth_req_id: `req_${String(i).padStart(16, '0')}`, state: 'denied', approvals: [] }), { sub: 'alice', party: 'customer', cause: 'denied' });
+    }
+    await legacy.store.delete('historyorder:{acme:alice}');
+    legacy.clock.advance(1);
+    await recordHistory(legacy, request({ auth_req_id: 'req_newest_000000000', state: 'denied', approvals: [] }), { sub: 'alice', party: 'customer', cause: 'denied' });
+    expect(await legacy.store.hashLength(historyKey(session.tenant, session.sub))).toBe(HISTORY_LIMIT);
+    expect((await listHistory(legacy, session))[0]!.auth_req_id).toBe('req_newest_000000000');
+
     const warnings: string[] = [];
     const broken = { ...deps, store: { ...deps.store, hashGetField: () => Promise.reject(new Error('down')), hashLength: () => Promise.resolve(0) } as unknown as MemoryStore, log: { info() {}, error() {}, warn: (message: string) => warnings.push(message) } };
     await expect(recordHistory(broken, request())).resolves.toBeUndefined();

@@ -26,6 +26,15 @@ export function historyKey(tenant: string, sub: string): string {
   return `history:{${tenant}:${sub}}`;
 }
 
+/**
+ * Sorted set: the `auth_req_id`s of one user's history, scored by when each entered it (epoch ms),
+ * so a trim finds the oldest without reading and parsing every entry. Same hash tag and TTL as
+ * {@link historyKey}. Histories written before it existed are trimmed by reading them whole.
+ */
+function historyOrderKey(tenant: string, sub: string): string {
+  return `historyorder:{${tenant}:${sub}}`;
+}
+
 /** An entry as stored: the deadline that turns it `expired` when it passes unrecorded, epoch ms. */
 export interface StoredHistoryEntry extends HistoryEntry {
   deadline: number;
@@ -94,8 +103,13 @@ async function writeEntry(store: Store, request: ApprovalRequest, sub: string, n
   // Writes can arrive out of order (a redemption's and its outcome's run in the background): an
   // entry never moves back to an earlier stage of its request's life.
   if (before && progress(before) > progress(entry)) return;
-  await store.hashSet(key, { [request.auth_req_id]: JSON.stringify(entry) }, HISTORY_TTL_SECONDS);
-  if (count + (before ? 0 : 1) > HISTORY_LIMIT + TRIM_SLACK) await trim(store, key);
+  const orderKey = historyOrderKey(request.tenant, sub);
+  await Promise.all([
+    store.hashSet(key, { [request.auth_req_id]: JSON.stringify(entry) }, HISTORY_TTL_SECONDS),
+    // A new entry takes its place in the order once, when it is first recorded.
+    before ? null : store.sortedAdd(orderKey, request.auth_req_id, now, HISTORY_TTL_SECONDS),
+  ]);
+  if (count + (before ? 0 : 1) > HISTORY_LIMIT + TRIM_SLACK) await trim(store, key, orderKey);
 }
 
 /**
@@ -116,11 +130,23 @@ function progress(entry: Pick<HistoryEntry, 'state' | 'outcome' | 'approvals'>):
   }
 }
 
-/** Drops the entries recorded longest ago, down to {@link HISTORY_LIMIT}. */
-async function trim(store: Store, key: string): Promise<void> {
+/**
+ * Drops the entries recorded longest ago, down to {@link HISTORY_LIMIT}: the oldest of the order
+ * index, without reading the entries; a history the index does not cover whole (written before
+ * it) is read and sorted instead.
+ */
+async function trim(store: Store, key: string, orderKey: string): Promise<void> {
+  const [count, ordered] = await Promise.all([store.hashLength(key), store.sortedRangeByScore(orderKey, Number.MAX_SAFE_INTEGER, HISTORY_LIMIT + TRIM_SLACK * 2)]);
+  const excess = count - HISTORY_LIMIT;
+  if (excess <= 0) return;
+  if (ordered.length === count) {
+    const oldest = ordered.slice(0, excess);
+    await Promise.all(oldest.flatMap((id) => [store.hashDelete(key, id), store.sortedRemove(orderKey, id)]));
+    return;
+  }
   const entries = readEntries((await store.hashGet(key)) ?? {}, { all: true });
-  const oldest = entries.slice(HISTORY_LIMIT);
-  await Promise.all(oldest.map((entry) => store.hashDelete(key, entry.auth_req_id)));
+  const dropped = entries.slice(HISTORY_LIMIT).map((entry) => entry.auth_req_id);
+  await Promise.all(dropped.flatMap((id) => [store.hashDelete(key, id), store.sortedRemove(orderKey, id)]));
 }
 
 /**
