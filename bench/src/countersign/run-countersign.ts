@@ -124,6 +124,17 @@ export async function runCountersign(ctx: BenchContext, server: CountersignServe
   rows.redeemHalf = half.measured;
   tokens = tokens.slice(half.measured.totalResponses);
 
+  // The same at a quarter of the peak: where the p99 stands when the server has room to spare.
+  const quarterRate = Math.max(1, Math.round(rows.redeem.rps / 4));
+  const quarterWanted = poolFor(quarterRate);
+  if (tokens.length < quarterWanted) {
+    ctx.log(`  making ${quarterWanted - tokens.length} more approval tokens`);
+    tokens = tokens.concat(await makeTokens(ctx, server, actors, store, quarterWanted - tokens.length));
+  }
+  const quarter = await redeem(ctx, server, actors, redeemItems(tokens), `POST /redeem (paced at a quarter of the peak, ${quarterRate}/s)`, { rate: quarterRate });
+  rows.redeemQuarter = quarter.measured;
+  tokens = tokens.slice(quarter.measured.totalResponses);
+
   // The same paced sender against the floor at the same rate: what the machine and the load
   // process alone add to a p99 at this rate.
   rows.healthzPaced = (
