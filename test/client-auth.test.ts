@@ -104,7 +104,12 @@ describe.each(['memory', 'redis'] as const)('client authentication (%s store)', 
     });
 
     it('client_secret_post, with client_id and client_secret in the form and in the JSON body', async () => {
-      await wholeFlow(() => postAuth(postClient));
+      const { authReqId } = await wholeFlow(() => postAuth(postClient));
+      // GET /requests/{id} has no body, so the same secret goes in the Basic header there, and only there.
+      const view = await harness.call('GET', `/requests/${authReqId}`, basicAuth(postClient));
+      expect([view.status, view.body.state]).toEqual([200, 'redeemed']);
+      expectInvalidClient(await harness.call('GET', `/requests/${authReqId}`, basicAuth({ ...postClient, client_secret: `${postClient.client_secret}x` })));
+      expectInvalidClient(await bcAuthorize(basicAuth(postClient)));
     });
 
     it('private_key_jwt signed ES256, and the outcome report takes an assertion too', async () => {

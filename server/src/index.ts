@@ -1,4 +1,5 @@
 export { createApp, PWA_DIST, type AppOptions } from './app.ts';
+export { answerClientErrors, nodeServerOptions } from './http/index.ts';
 export { loadConfig, type Config } from './config/index.ts';
 export { createDeps, type DepsOverrides } from './create-deps.ts';
 export type { ClientNotifier, Deps, UserNotifier } from './deps.ts';

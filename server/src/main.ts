@@ -1,4 +1,6 @@
+import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
+import { answerClientErrors, nodeServerOptions } from './http/index.ts';
 import { createApp } from './app.ts';
 import { loadConfig, type Config } from './config/index.ts';
 import { createDeps } from './create-deps.ts';
@@ -44,10 +46,12 @@ async function main(): Promise<void> {
   deps.sweeper.start();
   // Background work (pushes, client notifications, their retries) from the queue every instance shares.
   deps.jobs.start();
-  const server = serve({ fetch: app.fetch, port: config.port, hostname: config.production ? '0.0.0.0' : 'localhost' }, async (info) => {
+  const server = serve({ fetch: app.fetch, port: config.port, hostname: config.production ? '0.0.0.0' : 'localhost', serverOptions: nodeServerOptions() }, async (info) => {
     deps.log.info('countersign listening', { port: info.port, issuer: config.publicUrl, store: store.kind, mode: config.production ? 'production' : 'development' });
     if (!config.production) await seedDevelopment(deps, { adminToken, adminTokenGenerated: !config.adminToken });
   });
+  // Malformed HTTP and timed-out requests get an OAuth error body and the security headers too.
+  answerClientErrors(server as Server, { https: config.publicUrl.startsWith('https:') });
   const stop = () => {
     deps.sweeper.stop();
     // Takes no new job; the ones running finish. Jobs still queued stay for the other instances.

@@ -27,7 +27,8 @@ export async function seedDevelopment(deps: Deps, options: { adminToken: string;
     'Countersign is running in development mode.',
     `  Approver app:      ${url}/`,
     `  Enroll demo user:  ${enrollment.enrollment_url}   (one-time, ${enrollment.expires_in / 60} min)`,
-    `  Admin token:       ${options.adminToken}${options.adminTokenGenerated ? '   (generated: set ADMIN_TOKEN to keep one)' : ''}`,
+    // A token the operator set is theirs: it is never echoed; a generated one must be, or nobody could use it.
+    `  Admin token:       ${options.adminTokenGenerated ? `${options.adminToken}   (generated: set ADMIN_TOKEN to keep one)` : '(the ADMIN_TOKEN you set)'}`,
     `  Demo client:       client_id=${client_id}`,
     `                     client_secret=${client_secret}`,
     '',

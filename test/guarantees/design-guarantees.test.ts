@@ -110,6 +110,16 @@ describe('the guarantees of DESIGN.md', () => {
     const other = await harness.createClient('Other agent');
     const intruder = createAgentClient({ issuer: harness.issuer, clientId: other.client_id, clientSecret: other.client_secret, fetch: harness.fetch });
     expect((await refusal(intruder.redeem(token.access_token, payment({ transaction_id: 'txn_3' })))).code).toBe('unauthorized_client');
+    // A client of another tenant is refused too, and the attempt is in the owner's trail, not in its own tenant's.
+    const foreign = (await harness.admin('POST', '/clients', { name: 'Agent of tenant b', tenant: 'tenant-b' })).body as { client_id: string; client_secret: string };
+    const outsider = createAgentClient({ issuer: harness.issuer, clientId: foreign.client_id, clientSecret: foreign.client_secret, fetch: harness.fetch });
+    expect((await refusal(outsider.redeem(token.access_token, payment({ transaction_id: 'txn_3' })))).code).toBe('unauthorized_client');
+    const owners = (await harness.admin('GET', `/audit?auth_req_id=${id}`)).body.events as { type: string; reason?: string; client_id?: string; detail?: Record<string, unknown> }[];
+    expect(owners.filter((event) => event.type === 'refused').map(({ reason, client_id, detail }) => ({ reason, client_id, tenant: detail?.client_tenant }))).toEqual([
+      { reason: 'unauthorized_client', client_id: other.client_id, tenant: undefined },
+      { reason: 'unauthorized_client', client_id: foreign.client_id, tenant: 'tenant-b' },
+    ]);
+    expect((await harness.admin('GET', `/audit?auth_req_id=${id}&tenant=tenant-b`)).body.events).toEqual([]);
     harness.clock.advance(600);
     expect((await refusal(agent.redeem(token.access_token, payment({ transaction_id: 'txn_3' })))).code).toBe('invalid_token');
     expect((await agent.getRequest(id)).state).toBe('expired');

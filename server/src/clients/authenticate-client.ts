@@ -29,12 +29,15 @@ function audiences(c: Context, issuer: string): string[] {
 }
 
 /** Checks presented credentials against the client's record; answers the reason it refuses, or null. */
-async function refusal(c: Context, deps: ClientAuthDeps, presented: PresentedCredentials, client: ClientRecord | null): Promise<string | null> {
+async function refusal(c: Context, deps: ClientAuthDeps, presented: PresentedCredentials, client: ClientRecord | null, bodyless: boolean): Promise<string | null> {
   if (presented.method !== 'private_key_jwt') {
     // Compare even for an unknown client or a key-only one, so the answer takes the same time either way.
     const matches = secretMatches(presented.secret, client?.secret_hash ?? 'x'.repeat(43));
     if (!client) return 'unknown_client';
-    if ((client.token_endpoint_auth_method ?? 'client_secret_basic') !== presented.method) return 'method_not_registered';
+    const registered = client.token_endpoint_auth_method ?? 'client_secret_basic';
+    // Without a body, a client_secret_post client's secret can only travel in the header.
+    const sameSecret = bodyless && registered === 'client_secret_post' && presented.method === 'client_secret_basic';
+    if (registered !== presented.method && !sameSecret) return 'method_not_registered';
     return matches ? null : 'wrong_secret';
   }
   if (!client) return 'unknown_client';
@@ -52,6 +55,9 @@ async function refusal(c: Context, deps: ClientAuthDeps, presented: PresentedCre
  * (`token_endpoint_auth_method`): a client_secret_basic client cannot send its secret in the body,
  * a client_secret_post client cannot use the header, and a private_key_jwt client has no secret.
  * A `private_key_jwt` assertion is verified with the client's JWKS and its `jti` used once.
+ * With `bodyless` (an endpoint whose request has no body, such as `GET /requests/{id}`), a
+ * client_secret_post client may send the same secret with HTTP Basic, which every client holding a
+ * secret may use (RFC 6749 §2.3.1); a private_key_jwt client has no way to authenticate there.
  * The record is read through `deps.clients`, so it may be up to `CLIENT_CACHE_TTL_MS` old.
  *
  * @param params - the form of a form-encoded endpoint, or the client-authentication members of a
@@ -62,11 +68,11 @@ async function refusal(c: Context, deps: ClientAuthDeps, presented: PresentedCre
  *   goes to the log only); `invalid_request` for two methods at once.
  * @see RFC 6749 §2.3 and §5.2, RFC 7523 §2.2 and §3, OpenID Connect Core 1.0 §9, RFC 7591 §2
  */
-export async function authenticateClient(c: Context, deps: ClientAuthDeps, params: Record<string, string> = {}): Promise<ClientRecord> {
+export async function authenticateClient(c: Context, deps: ClientAuthDeps, params: Record<string, string> = {}, options: { bodyless?: boolean } = {}): Promise<ClientRecord> {
   const presented = readCredentials(c.req.header('authorization'), params);
   if (!presented) throw invalidClient();
   const client = await deps.clients.find(presented.clientId);
-  const reason = await refusal(c, deps, presented, client);
+  const reason = await refusal(c, deps, presented, client, options.bodyless === true);
   if (reason || !client) {
     deps.log.warn('client authentication refused', { client_id: client?.client_id, method: presented.method, reason, endpoint: c.req.path });
     throw invalidClient();

@@ -1,4 +1,4 @@
-import { CountersignError, outcomeBody, redeemBody, type ClientRequestView } from '@countersign/shared';
+import { CountersignError, outcomeBody, redeemBody, tenantName, type ClientRequestView } from '@countersign/shared';
 import { Hono } from 'hono';
 import { authenticateClient, type ClientRecord } from '../clients/index.ts';
 import type { Deps } from '../deps.ts';
@@ -7,26 +7,33 @@ import { loadRequest, settleExpiry } from '../requests/index.ts';
 import { redeem } from './redeem.ts';
 import { reportOutcome } from './report-outcome.ts';
 
-async function auditRefusal(deps: Deps, client: ClientRecord, error: unknown, endpoint: string, authReqId?: string): Promise<void> {
+/**
+ * Audits a refused redemption. It is filed in the tenant of the approval it names when the token
+ * verified (`approval`), so the owner's trail shows every attempt on its approval, also one by a
+ * client of another tenant (whose tenant the event's `detail` names); otherwise in the caller's.
+ */
+async function auditRefusal(deps: Deps, client: ClientRecord, error: unknown, endpoint: string, approval?: { auth_req_id: string; tenant: string }): Promise<void> {
   if (error instanceof CountersignError && error.expose) {
+    const foreign = approval !== undefined && approval.tenant !== client.tenant;
     await deps.audit.record({
       type: 'refused',
       reason: error.code,
-      tenant: client.tenant,
+      tenant: approval?.tenant ?? client.tenant,
       client_id: client.client_id,
       channel: 'agent',
-      ...(authReqId ? { auth_req_id: authReqId } : {}),
+      ...(approval ? { auth_req_id: approval.auth_req_id } : {}),
       // `stale_record` names the records whose version moved: the executor's own identifiers, no secret.
-      detail: { endpoint, ...(Array.isArray(error.body?.records) ? { records: error.body.records.join(',') } : {}) },
+      detail: { endpoint, ...(foreign ? { client_tenant: client.tenant } : {}), ...(Array.isArray(error.body?.records) ? { records: error.body.records.join(',') } : {}) },
     });
   }
 }
 
-/** Reads `auth_req_id` from a token's payload without verifying it: call only once the token has verified. */
-function unverifiedAuthReqId(token: string): string | undefined {
+/** Reads `auth_req_id` and `tenant` from a token's payload without verifying it: call only once the token has verified. */
+function unverifiedApproval(token: string): { auth_req_id: string; tenant: string } | undefined {
   try {
-    const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { auth_req_id?: unknown };
-    return typeof payload.auth_req_id === 'string' && /^[A-Za-z0-9_-]{16,128}$/.test(payload.auth_req_id) ? payload.auth_req_id : undefined;
+    const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { auth_req_id?: unknown; tenant?: unknown };
+    const id = /^[A-Za-z0-9_-]{16,128}$/;
+    return typeof payload.auth_req_id === 'string' && id.test(payload.auth_req_id) && typeof payload.tenant === 'string' && tenantName.safeParse(payload.tenant).success ? { auth_req_id: payload.auth_req_id, tenant: payload.tenant } : undefined;
   } catch {
     return undefined;
   }
@@ -66,7 +73,7 @@ export function redemptionRoutes(deps: Deps): Hono {
     } catch (error) {
       // Every refusal but invalid_token comes after the token verified, so only then is its auth_req_id trusted to file it under.
       const verified = error instanceof CountersignError && error.code !== 'invalid_token';
-      await auditRefusal(deps, client, error, 'redeem', verified ? unverifiedAuthReqId(body.token) : undefined);
+      await auditRefusal(deps, client, error, 'redeem', verified ? unverifiedApproval(body.token) : undefined);
       throw error;
     }
   });
@@ -78,7 +85,7 @@ export function redemptionRoutes(deps: Deps): Hono {
   });
 
   app.get('/requests/:auth_req_id', async (c) => {
-    const client = await authenticateClient(c, deps);
+    const client = await authenticateClient(c, deps, {}, { bodyless: true });
     const found = await loadRequest(deps.store, client.tenant, c.req.param('auth_req_id'));
     if (!found || found.client_id !== client.client_id) throw new CountersignError('not_found', 'No such request.');
     const request = await settleExpiry(deps, found);
