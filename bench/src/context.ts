@@ -1,7 +1,7 @@
 import { benchConfig } from './config.ts';
 import { waitIdle, type NodeChild, type Stalls } from './infra/child.ts';
 import { coreCount, machineBusyMicros, waitCalm } from './infra/machine.ts';
-import { info, redisCpuMicros, type BenchRedis } from './infra/redis.ts';
+import { info, redisCpuMicros, slowCommands, type BenchRedis, type SlowCommand } from './infra/redis.ts';
 import { runLoad } from './load/run-load.ts';
 import type { LoadResult, LoadSpec } from './load/spec.ts';
 
@@ -20,6 +20,8 @@ export interface Measured extends Omit<LoadResult, 'captured'> {
   redisCommands?: Record<string, number>;
   /** Reads Redis made from its clients' sockets per request: the round trips (pipelines count once). */
   redisRoundTripsPerRequest?: number;
+  /** Commands its Redis took at least 2 ms over during the run, slowest first (at most 10). */
+  redisSlowCommands?: SlowCommand[];
   /** What held up the server's event loop during the run (warm-up included): delay and GC pauses. */
   serverStalls?: Stalls;
   /** Server CPU as a share of one core over the run. */
@@ -89,6 +91,7 @@ export async function measure(
   const withRedis = redis !== null;
   const [cpu0, redis0, stats0, own0] = await Promise.all([server.cpu(), redis ? redisCpuMicros(redis.admin) : 0, redis ? commandStats(redis) : null, ownCpu(ctx)]);
   await server.stalls();
+  if (redis) await slowCommands(redis.admin);
   const busy0 = machineBusyMicros();
   const started = performance.now();
   const result = await runLoad(full, ctx.workDir);
@@ -96,6 +99,7 @@ export async function measure(
   const settled = settle ? await settle(result) : undefined;
   if (settled) notes.push(settled);
   const stalls = await server.stalls();
+  const slow = redis ? await slowCommands(redis.admin) : [];
   const busy1 = machineBusyMicros();
   const [cpu1, redis1, stats1, own1] = await Promise.all([server.cpu(), redis ? redisCpuMicros(redis.admin) : 0, redis ? commandStats(redis) : null, ownCpu(ctx)]);
   const wall = (performance.now() - started) / 1000;
@@ -127,6 +131,7 @@ export async function measure(
         }
       : {}),
     serverStalls: stalls,
+    ...(redis ? { redisSlowCommands: slow.slice(0, 10) } : {}),
     serverCpuShare: Math.round(((cpu1 - cpu0) / 1e6 / wall) * 100) / 100,
     foreignCpuShare: foreign === null ? null : Math.round(foreign * 100) / 100,
     notes,
@@ -135,6 +140,10 @@ export async function measure(
   // A pause longer than the row's p99 shows in it: say where the server's time went.
   if (stalls.loop.maxMs >= Math.max(20, result.latency.p99 / 2)) {
     notes.push(`the server's event loop stalled for up to ${stalls.loop.maxMs} ms (p99 delay ${stalls.loop.p99Ms} ms; ${stalls.gc.count} GCs, ${stalls.gc.major} major, longest ${stalls.gc.maxMs} ms, ${stalls.gc.totalMs} ms in all)`);
+  }
+  if (slow.length > 0) {
+    const worst = slow.slice(0, 3).map((one) => `${one.command} ${(one.micros / 1000).toFixed(1)} ms`);
+    notes.push(`Redis took over 2 ms on ${slow.length} command${slow.length === 1 ? '' : 's'} (slowest: ${worst.join(', ')})`);
   }
   if (result.exhausted) notes.push(`its ${result.name} pool ran out after ${result.windowSeconds} s of measurement`);
   const unexpected = Object.entries(result.unexpected);

@@ -56,6 +56,9 @@ export async function startRedis(): Promise<BenchRedis> {
   child.stderr!.resume();
   const admin = new Redis({ port, host: '127.0.0.1', lazyConnect: false });
   const server = await info(admin, 'server');
+  // Commands slower than SLOW_COMMAND_MICROS go to the slow log, which each step reads (see `slowCommands`).
+  await admin.config('SET', 'slowlog-log-slower-than', String(SLOW_COMMAND_MICROS));
+  await admin.config('SET', 'slowlog-max-len', '1024');
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
@@ -70,6 +73,28 @@ export async function startRedis(): Promise<BenchRedis> {
       await exited;
     },
   };
+}
+
+/** Commands that take Redis at least this long (µs) are kept in its slow log for the step's report. */
+export const SLOW_COMMAND_MICROS = 2_000;
+
+/** A command Redis took long over, from its slow log. */
+export interface SlowCommand {
+  /** The command and its first argument (a key; for a script its sha, key count and first key), without the rest. */
+  command: string;
+  micros: number;
+}
+
+/**
+ * The commands of the slow log since the last call, slowest first (and empties it): what held up
+ * every client of this Redis, since a Redis command runs alone.
+ */
+export async function slowCommands(redis: Redis): Promise<SlowCommand[]> {
+  const entries = (await redis.call('SLOWLOG', 'GET', '1024')) as [number, number, number, string[]][];
+  await redis.call('SLOWLOG', 'RESET');
+  return entries
+    .map(([, , micros, args]) => ({ command: args.slice(0, /^eval/i.test(args[0] ?? '') ? 4 : 2).join(' ').slice(0, 100), micros }))
+    .sort((a, b) => b.micros - a.micros);
 }
 
 /** One section of INFO as a record of its fields. */
