@@ -24,6 +24,18 @@ import { peerSteps, startPeer } from './peer/steps.ts';
 import { runProfiles } from './profile/run-profiles.ts';
 import { buildReport, codeState, writeReport } from './report/report.ts';
 
+/** Longest any one in-process measurement may take before the run fails naming it (they take seconds). */
+const PHASE_DEADLINE_MS = 180_000;
+
+/** `work`, or an error naming `phase` once it has run for {@link PHASE_DEADLINE_MS}: a stuck phase fails the run instead of hanging it. */
+function phase<T>(name: string, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${name} did not finish in ${PHASE_DEADLINE_MS / 1000} s`)), PHASE_DEADLINE_MS);
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}
+
 async function main(): Promise<void> {
   const startedAt = new Date();
   const t0 = performance.now();
@@ -35,7 +47,12 @@ async function main(): Promise<void> {
   const cleanup = async () => {
     for (const step of cleanups.reverse()) await step().catch(() => undefined);
   };
-  process.once('SIGINT', () => void cleanup().then(() => process.exit(130)));
+  // Ctrl-C stops the run; if cleaning up hangs, a second Ctrl-C (or 20 s) exits anyway.
+  process.once('SIGINT', () => {
+    process.once('SIGINT', () => process.exit(130));
+    setTimeout(() => process.exit(130), 20_000).unref();
+    void cleanup().then(() => process.exit(130));
+  });
   let succeeded = false;
 
   try {
@@ -75,21 +92,21 @@ async function main(): Promise<void> {
     log('Redis memory per pending request');
     // On a Redis of its own, so that nothing else (the server's sweeper, its leases) moves used_memory.
     const memoryRedis = await startRedis();
-    const memory = await measureMemory(memoryRedis.admin, memoryRedis.url, shippedWindows).finally(() => memoryRedis.stop());
+    const memory = await phase('Redis memory per pending request', measureMemory(memoryRedis.admin, memoryRedis.url, shippedWindows)).finally(() => memoryRedis.stop());
     log(`  ${memory.bytesPerPendingRequest} bytes per pending request`);
     log('expiry sweep cost against live requests');
-    const sweep = await measureSweep(redis.admin, redis.url, policyFile);
+    const sweep = await phase('the expiry sweep', measureSweep(redis.admin, redis.url, policyFile));
     for (const point of sweep) log(`  ${point.live} live, ${point.due} due: ${point.sweepMs} ms (nothing due: ${point.emptySweepMs} ms)`);
     log('velocity window growth');
-    const windows = await measureWindowGrowth(redis.admin, redis.url, shippedWindows);
+    const windows = await phase('velocity window growth', measureWindowGrowth(redis.admin, redis.url, shippedWindows));
     for (const point of windows ?? []) log(`  ${point.entries} entries: ${point.meanMs} ms per bc-authorize, redis ${point.redisMicrosPerRequest} µs`);
     log('audit chain');
-    const auditChain = await measureAuditChain(redis.url, policyFile);
+    const auditChain = await phase('the audit chain', measureAuditChain(redis.url, policyFile));
     log(`  ${auditChain.oneTenantPerSecond}/s in one tenant, ${auditChain.eightTenantsPerSecond}/s over 8 tenants, plain appends ${auditChain.plainAppendsPerSecond}/s`);
-    const tenantSpread = await measureTenantSpread(redis.url, policyFile);
+    const tenantSpread = await phase('bc-authorize over tenants', measureTenantSpread(redis.url, policyFile));
     log(`  bc-authorize in-process: ${tenantSpread.oneTenantPerSecond}/s in one tenant, ${tenantSpread.eightTenantsPerSecond}/s over 8 tenants`);
     log('one Web Push send');
-    const pushSend = await measurePushSend(receiver);
+    const pushSend = await phase('one Web Push send', measurePushSend(receiver));
     log(`  ${pushSend.meanMs} ms, ${pushSend.cpuMicrosPerSend} µs CPU per send`);
 
     const report = buildReport({ startedAt, countersign: countersign.rows, peer: peerRows, peerRedis: countersign.peerRedisRows, memory, sweep, windows, auditChain, tenantSpread, pushSend, redisVersion: redis.version, code: { atStart: codeAtStart, atEnd: codeState() } });

@@ -35,6 +35,11 @@ async function openStore(config: Config): Promise<{ store: Store; events?: Event
   return { store: new MemoryStore() };
 }
 
+/** Milliseconds a stopping server lets requests in flight finish before it cuts every connection. */
+const SHUTDOWN_GRACE_MS = 5_000;
+/** Milliseconds after that for the queue, the background work and the store to close before the process exits anyway. */
+const SHUTDOWN_FORCE_MS = 10_000;
+
 /** `pnpm start`: validate the configuration, open the store, load keys, serve. */
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -51,8 +56,18 @@ async function main(): Promise<void> {
     if (!config.production) await seedDevelopment(deps, { adminToken, adminTokenGenerated: !config.adminToken });
   });
   // Malformed HTTP and timed-out requests get an OAuth error body and the security headers too.
-  answerClientErrors(server as Server, { https: config.publicUrl.startsWith('https:') });
+  const http = server as Server;
+  answerClientErrors(http, { https: config.publicUrl.startsWith('https:') });
+  http.once('error', (error: NodeJS.ErrnoException) => {
+    // A port in use, or not ours to bind, is a configuration problem: say so in one line.
+    console.error(error.code === 'EADDRINUSE' ? `Port ${config.port} is already in use; set PORT to a free one.` : `Cannot listen on port ${config.port}: ${error.message}`);
+    process.exit(1);
+  });
+  let stopping = false;
   const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    deps.log.info('countersign stopping', { grace_seconds: SHUTDOWN_GRACE_MS / 1000 });
     deps.sweeper.stop();
     // Takes no new job; the ones running finish. Jobs still queued stay for the other instances.
     const jobsStopped = deps.jobs.stop();
@@ -63,6 +78,14 @@ async function main(): Promise<void> {
       await store.close();
       process.exit(0);
     });
+    // Idle keep-alive connections end now; requests in flight and the PWA's live-update streams (which
+    // never end on their own) get a grace period, then are cut, so a stop never waits on a browser.
+    http.closeIdleConnections();
+    setTimeout(() => http.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
+    setTimeout(() => {
+      deps.log.error('countersign did not stop in time; exiting', { after_seconds: (SHUTDOWN_GRACE_MS + SHUTDOWN_FORCE_MS) / 1000 });
+      process.exit(1);
+    }, SHUTDOWN_GRACE_MS + SHUTDOWN_FORCE_MS).unref();
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

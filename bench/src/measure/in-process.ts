@@ -24,6 +24,9 @@ export interface Twin {
   close(): Promise<void>;
 }
 
+/** Longest one in-process call may take (they take milliseconds). */
+const CALL_DEADLINE_MS = 30_000;
+
 /** A push sender that accepts every message at once: the request's push bookkeeping runs, no network does. */
 export const acceptingPushSender: PushSender = { send: async () => ({ status: 'sent', statusCode: 201 }) };
 
@@ -46,7 +49,12 @@ export async function startTwin(redisUrl: string, prefix: string, options: { pol
       headers['content-type'] = 'application/json';
       body = JSON.stringify(init.body);
     }
-    const response = await app.request(`${publicUrl}${path}`, { method, headers, body });
+    // A call that never answers fails naming itself, so a stuck measurement says where it stuck.
+    let timer: NodeJS.Timeout | undefined;
+    const stuck = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`in-process ${method} ${path} did not answer in ${CALL_DEADLINE_MS / 1000} s`)), CALL_DEADLINE_MS);
+    });
+    const response = await Promise.race([app.request(`${publicUrl}${path}`, { method, headers, body }), stuck]).finally(() => clearTimeout(timer));
     const text = await response.text();
     let parsed: unknown = text;
     try {
