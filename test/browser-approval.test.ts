@@ -179,7 +179,8 @@ describe('the approver PWA in a phone browser', () => {
     await mkdir(`${ROOT}docs/screenshots`, { recursive: true });
     // What the person sees on the phone's screen: the decision bar is sticky, so a full-page capture would paint it mid-page.
     await page.screenshot({ path: SCREENSHOT, animations: 'disabled' });
-    await copyFile(SCREENSHOT, README_SCREENSHOT);
+    // The README's picture is refreshed on request only, so a test run leaves the committed files alone.
+    if (process.env.UPDATE_SCREENSHOTS === '1') await copyFile(SCREENSHOT, README_SCREENSHOT);
 
     // 5. Approve: the virtual authenticator signs this request's challenge.
     const signCount = async () => (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials[0]?.signCount;

@@ -36,7 +36,8 @@ async function expectAccessible(page: Page, name: string): Promise<void> {
  * denying, "this wasn't me" (after which the same agent is refused for that person), a finance
  * reviewer approving after the customer, the history, and device management (rename, a link that
  * adds a second device, removing it). Every screen passes axe-core and is kept as a screenshot in
- * test/artifacts/; the README's number-matching and history screenshots come from the phone run.
+ * test/artifacts/; the README's number-matching and history screenshots come from the phone run
+ * (copied into docs/screenshots/ with `UPDATE_SCREENSHOTS=1 pnpm test`).
  */
 describe.each(Object.keys(VIEWPORTS) as ViewportName[])('the approver’s journeys (%s)', (viewport) => {
   const customer = `cara-${viewport}`;
@@ -120,7 +121,7 @@ describe.each(Object.keys(VIEWPORTS) as ViewportName[])('the approver’s journe
     expect(await page.getByTestId('deny').isVisible()).toBe(true);
     expect(await page.getByTestId('report').isVisible()).toBe(true);
     await check('number-matching');
-    if (viewport === 'phone') await copyFile(`${ARTIFACTS}flow-number-matching-phone.png`, `${ROOT}docs/screenshots/approval-number-matching.png`);
+    if (viewport === 'phone' && process.env.UPDATE_SCREENSHOTS === '1') await copyFile(`${ARTIFACTS}flow-number-matching-phone.png`, `${ROOT}docs/screenshots/approval-number-matching.png`);
 
     const wrong = shown.find((candidate) => candidate !== code)!;
     await page.getByTestId(`code-${wrong}`).click();
@@ -234,7 +235,7 @@ describe.each(Object.keys(VIEWPORTS) as ViewportName[])('the approver’s journe
     expect(await items.nth(1).getByTestId('history-part').textContent()).toContain('this wasn’t me');
     expect(await items.nth(2).getByTestId('history-part').textContent()).toContain('You denied it');
     await check('history');
-    if (viewport === 'phone') await copyFile(`${ARTIFACTS}flow-history-phone.png`, `${ROOT}docs/screenshots/history.png`);
+    if (viewport === 'phone' && process.env.UPDATE_SCREENSHOTS === '1') await copyFile(`${ARTIFACTS}flow-history-phone.png`, `${ROOT}docs/screenshots/history.png`);
     // The details open from the keyboard.
     await items.nth(0).getByTestId('history-more').focus();
     await page.keyboard.press('Enter');
