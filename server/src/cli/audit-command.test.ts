@@ -37,6 +37,9 @@ describe('runAuditCommand', () => {
     expect(await w.run('verify', '--tenant', 'default', '--file', 'cut.jsonl', '--json')).toBe(1);
     expect(JSON.parse(w.out.pop()!)).toMatchObject({ ok: false, broken: { reason: 'seq_mismatch', position: 1 } });
     expect(w.closed()).toBe(2);
+    // A tenant with no chain (a typo) is not silently 'ok, 0 events'.
+    expect(await w.run('verify', '--tenant', 'nosuch')).toBe(0);
+    expect(w.out.pop()).toBe('ok: tenant nosuch has no events (a new tenant, or a mistyped name?)');
   });
 
   it('holds the chain to an anchor', async () => {

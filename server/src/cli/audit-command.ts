@@ -34,7 +34,9 @@ function parseAnchor(value: string | undefined): ChainHead | undefined | null {
 function describe(report: ChainReport): string {
   if (report.ok) {
     const head = report.head ? `; head ${report.head.seq}:${report.head.hash}${report.head.id ? ` (stream id ${report.head.id})` : ''}` : '';
-    return `ok: tenant ${report.tenant}, ${report.events} events, the chain holds${head}`;
+    // An empty chain holds trivially: say so, since it is what a mistyped tenant looks like.
+    if (report.events === 0) return `ok: tenant ${report.tenant} has no events (a new tenant, or a mistyped name?)`;
+    return `ok: tenant ${report.tenant}, ${report.events} ${report.events === 1 ? 'event' : 'events'}, the chain holds${head}`;
   }
   const broken = report.broken!;
   return `broken: tenant ${report.tenant}, first broken link at position ${broken.position}${broken.id ? ` (stream id ${broken.id})` : ''}: ${broken.reason}: ${broken.message}`;
@@ -42,8 +44,8 @@ function describe(report: ChainReport): string {
 
 /**
  * The operator's audit command (issue 4, "Audit trail"): `verify` checks a tenant's hash chain and
- * reports the first broken link; `export` writes the chain as JSON lines. A module the operator
- * CLI mounts as its `audit` subcommand; `server/src/cli/audit.ts` runs it on its own:
+ * reports the first broken link; `export` writes the chain as JSON lines. A module another CLI can
+ * mount as its `audit` subcommand (see the example); `server/src/cli/audit.ts` runs it on its own:
  * `tsx server/src/cli/audit.ts verify --tenant default`.
  *
  * @param argv - the arguments after `audit`, e.g. `['verify', '--tenant', 'default']`.
