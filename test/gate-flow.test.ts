@@ -87,15 +87,21 @@ describe.each(['memory', 'redis'] as const)('the approval gate end to end (%s st
     expect((await agent.redeem(token.access_token, payment())).status).toBe('redeemed');
   });
 
-  it('issues the token once: a second poll after approval is invalid_grant', async () => {
+  it('issues the token once: a second poll after approval is invalid_grant, and changes nothing', async () => {
     const { auth_req_id } = await approved();
+    const before = (await harness.admin('GET', `/requests/${auth_req_id}`)).body.request;
     expect((await errorOf(agent.pollToken(auth_req_id))).code).toBe('invalid_grant');
+    expect((await errorOf(agent.pollToken(auth_req_id))).code).toBe('invalid_grant');
+    // Polls refused at once count for no poll rate: the interval is not raised as for slow_down.
+    expect((await harness.admin('GET', `/requests/${auth_req_id}`)).body.request).toEqual(before);
   });
 
   it('answers access_denied after the person denies, and never issues a token', async () => {
     const asked = await agent.requestApproval({ login_hint: customer.sub, authorization_details: payment() });
     expect((await harness.decide(customer, asked.auth_req_id, 'deny')).body.request.state).toBe('denied');
     expect(await agent.pollToken(asked.auth_req_id)).toEqual({ status: 'denied' });
+    expect(await agent.pollToken(asked.auth_req_id)).toEqual({ status: 'denied' });
+    expect((await harness.admin('GET', `/requests/${asked.auth_req_id}`)).body.request.interval).toBe(5);
   });
 
   it('expires a request at its deadline, refuses a late approval and keeps answering expired_token for 10 minutes', async () => {

@@ -14,8 +14,6 @@ export type BindTokensDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'ids' | '
  * Signed before the swap: a loser's tokens are thrown away, never bound or sent.
  *
  * @param extra - further fields to write in the same swap, from the signed tokens.
- * @param alongside - another store call to send in the same round trip as the swap (the poll's
- *   bookkeeping); it must not reject: its failure would hide tokens that were bound.
  * @returns the tokens when this call bound them; otherwise the request's fields as they stand
  *   (null when it is gone), for the caller to tell "already issued" from "expired".
  * @see CIBA Core 1.0 §10.1.1 and §10.3.1, RFC 9068 §2
@@ -24,23 +22,19 @@ export async function bindTokens(
   deps: BindTokensDeps,
   request: ApprovalRequest,
   extra: (tokens: TokenResponse) => Fields = () => ({}),
-  alongside: () => Promise<unknown> = async () => undefined,
 ): Promise<{ ok: true; tokens: TokenResponse } | { ok: false; fields: Fields | null }> {
   const now = deps.clock.now();
   const jti = deps.ids(24);
   const tokens = await signTokenResponse(deps.keyRing, deps.config.publicUrl, request, jti, now);
-  const [result] = await Promise.all([
-    deps.store.compareAndSet(
-      keys.request(request.tenant, request.auth_req_id),
-      [
-        { field: 'state', op: 'eq', value: 'approved' },
-        { field: 'token_jti', op: 'absent' },
-        { field: 'approval_expires_at', op: 'gt', value: now },
-      ],
-      { token_jti: jti, token_issued_at: String(now), ...extra(tokens) },
-    ),
-    alongside(),
-  ]);
+  const result = await deps.store.compareAndSet(
+    keys.request(request.tenant, request.auth_req_id),
+    [
+      { field: 'state', op: 'eq', value: 'approved' },
+      { field: 'token_jti', op: 'absent' },
+      { field: 'approval_expires_at', op: 'gt', value: now },
+    ],
+    { token_jti: jti, token_issued_at: String(now), ...extra(tokens) },
+  );
   if (!result.ok) return { ok: false, fields: result.fields };
   await deps.audit.record({
     type: 'token_issued',
@@ -60,13 +54,12 @@ export async function bindTokens(
  * `invalid_grant`, as for any reused `auth_req_id`. The token expires with the approval
  * (`approval_expires_at`), so `expires_in` counts down from the moment the person approved.
  *
- * @param alongside - as {@link bindTokens}: sent with the swap, must not reject.
  * @throws CountersignError `invalid_grant` when a token was already issued for this request;
  *   `expired_token` when the approval ran out meanwhile.
  * @see CIBA Core 1.0 §10.1.1, RFC 9068 §2, RFC 9396 §7
  */
-export async function issueTokens(deps: Deps, request: ApprovalRequest, alongside?: () => Promise<unknown>): Promise<TokenResponse> {
-  const bound = await bindTokens(deps, request, undefined, alongside);
+export async function issueTokens(deps: Deps, request: ApprovalRequest): Promise<TokenResponse> {
+  const bound = await bindTokens(deps, request);
   if (bound.ok) return bound.tokens;
   if (bound.fields?.token_jti) throw new CountersignError('invalid_grant', 'A token was already issued for this auth_req_id.');
   throw new CountersignError('expired_token', 'The approval has expired.');

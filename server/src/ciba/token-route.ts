@@ -42,19 +42,17 @@ export function tokenHandler(deps: Deps) {
 
     const noStore = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
     const throttle = () => deps.store.pollThrottle(keys.request(client.tenant, authReqId), deps.clock.now(), POLL_LEEWAY_MS);
-    if (effectiveState(request, deps.clock.now()) === 'approved') {
-      // The poll rate only matters to a pending request's answer: for an approved one the poll is
-      // recorded and the tokens bound at once (the binding is its own compare-and-swap, which a
-      // racing poll or expiry makes fail safely).
-      // Sent with the swap, in its round trip; a failure to record the poll must not lose tokens the swap bound.
-      const recordPoll = () => throttle().catch((error: unknown) => deps.log.warn('poll not recorded', { auth_req_id: authReqId, error: String(error) }));
-      return c.json(await issueTokens(deps, request, recordPoll), 200, noStore);
-    }
-    const poll = await throttle();
+    const state = effectiveState(request, deps.clock.now());
+    // The poll rate is about waiting for a decision, so only a pending request's poll is counted: an
+    // approved one's tokens are bound at once (the binding is its own compare-and-swap, which a
+    // racing poll or expiry makes fail safely), and a poll refused for any other reason changes
+    // nothing, its interval included.
+    if (state === 'approved') return c.json(await issueTokens(deps, request), 200, noStore);
+    const poll = state === 'pending' ? await throttle() : null;
     request = await settleExpiry(deps, request);
     switch (effectiveState(request, deps.clock.now())) {
       case 'pending':
-        if (poll.status === 'slow_down') throw new CountersignError('slow_down', `Poll at most every ${poll.fields?.interval ?? request.interval} seconds.`);
+        if (poll?.status === 'slow_down') throw new CountersignError('slow_down', `Poll at most every ${poll.fields?.interval ?? request.interval} seconds.`);
         throw new CountersignError('authorization_pending', 'The user has not decided yet.');
       case 'denied':
         throw new CountersignError('access_denied', 'The user denied the request.');
