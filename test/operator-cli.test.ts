@@ -116,6 +116,11 @@ describe('the operator CLI against a running server', { timeout: 90_000 }, () =>
     const again = await cli(['user', 'add', 'alice']);
     expect(again.code).toBe(0);
     expect(again.stderr).toContain('already existed');
+    // Asking for another name on an existing user is not silently dropped.
+    const renamed = await cli(['user', 'add', 'alice', '--name', 'Alicia Other']);
+    expect(renamed.code).toBe(1);
+    expect(renamed.stderr).toContain('its display name stays "Alice Martin", not "Alicia Other"');
+    expect((await cli(['user', 'add', 'alice', '--name', 'Alice Martin'])).code).toBe(0);
   });
 
   it('prints a working enrollment link on stdout and its QR code on stderr', async () => {
