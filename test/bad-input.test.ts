@@ -576,6 +576,8 @@ const outcomeAttacks: Attack[] = [
   { name: 'an unknown redemption', request: json('POST', () => `/redemptions/rdm_${'u'.repeat(22)}/outcome`, () => ({ status: 'succeeded' })), status: 404, error: 'not_found' },
   { name: 'a redemption id of 10 KB', request: json('POST', () => `/redemptions/rdm_${'u'.repeat(10_240)}/outcome`, () => ({ status: 'succeeded' })), status: 404, error: 'not_found' },
   { name: 'a redemption id with a malformed percent escape', request: json('POST', () => '/redemptions/rdm_%zz/outcome', () => ({ status: 'succeeded' })), status: 404, error: 'not_found' },
+  // The id names its request; its random part must still be the stored one.
+  { name: 'the right request with another random part', request: json('POST', (w) => `/redemptions/${w.redemptionA.replace(/^rdm_[^.]+/, `rdm_${'f'.repeat(22)}`)}/outcome`, () => ({ status: 'failed' })), status: 404, error: 'not_found' },
   { name: "another client's redemption", request: json('POST', outcomePath, () => ({ status: 'failed', reason: 'hijacked' }), { auth: (w) => basic(w.b) }), status: 404, error: 'not_found' },
   { name: "another tenant's client's report", request: json('POST', outcomePath, () => ({ status: 'failed' }), { auth: (w) => basic(w.c) }), status: 404, error: 'not_found' },
   { name: 'a form body instead of JSON', request: json('POST', outcomePath, () => 'status=succeeded', { type: FORM }), status: 415, error: 'invalid_request' },

@@ -69,18 +69,6 @@ describe('createClientCache', () => {
     expect(gets()).toBe(4);
   });
 
-  it('reads the store again after forget, even when a read was in flight', async () => {
-    const { store, gets } = countingStore();
-    await store.set(keys.client('cli_a'), JSON.stringify(record('cli_a')));
-    const cache = createClientCache({ store, clock: new ManualClock() });
-    const inFlight = cache.find('cli_a');
-    cache.forget('cli_a');
-    await inFlight;
-    await store.set(keys.client('cli_a'), JSON.stringify(record('cli_a', 'Changed')));
-    expect((await cache.find('cli_a'))?.name).toBe('Changed');
-    expect(gets()).toBe(2);
-  });
-
   it('hands out frozen records, so no request can change what the next one sees', async () => {
     const store = new MemoryStore();
     await store.set(keys.client('cli_a'), JSON.stringify(record('cli_a')));

@@ -28,8 +28,6 @@ export interface ClientCache {
    * The record is frozen: it is shared by every request that finds it.
    */
   find(clientId: string): Promise<ClientRecord | null>;
-  /** Drops one client's record, so that this instance's next {@link ClientCache.find} reads the store. */
-  forget(clientId: string): void;
 }
 
 interface Entry {
@@ -44,9 +42,8 @@ interface Entry {
  *
  * Staleness: a record is served for at most `ttlMs` (5 s by default) after this instance read it,
  * measured on the injected clock. Client records are written once, at registration, and never
- * changed or deleted by the server today, so nothing can go stale; should a change be added, the
- * instance that makes it calls {@link ClientCache.forget}, and other instances see it within
- * `ttlMs`. A miss (unknown `client_id`) is never cached: a client registered on another instance
+ * changed or deleted by the server today, so nothing can go stale; a change added later is seen
+ * by every instance within `ttlMs` (or needs an invalidation of its own). A miss (unknown `client_id`) is never cached: a client registered on another instance
  * authenticates here at once, and a flood of unknown ids cannot fill the cache. At most
  * `maxEntries` records are kept; past that the one read from the store longest ago is dropped.
  */
@@ -56,8 +53,6 @@ export function createClientCache(options: ClientCacheOptions): ClientCache {
   // A Map iterates in insertion order: an entry is re-inserted on every store read, so the oldest comes first.
   const entries = new Map<string, Entry>();
   const inFlight = new Map<string, Promise<ClientRecord | null>>();
-  // Bumped by `forget`: a read that started before it must not put the old record back.
-  let generation = 0;
 
   return {
     find(clientId) {
@@ -68,27 +63,17 @@ export function createClientCache(options: ClientCacheOptions): ClientCache {
       if (cached) entries.delete(clientId);
       const running = inFlight.get(clientId);
       if (running) return running;
-      const startedIn = generation;
       const started = findClient(options.store, clientId)
         .then((record) => {
           if (!record) return null;
           Object.freeze(record);
-          if (startedIn === generation) {
-            entries.set(clientId, { record, readAt: options.clock.now() });
-            while (entries.size > maxEntries) entries.delete(entries.keys().next().value!);
-          }
+          entries.set(clientId, { record, readAt: options.clock.now() });
+          while (entries.size > maxEntries) entries.delete(entries.keys().next().value!);
           return record;
         })
-        .finally(() => {
-          if (inFlight.get(clientId) === started) inFlight.delete(clientId);
-        });
+        .finally(() => inFlight.delete(clientId));
       inFlight.set(clientId, started);
       return started;
-    },
-    forget(clientId) {
-      entries.delete(clientId);
-      inFlight.delete(clientId);
-      generation += 1;
     },
   };
 }
