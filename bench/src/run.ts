@@ -11,6 +11,7 @@ import { runCountersign } from './countersign/run-countersign.ts';
 import { setupActors, startCountersign } from './countersign/server.ts';
 import { serverStore } from './countersign/steps.ts';
 import { REPO_ROOT } from './infra/child.ts';
+import { withDeadline } from './support/json-call.ts';
 import { startPushReceiver } from './infra/push-receiver.ts';
 import { startRedis } from './infra/redis.ts';
 import { measureAuditChain } from './measure/audit-chain.ts';
@@ -27,14 +28,8 @@ import { buildReport, codeState, writeReport } from './report/report.ts';
 /** Longest any one in-process measurement may take before the run fails naming it (they take seconds). */
 const PHASE_DEADLINE_MS = 180_000;
 
-/** `work`, or an error naming `phase` once it has run for {@link PHASE_DEADLINE_MS}: a stuck phase fails the run instead of hanging it. */
-function phase<T>(name: string, work: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${name} did not finish in ${PHASE_DEADLINE_MS / 1000} s`)), PHASE_DEADLINE_MS);
-  });
-  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
-}
+/** `work`, or an error naming the phase once it has run for {@link PHASE_DEADLINE_MS}. */
+const phase = <T>(name: string, work: Promise<T>): Promise<T> => withDeadline(name, PHASE_DEADLINE_MS, work);
 
 async function main(): Promise<void> {
   const startedAt = new Date();

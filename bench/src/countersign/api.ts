@@ -1,4 +1,5 @@
 import { createECDH, randomBytes } from 'node:crypto';
+import { jsonCall, type CallAnswer, type CallInit } from '../support/json-call.ts';
 import { createSoftAuthenticator, type SoftAuthenticator } from '../support/soft-authenticator.ts';
 
 /** A registered client: what an agent holds. */
@@ -23,7 +24,7 @@ export interface CountersignApi {
   target: string;
   /** `PUBLIC_URL` (`http://localhost:PORT`): the origin the PWA has. */
   publicUrl: string;
-  call(method: string, path: string, init?: { body?: unknown; form?: string; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
+  call(method: string, path: string, init?: CallInit): Promise<CallAnswer>;
   createClient(name: string): Promise<BenchClient>;
   /** Creates the user and enrolls one software passkey through the device API. */
   enrollUser(sub: string, counter: 'increment' | 'fixed'): Promise<BenchUser>;
@@ -32,26 +33,7 @@ export interface CountersignApi {
 }
 
 export function countersignApi(target: string, publicUrl: string, adminToken: string): CountersignApi {
-  const call: CountersignApi['call'] = async (method, path, init = {}) => {
-    const headers: Record<string, string> = { ...init.headers };
-    let body: string | undefined;
-    if (init.form !== undefined) {
-      headers['content-type'] = 'application/x-www-form-urlencoded';
-      body = init.form;
-    } else if (init.body !== undefined) {
-      headers['content-type'] = 'application/json';
-      body = JSON.stringify(init.body);
-    }
-    const response = await fetch(`${target}${path}`, { method, headers, body });
-    const text = await response.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : null;
-    } catch {
-      /* not JSON */
-    }
-    return { status: response.status, body: parsed, headers: response.headers };
-  };
+  const call: CountersignApi['call'] = jsonCall((path, init) => fetch(`${target}${path}`, init));
   const admin = (method: string, path: string, body?: unknown) => call(method, `/api/admin${path}`, { body, headers: { authorization: `Bearer ${adminToken}` } });
   const expect = (what: string, answer: { status: number; body: unknown }, ...ok: number[]) => {
     if (!ok.includes(answer.status)) throw new Error(`${what}: ${answer.status} ${JSON.stringify(answer.body)}`);

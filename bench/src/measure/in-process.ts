@@ -1,6 +1,7 @@
 import { connectRedisStore, createApp, createDeps, loadConfig, OffsetClock, silentLogger, type PushSender, type Store } from '@countersign/server';
 import { createECDH, randomBytes } from 'node:crypto';
 import { mapLimit } from '../countersign/api.ts';
+import { jsonCall, withDeadline, type CallAnswer, type CallInit } from '../support/json-call.ts';
 import { createSoftAuthenticator } from '../support/soft-authenticator.ts';
 
 /**
@@ -16,7 +17,7 @@ export interface Twin {
   clock: OffsetClock;
   prefix: string;
   publicUrl: string;
-  call(method: string, path: string, init?: { body?: unknown; form?: string; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
+  call(method: string, path: string, init?: CallInit): Promise<CallAnswer>;
   /** Registers clients (in `tenant`, `default` by default); answers their `Authorization` headers and ids. */
   createClients(count: number, tenant?: string): Promise<{ client_id: string; authorization: string }[]>;
   /** Creates and enrolls users (one software passkey each), optionally with a push subscription. */
@@ -39,31 +40,8 @@ export async function startTwin(redisUrl: string, prefix: string, options: { pol
   const deps = await createDeps(config, store, { clock, log: silentLogger, pushSender: options.pushSender ?? acceptingPushSender });
   const app = createApp(deps, { adminToken, pwaRoot: false });
 
-  const call: Twin['call'] = async (method, path, init = {}) => {
-    const headers: Record<string, string> = { ...init.headers };
-    let body: string | undefined;
-    if (init.form !== undefined) {
-      headers['content-type'] = 'application/x-www-form-urlencoded';
-      body = init.form;
-    } else if (init.body !== undefined) {
-      headers['content-type'] = 'application/json';
-      body = JSON.stringify(init.body);
-    }
-    // A call that never answers fails naming itself, so a stuck measurement says where it stuck.
-    let timer: NodeJS.Timeout | undefined;
-    const stuck = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`in-process ${method} ${path} did not answer in ${CALL_DEADLINE_MS / 1000} s`)), CALL_DEADLINE_MS);
-    });
-    const response = await Promise.race([app.request(`${publicUrl}${path}`, { method, headers, body }), stuck]).finally(() => clearTimeout(timer));
-    const text = await response.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : null;
-    } catch {
-      /* not JSON */
-    }
-    return { status: response.status, body: parsed, headers: response.headers };
-  };
+  // A call that never answers fails naming itself, so a stuck measurement says where it stuck.
+  const call: Twin['call'] = jsonCall(async (path, init) => withDeadline(`in-process ${init.method} ${path}`, CALL_DEADLINE_MS, Promise.resolve(app.request(`${publicUrl}${path}`, init))));
   const admin = (method: string, path: string, body?: unknown) => call(method, `/api/admin${path}`, { body, headers: { authorization: `Bearer ${adminToken}` } });
   const must = <T extends { status: number; body: any }>(what: string, answer: T): T => {
     if (answer.status >= 300) throw new Error(`twin ${what}: ${answer.status} ${JSON.stringify(answer.body)}`);
