@@ -1,7 +1,7 @@
 import { base64url, CountersignError, decisionChallenge, type Decision } from '@countersign/shared';
 import type { Deps } from '../deps.ts';
 import { canView, type Viewer } from '../policy/index.ts';
-import { fromFields, isRequestId, settleExpiry, type ApprovalRequest } from '../requests/index.ts';
+import { isRequestId, requestOf, settleExpiry, type ApprovalRequest } from '../requests/index.ts';
 import { keys, type Fields } from '../store/index.ts';
 import { checkPasskey, clientChallenge, PASSKEY_REFUSALS } from './check-passkey.ts';
 import type { ChallengeRecord } from './decision-options.ts';
@@ -59,7 +59,7 @@ export async function verifyAssertion(deps: Deps, session: DeviceSession, viewer
     throw await refuse('invalid_assertion', 'This approval prompt is not valid any more. Open the request again.');
   }
 
-  let request = fields?.auth_req_id ? fromFields(fields) : null;
+  let request = requestOf(fields);
   // A device sees only its own user's requests and those its user reviews (DESIGN.md guarantee 5).
   if (!request || !canView({ sub: request.sub, parties: request.parties ?? ['customer'], approvals: request.approvals ?? [] }, viewer)) {
     throw new CountersignError('not_found', 'No such request.');

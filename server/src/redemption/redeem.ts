@@ -1,7 +1,7 @@
 import { authorizationDetails, CountersignError, detailsHash, type RedeemResponse, type Redemption } from '@countersign/shared';
 import type { ClientRecord } from '../clients/index.ts';
 import type { Deps } from '../deps.ts';
-import { fromFields, isRequestId, loadRequest, trackOutcomeDeadline, type ApprovalRequest } from '../requests/index.ts';
+import { fromFields, isRequestId, loadRequest, requestOf, trackOutcomeDeadline, type ApprovalRequest } from '../requests/index.ts';
 import { recordHistory } from '../devices/index.ts';
 import { keys } from '../store/index.ts';
 import { verifyApprovalToken } from '../tokens/index.ts';
@@ -93,7 +93,7 @@ export async function redeem(deps: Deps, client: ClientRecord, token: string, pr
     { ttlSeconds: deps.config.retentionSeconds },
   );
   if (!swapped.ok) {
-    const current = swapped.fields?.auth_req_id ? fromFields(swapped.fields) : null;
+    const current = requestOf(swapped.fields);
     if (!current) throw invalidToken('The approval no longer exists.');
     if (current.details_hash !== presentedHash) throw approvalMismatch();
     if (current.state === 'redeemed') {

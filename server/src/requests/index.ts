@@ -5,4 +5,4 @@ export { flagUnknownOutcome, trackOutcomeDeadline, untrackOutcomeDeadline, type 
 export { requestDisplay } from './request-display.ts';
 export { holdLease, leaseTicker, type LeaseTickerOptions } from './sweep-lease.ts';
 export { deadlineMember, parseDeadlineMember, trackDeadline, untrackDeadline, type RequestRef } from './request-deadlines.ts';
-export { approvalField, currentDeadline, effectiveState, fromFields, notificationTokenOf, toFields, type ApprovalRequest } from './request-record.ts';
+export { approvalField, currentDeadline, effectiveState, fromFields, notificationTokenOf, requestOf, toFields, type ApprovalRequest } from './request-record.ts';

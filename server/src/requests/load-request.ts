@@ -3,7 +3,7 @@ import { recordHistory } from '../devices/index.ts';
 import { keys, type Store } from '../store/index.ts';
 import { announceExpiry } from './announce-expiry.ts';
 import { untrackDeadline } from './request-deadlines.ts';
-import { effectiveState, fromFields, type ApprovalRequest } from './request-record.ts';
+import { effectiveState, fromFields, requestOf, type ApprovalRequest } from './request-record.ts';
 
 /**
  * Whether `value` has the shape of an `auth_req_id` (base64url, 16 to 128 characters). Anything
@@ -18,7 +18,7 @@ export function isRequestId(value: string): boolean {
 export async function loadRequest(store: Store, tenant: string, authReqId: string): Promise<ApprovalRequest | null> {
   if (!isRequestId(authReqId)) return null;
   const fields = await store.hashGet(keys.request(tenant, authReqId));
-  return fields?.auth_req_id ? fromFields(fields) : null;
+  return requestOf(fields);
 }
 
 /** What {@link settleExpiry} needs of the server's dependencies. */

@@ -189,6 +189,14 @@ function approvalsOf(fields: Fields, parties: ApprovalParty[]): PartyApproval[] 
 }
 
 /**
+ * The request a hash holds, or null when there is none: no hash, or one without `auth_req_id`
+ * (what a compare-and-swap or a field write leaves on a key whose record had gone).
+ */
+export function requestOf(fields: Fields | null | undefined): ApprovalRequest | null {
+  return fields?.auth_req_id ? fromFields(fields) : null;
+}
+
+/**
  * Reads a request back from its hash fields, joining the chunks of long write-once values (see
  * {@link toFields}); records stored whole, before chunking, read the same.
  */
