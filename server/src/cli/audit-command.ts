@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { parseOptions } from '../operator/parse-options.ts';
 import { verifyChain, type AuditLog, type ChainHead, type ChainReport } from '../audit/index.ts';
 
 /** What {@link runAuditCommand} works with; `audit.ts` gives it the real ones, tests their own. */
@@ -59,7 +59,7 @@ function describe(report: ChainReport): string {
 export async function runAuditCommand(argv: string[], context: AuditCommandContext): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, options: { tenant: { type: 'string' }, anchor: { type: 'string' }, file: { type: 'string' }, json: { type: 'boolean' } } });
+    parsed = parseOptions({ args: argv, allowPositionals: true, options: { tenant: { type: 'string' }, anchor: { type: 'string' }, file: { type: 'string' }, json: { type: 'boolean' } } });
   } catch (error) {
     context.err(`${(error as Error).message}\n${AUDIT_USAGE}`);
     return 2;

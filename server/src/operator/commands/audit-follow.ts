@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { parseOptions } from '../parse-options.ts';
 import { AdminApiError } from '../admin-api.ts';
 import { printJson, UsageError, type Command, type CommandContext } from '../command.ts';
 
@@ -31,7 +31,7 @@ const DEFAULT_INTERVAL_SECONDS = 2;
  * append-only, so what is new is what lies past the events already printed.
  */
 export const auditFollow: Command = async (args, ctx) => {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions({
     args,
     options: { 'auth-req-id': { type: 'string' }, tenant: { type: 'string' }, interval: { type: 'string' }, 'until-settled': { type: 'boolean' } },
     allowPositionals: true,

@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { parseOptions } from '../parse-options.ts';
 import { printJson, UsageError, type Command } from '../command.ts';
 import { keyValueLines } from '../output.ts';
 
@@ -18,7 +18,7 @@ interface CreatedClient {
  * keeps only its hash), so the note saying so goes to stderr and the values to stdout.
  */
 export const clientCreate: Command = async (args, ctx) => {
-  const { values } = parseArgs({
+  const { values } = parseOptions({
     args,
     options: { name: { type: 'string' }, mode: { type: 'string' }, endpoint: { type: 'string' }, tenant: { type: 'string' } },
     strict: true,

@@ -1,5 +1,5 @@
 import qrcode from 'qrcode-terminal';
-import { parseArgs } from 'node:util';
+import { parseOptions } from '../parse-options.ts';
 import { printJson, UsageError, type Command } from '../command.ts';
 import { formatSeconds } from '../output.ts';
 
@@ -16,7 +16,7 @@ interface Enrollment {
  * the code.
  */
 export const enroll: Command = async (args, ctx) => {
-  const { values, positionals } = parseArgs({ args, options: { tenant: { type: 'string' }, 'no-qr': { type: 'boolean' } }, allowPositionals: true, strict: true });
+  const { values, positionals } = parseOptions({ args, options: { tenant: { type: 'string' }, 'no-qr': { type: 'boolean' } }, allowPositionals: true, strict: true });
   const [sub, ...extra] = positionals;
   if (!sub || extra.length > 0) throw new UsageError('enroll needs exactly one <sub>');
   const { body } = await ctx.api.call<Enrollment>('POST', `/users/${encodeURIComponent(sub)}/enrollments`, values.tenant ? { tenant: values.tenant } : undefined);

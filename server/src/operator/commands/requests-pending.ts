@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { parseOptions } from '../parse-options.ts';
 import { printJson, UsageError, type Command } from '../command.ts';
 import { formatSeconds, tableLines } from '../output.ts';
 
@@ -12,7 +12,7 @@ interface PendingList {
  * deadline first: `auth_req_id, sub, client name, seconds left, binding message, summary`.
  */
 export const requestsPending: Command = async (args, ctx) => {
-  const { values, positionals } = parseArgs({ args, options: { tenant: { type: 'string' }, limit: { type: 'string' } }, allowPositionals: true, strict: true });
+  const { values, positionals } = parseOptions({ args, options: { tenant: { type: 'string' }, limit: { type: 'string' } }, allowPositionals: true, strict: true });
   if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
   const query = new URLSearchParams({ state: 'pending', ...(values.tenant ? { tenant: values.tenant } : {}), ...(values.limit ? { limit: values.limit } : {}) });
   const { body } = await ctx.api.call<PendingList>('GET', `/requests?${query}`);

@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { parseOptions } from '../parse-options.ts';
 import { printJson, UsageError, type Command } from '../command.ts';
 import { keyValueLines } from '../output.ts';
 
@@ -14,7 +14,7 @@ interface UserRecord {
  * another display name than the stored one, it says that name was not applied and exits 1.
  */
 export const userAdd: Command = async (args, ctx) => {
-  const { values, positionals } = parseArgs({ args, options: { name: { type: 'string' }, tenant: { type: 'string' } }, allowPositionals: true, strict: true });
+  const { values, positionals } = parseOptions({ args, options: { name: { type: 'string' }, tenant: { type: 'string' } }, allowPositionals: true, strict: true });
   const [sub, ...extra] = positionals;
   if (!sub || extra.length > 0) throw new UsageError('user add needs exactly one <sub>');
   const { status, body } = await ctx.api.call<UserRecord>('POST', '/users', {
