@@ -56,9 +56,11 @@ describe('toFields and fromFields', () => {
     const fields = toFields(original, { client_notification_token: 'n'.repeat(200) });
     for (const [name, value] of Object.entries(fields)) expect(bytes(value), name).toBeLessThanOrEqual(FIELD_CHUNK_BYTES);
     // Split values leave no field of their own name, so a raw read finds nothing rather than a piece.
-    for (const name of ['authorization_details', 'client_name', 'binding_message', 'parties', 'notification_token']) {
+    const chunkNames = { authorization_details: 'ad', client_name: 'cn', binding_message: 'bm', parties: 'pa', notification_token: 'nt' };
+    for (const [name, short] of Object.entries(chunkNames)) {
       expect(fields[name], name).toBeUndefined();
-      expect(fields[`${name}#0`], name).toBeDefined();
+      expect(fields[`${short}#0`], name).toBeDefined();
+      expect(fields[`${name}#0`], name).toBeUndefined();
     }
     expect(fields.details_hash).toBe(original.details_hash);
     const back = fromFields(fields);
@@ -68,13 +70,33 @@ describe('toFields and fromFields', () => {
   });
 
   it('keeps short values in their own field, and reads records stored whole before chunking', () => {
-    const short = request({ client_name: 'Agent', binding_message: 'Order 1042', parties: ['customer'] });
+    const short = request({ client_name: 'Agent', binding_message: 'Order 1042', parties: ['customer', 'role:ops'] });
     const fields = toFields(short, { client_notification_token: 'token' });
-    expect(fields).toMatchObject({ client_name: 'Agent', binding_message: 'Order 1042', parties: '["customer"]', notification_token: 'token' });
-    expect(Object.keys(fields).filter((name) => name.includes('#'))).toStrictEqual(['authorization_details#0', 'authorization_details#1', 'authorization_details#2', 'authorization_details#3']);
+    expect(fields).toMatchObject({ client_name: 'Agent', binding_message: 'Order 1042', parties: '["customer","role:ops"]', notification_token: 'token' });
+    expect(Object.keys(fields).filter((name) => name.includes('#'))).toStrictEqual(['ad#0', 'ad#1', 'ad#2', 'ad#3']);
     const whole = { ...fields, authorization_details: JSON.stringify(short.authorization_details) };
-    for (const name of Object.keys(whole)) if (name.startsWith('authorization_details#')) delete (whole as Record<string, string>)[name];
+    const longChunks: Record<string, string> = { ...fields };
+    for (const name of Object.keys(fields)) {
+      if (!name.startsWith('ad#')) continue;
+      delete (whole as Record<string, string>)[name];
+      delete longChunks[name];
+      longChunks[name.replace('ad#', 'authorization_details#')] = fields[name]!;
+    }
     expect(fromFields(whole).authorization_details).toStrictEqual(short.authorization_details);
     expect(fromFields(fields)).toStrictEqual(fromFields(whole));
+    // Chunks written under the long name, before the short ones, read the same.
+    expect(fromFields(longChunks)).toStrictEqual(fromFields(fields));
+  });
+
+  it('leaves out the fields that hold their default, and reads them back as that default', () => {
+    const plain = request({ binding_message: null, token_delivery_mode: 'poll', parties: ['customer'], tier: 'standard', scope: 'openid' });
+    const fields = toFields(plain);
+    for (const name of ['scope', 'binding_message', 'token_delivery_mode', 'tier', 'parties']) expect(fields[name], name).toBeUndefined();
+    expect(fromFields(fields)).toMatchObject({ ...plain, approvals: [] });
+    expect(fromFields(fields)).toMatchObject({ scope: 'openid', binding_message: null, token_delivery_mode: 'poll', tier: 'standard', parties: ['customer'] });
+    // Other values are stored as they are.
+    const other = toFields(request({ scope: 'openid payments', token_delivery_mode: 'push', tier: 'high-value' }));
+    expect(other).toMatchObject({ scope: 'openid payments', token_delivery_mode: 'push', tier: 'high-value' });
+    expect(fromFields(other)).toMatchObject({ scope: 'openid payments', token_delivery_mode: 'push', tier: 'high-value' });
   });
 });

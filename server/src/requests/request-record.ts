@@ -95,6 +95,33 @@ export const FIELD_CHUNK_BYTES = 64;
  */
 const SPLIT_FIELDS = ['authorization_details', 'client_name', 'binding_message', 'parties', 'code_candidates', NOTIFICATION_TOKEN_FIELD] as const;
 
+/**
+ * The short name a split value's chunks are written under (`ad#0`, `ad#1`, …): a chunk's name is
+ * stored in every request, and `authorization_details#0` alone is 23 bytes. Chunks written under the
+ * long name (`authorization_details#0`, before the short names) are read as well.
+ */
+const CHUNK_NAME: Record<(typeof SPLIT_FIELDS)[number], string> = {
+  authorization_details: 'ad',
+  client_name: 'cn',
+  binding_message: 'bm',
+  parties: 'pa',
+  code_candidates: 'cc',
+  [NOTIFICATION_TOKEN_FIELD]: 'nt',
+};
+
+/**
+ * Values a new request does not store because they are what {@link fromFields} reads when the field
+ * is absent (as it is on records stored before the field existed): the memory of every request
+ * (issue: memory per pending request).
+ */
+const DEFAULTS: Readonly<Record<string, string>> = {
+  scope: 'openid',
+  binding_message: '',
+  token_delivery_mode: 'poll',
+  tier: 'standard',
+  parties: '["customer"]',
+};
+
 /** UTF-8 bytes of one code point (a lone surrogate is written as U+FFFD, 3 bytes). */
 function utf8Bytes(codePoint: number): number {
   if (codePoint < 0x80) return 1;
@@ -122,29 +149,33 @@ export function splitUtf8(value: string, maxBytes = FIELD_CHUNK_BYTES): string[]
   return chunks;
 }
 
-/** The fields of one write-once value: itself when short, else its chunks (see {@link SPLIT_FIELDS}). */
-function chunked(name: string, value: string): Fields {
+/** The fields of one write-once value: itself when short, else its chunks under its short name (see {@link SPLIT_FIELDS}). */
+function chunked(name: (typeof SPLIT_FIELDS)[number], value: string): Fields {
   if (Buffer.byteLength(value, 'utf8') <= FIELD_CHUNK_BYTES) return { [name]: value };
-  return Object.fromEntries(splitUtf8(value).map((chunk, i) => [`${name}#${i}`, chunk]));
+  return Object.fromEntries(splitUtf8(value).map((chunk, i) => [`${CHUNK_NAME[name]}#${i}`, chunk]));
 }
 
-/** A write-once value read back: the field itself, or its chunks joined in order, or undefined. */
-function joined(fields: Fields, name: string): string | undefined {
+/** A write-once value read back: the field itself, or its chunks joined in order (short name, else long), or undefined. */
+function joined(fields: Fields, name: (typeof SPLIT_FIELDS)[number]): string | undefined {
   if (fields[name] !== undefined) return fields[name];
-  if (fields[`${name}#0`] === undefined) return undefined;
+  const prefix = [CHUNK_NAME[name], name].find((candidate) => fields[`${candidate}#0`] !== undefined);
+  if (prefix === undefined) return undefined;
   let value = '';
-  for (let i = 0; fields[`${name}#${i}`] !== undefined; i++) value += fields[`${name}#${i}`];
+  for (let i = 0; fields[`${prefix}#${i}`] !== undefined; i++) value += fields[`${prefix}#${i}`];
   return value;
 }
 
 /**
  * The hash fields of a new request. A write-once value longer than {@link FIELD_CHUNK_BYTES} UTF-8
  * bytes (the action, the client's name, `parties` …) is stored in chunks, so the hash stays a
- * listpack; {@link fromFields} joins them.
+ * listpack; {@link fromFields} joins them. A field holding its default (`scope` `openid`, no
+ * `binding_message`, `poll`, tier `standard`, the customer alone) is left out; {@link fromFields}
+ * reads it back.
  * @param secrets - the `client_notification_token` of a ping or push client, kept beside the request (never in it).
  */
 export function toFields(request: ApprovalRequest, secrets: { client_notification_token?: string | null } = {}): Fields {
   const fields = plainFields(request, secrets);
+  for (const [name, value] of Object.entries(DEFAULTS)) if (fields[name] === value) delete fields[name];
   for (const name of SPLIT_FIELDS) {
     const value = fields[name];
     if (value === undefined || Buffer.byteLength(value, 'utf8') <= FIELD_CHUNK_BYTES) continue;
@@ -223,7 +254,7 @@ export function fromFields(stored: Fields): ApprovalRequest {
     client_id: fields.client_id!,
     client_name: fields.client_name!,
     sub: fields.sub!,
-    scope: fields.scope!,
+    scope: fields.scope ?? DEFAULTS.scope!,
     binding_message: fields.binding_message || null,
     authorization_details: JSON.parse(fields.authorization_details!) as AuthorizationDetails,
     details_hash: fields.details_hash!,
