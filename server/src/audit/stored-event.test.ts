@@ -35,7 +35,7 @@ describe('storedFields and storedEvent', () => {
     expect(Object.keys(entry.fields)).toEqual(['t', 's', 'p', 'a', 'r', 'c', 'u', 'h', 'd', 'x']);
     expect(entry.fields).toEqual({
       t: 'proposed', s: '2524', p: HASH, a: String(Date.parse(proposed.at)), r: REQ, c: 'cli_zHiUAxG1T8KHgsaFFY8qrA', u: 'mem-0-user-24', h: 'agent',
-      d: canonicalize(proposed.detail), x: '',
+      d: `P${JSON.stringify([HASH, 300, false, 'customer', 'standard'])}`, x: '',
     });
     expect(JSON.stringify(entry.fields)).not.toContain('mem-0"');
     const rebuilt = storedEvent(entry, 'mem-0')!;
@@ -53,11 +53,26 @@ describe('storedFields and storedEvent', () => {
     ['a lone surrogate and emoji', { sub: 'a\ud800b', detail: { reference: 'Zahlung € 49,00 ✓ 😀', count: 3, ok: true } }],
     ['an unknown member', { extra: { nested: [1, 'two'] } }],
     ['a detail that is not an object', { detail: 'x' as never }],
+    ['a detail of a known shape with a value that is not plain', { detail: { details_hash: 'h', expires_in: 300, tier: 'standard', parties: 'customer', number_matching: null } as never }],
+    ['a detail of a known shape with a non-ASCII value', { type: 'denied', detail: { party: 'customer', cause: 'nicht ich — 😀' } }],
+    ['a detail with one member more than a known shape', { type: 'pushed', detail: { sent: 1, removed: 0, failed: 0, attempts: 2 } }],
   ])('rebuild %s exactly', (_, change) => {
     const event = { ...proposed, ...change } as ChainedAuditEvent;
     for (const member of Object.keys(event) as (keyof ChainedAuditEvent)[]) if (event[member] === undefined) delete event[member];
     const entry = entryOf(event);
     expect(entry.fields.event).toBeUndefined();
+    expect(chainText(storedEvent(entry, 'mem-0')!)).toBe(chainText(event));
+  });
+
+  it.each<[string, Record<string, unknown>, string]>([
+    ['pushed', { sent: 1, removed: 0, failed: 0 }, 'S[0,0,1]'],
+    ['approved', { party: 'customer', tier: 'standard' }, 'A["customer","standard"]'],
+    ['redeemed', { redemption_id: 'rdm_x.y' }, 'R["rdm_x.y"]'],
+  ])('store the detail of a %s event by its shape', (type, detail, stored) => {
+    const event = { ...proposed, type, detail } as ChainedAuditEvent;
+    const entry = entryOf(event);
+    expect(entry.fields.d).toBe(stored);
+    expect(storedEvent(entry, 'mem-0')!.detail).toEqual(detail);
     expect(chainText(storedEvent(entry, 'mem-0')!)).toBe(chainText(event));
   });
 
@@ -82,6 +97,8 @@ describe('storedFields and storedEvent', () => {
     ['an `at` that is not a decimal', (fields) => void (fields.a = '1.5')],
     ['an `at` past Date’s range', (fields) => void (fields.a = '9000000000000000')],
     ['a detail that is not a JSON object', (fields) => void (fields.d = '[1]')],
+    ['a shaped detail with too few values', (fields) => void (fields.d = 'S[0,1]')],
+    ['a shaped detail that is not JSON', (fields) => void (fields.d = 'S[0,1,')],
     ['x that is not a JSON object', (fields) => void (fields.x = '{')],
     ['a member both in x and in its own field', (fields) => void (fields.x = '{"seq":1}')],
     ['no seq at all', (fields) => void (fields.s = '')],
