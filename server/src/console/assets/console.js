@@ -197,10 +197,10 @@ async function poll(current) {
   const query = `tenant=${encodeURIComponent(current.tenant)}`;
   let settled = false;
   try {
-    const [view, audit] = await Promise.all([
-      api('GET', `/requests/${encodeURIComponent(current.id)}?${query}`),
-      api('GET', `/audit?auth_req_id=${encodeURIComponent(current.id)}&${query}`),
-    ]);
+    // The request first, then its trail: reading a request past its deadline settles it (and
+    // audits `expired`), so a trail read alongside could miss the event the state already shows.
+    const view = await api('GET', `/requests/${encodeURIComponent(current.id)}?${query}`);
+    const audit = await api('GET', `/audit?auth_req_id=${encodeURIComponent(current.id)}&${query}`);
     if (watching !== current) return;
     settled = renderRequest(view, current);
     renderTimeline(audit.events, current);
