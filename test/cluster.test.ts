@@ -63,9 +63,11 @@ describe('hash slots on the cluster', () => {
     // A request's audit index sits with its tenant's chain, which one script appends to both.
     expect(await slotOf(keys.requestAuditIndex(tenant, id))).toBe(await slotOf(keys.auditChain(tenant)));
     expect(await slotOf(`${prefix}${keys.request(tenant, id)}`)).toBe(slot);
-    const user = await slotOf(keys.userRequests(tenant, 'alice'));
+    const user = await slotOf(keys.pendingRequests(tenant, 'alice'));
     expect(await slotOf(keys.user(tenant, 'alice'))).toBe(user);
     expect(await slotOf(keys.userDevices(tenant, 'alice'))).toBe(user);
+    expect(await slotOf(keys.pushes(tenant, 'alice'))).toBe(user);
+    expect(await slotOf(keys.window(tenant, 'velocity-user', 'alice'))).toBe(user);
   });
 
   it('spreads requests over all three masters', async () => {

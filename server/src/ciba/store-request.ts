@@ -32,7 +32,8 @@ export interface StoreRequestInput {
 
 /**
  * Writes a new request and what finds it, all at once: its record (hashCreate), the
- * `transaction_id` (SET NX), the person's inbox and the reviewer queues, the deadline index; and
+ * `transaction_id` (SET NX), the reviewer queues, the deadline index (the person's inbox is their
+ * pending requests, which the reservation wrote); and
  * reads the holders of its roles meanwhile. When the `transaction_id` was taken since it was
  * checked (a concurrent retry of the same action), the raced request is answered and everything
  * written for this one is taken back; when any write fails, likewise, and the error is thrown.
@@ -43,7 +44,8 @@ export async function storeRequest(deps: Deps, request: ApprovalRequest, input: 
   const { tenant, auth_req_id } = request;
   const requestKey = keys.request(tenant, auth_req_id);
   const indexTtl = config.requestExpiryMax + config.graceSeconds;
-  const indexKeys = [keys.userRequests(tenant, request.sub), ...input.roles.map((role) => keys.roleRequests(tenant, role))];
+  // The person's own inbox is their pending requests, written by the reservation; these are the reviewers' queues.
+  const indexKeys = input.roles.map((role) => keys.roleRequests(tenant, role));
   /** Takes back everything written for this request, all at once; throws the first failure once all have run. */
   const takeBack = async () => {
     const results = await Promise.allSettled([

@@ -1,6 +1,6 @@
 import type { RequestDisplay } from '@countersign/shared';
 import type { Deps } from '../deps.ts';
-import { canView, type Viewer } from '../policy/index.ts';
+import { canView, pendingRequestIds, type Viewer } from '../policy/index.ts';
 import { loadRequest, requestDisplay, settleExpiry } from '../requests/index.ts';
 import { keys } from '../store/index.ts';
 import type { DeviceSession } from './session.ts';
@@ -11,17 +11,33 @@ import type { DeviceSession } from './session.ts';
  * decided or expired meanwhile are settled and dropped from the index they were found in.
  */
 export async function listInbox(deps: Deps, session: DeviceSession, viewer: Viewer): Promise<RequestDisplay[]> {
-  const indexes = [keys.userRequests(session.tenant, session.sub), ...viewer.roles.map((role) => keys.roleRequests(session.tenant, role))];
+  const { store } = deps;
+  const { tenant, sub } = session;
+  // Each index with how a request that is over leaves it. The user's own pending requests leave
+  // theirs when decided, and drop out by themselves at their deadline. An id there whose request is
+  // not found is kept: its place is taken before the request is written (the limit is counted
+  // first), so it may be one being made right now. The set `userRequests` is where the user's own
+  // were kept before; it is read until what was left in it is over.
+  const pendingKey = keys.pendingRequests(tenant, sub);
+  const indexes = [
+    { ids: () => pendingRequestIds(store, tenant, sub, deps.clock.now()), drop: (id: string) => store.sortedRemove(pendingKey, id), keepMissing: true },
+    ...[keys.userRequests(tenant, sub), ...viewer.roles.map((role) => keys.roleRequests(tenant, role))].map((key) => ({
+      ids: () => store.setMembers(key),
+      drop: (id: string) => store.setRemove(key, id),
+      keepMissing: false,
+    })),
+  ];
   const seen = new Set<string>();
   const shown: RequestDisplay[] = [];
   for (const index of indexes) {
-    for (const id of await deps.store.setMembers(index)) {
+    for (const id of await index.ids()) {
       if (seen.has(id)) continue;
       seen.add(id);
-      const found = await loadRequest(deps.store, session.tenant, id);
+      const found = await loadRequest(store, tenant, id);
+      if (!found && index.keepMissing) continue;
       const request = found ? await settleExpiry(deps, found) : null;
       if (request?.state !== 'pending') {
-        await deps.store.setRemove(index, id);
+        await index.drop(id);
         continue;
       }
       if (canView({ sub: request.sub, parties: request.parties ?? ['customer'], approvals: request.approvals ?? [] }, viewer)) {

@@ -18,8 +18,8 @@ const HISTORY_TTL_SECONDS = 90 * 86_400;
 
 /**
  * Hash: one user's history, `auth_req_id` → {@link StoredHistoryEntry} JSON, at most
- * {@link HISTORY_LIMIT} + `TRIM_SLACK` fields. In the user's hash tag, like their inbox
- * (`keys.userRequests`). A hash rather than a list: an entry is rewritten in place as its request
+ * {@link HISTORY_LIMIT} + `TRIM_SLACK` fields. In the user's hash tag, like their pending requests
+ * (`keys.pendingRequests`). A hash rather than a list: an entry is rewritten in place as its request
  * moves on (approved, redeemed, outcome): a write reads its own entry and the count, not the history.
  */
 export function historyKey(tenant: string, sub: string): string {

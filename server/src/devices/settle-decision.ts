@@ -22,8 +22,8 @@ export async function announce(deps: Pick<Deps, 'store' | 'events'>, request: Ap
 
 /**
  * What follows a decision that moved a request out of `pending` (approved by every party, or
- * denied): it leaves the person's and the reviewers' inboxes, the deadline index and the person's
- * pending window; open PWAs are told; a ping or push client is notified (CIBA Core §10.2, §10.3;
+ * denied): it leaves the person's pending requests (their inbox), the reviewers' queues and the
+ * deadline index; open PWAs are told; a ping or push client is notified (CIBA Core §10.2, §10.3;
  * a poll client finds out at /token).
  *
  * @param recorded - the caller's own writes about the decision (its audit events, the history),
@@ -34,7 +34,6 @@ export async function afterSettled(deps: Deps, decided: ApprovalRequest, recorde
   const { tenant, auth_req_id } = decided;
   await Promise.all([
     recorded,
-    deps.store.setRemove(keys.userRequests(tenant, decided.sub), auth_req_id),
     ...rolesOf(decided).map((role) => deps.store.setRemove(keys.roleRequests(tenant, role), auth_req_id)),
     untrackDeadline(deps.store, { tenant, auth_req_id }),
     releasePending(deps.store, tenant, decided.sub, auth_req_id),

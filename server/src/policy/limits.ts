@@ -47,32 +47,33 @@ export async function reserveRequest(deps: LimitDeps, input: ReservationInput): 
   const { store, policy } = deps;
   const nowMs = deps.clock.now();
   const { velocity } = policy.limits;
+  const member = input.auth_req_id;
+  const pendingKey = keys.pendingRequests(input.tenant, input.sub);
+  /** A velocity window (count and total per currency), asked and given back. */
+  const velocityStep = (key: string, limit: typeof velocity.per_user, refusal: () => CountersignError) => ({
+    add: () => store.windowAdd(key, { nowMs, member, windowMs: limit.window_seconds * 1000, amounts: input.amounts, maxCount: limit.max_count, maxAmounts: limit.max_amount_minor }),
+    remove: () => store.windowRemove(key, member),
+    refusal,
+  });
   // In the order their refusals rank.
   const steps = [
     {
-      key: keys.window(input.tenant, 'pending', input.sub),
-      // Scored by the deadline with no window: a request counts while it can still be decided.
-      entry: { windowMs: 0, score: input.expires_at, maxCount: policy.limits.max_pending_per_user },
+      // The user's pending requests (also their inbox), scored by the deadline with no window: a
+      // request counts while it can still be decided.
+      add: () => store.sortedWindowAdd(pendingKey, { nowMs, member, windowMs: 0, score: input.expires_at, maxCount: policy.limits.max_pending_per_user }),
+      remove: () => store.sortedRemove(pendingKey, member),
       refusal: () => new CountersignError('too_many_pending', `This user already has ${policy.limits.max_pending_per_user} pending requests; wait for one to be decided.`),
     },
-    {
-      key: keys.window(input.tenant, 'velocity-user', input.sub),
-      entry: { windowMs: velocity.per_user.window_seconds * 1000, amounts: input.amounts, maxCount: velocity.per_user.max_count, maxAmounts: velocity.per_user.max_amount_minor },
-      refusal: () => new CountersignError('velocity_exceeded', `Too many requests, or too much money, for this user within ${velocity.per_user.window_seconds} seconds.`),
-    },
-    {
-      key: keys.window(input.tenant, 'velocity-client', input.client_id),
-      entry: { windowMs: velocity.per_client.window_seconds * 1000, amounts: input.amounts, maxCount: velocity.per_client.max_count, maxAmounts: velocity.per_client.max_amount_minor },
-      refusal: () => new CountersignError('velocity_exceeded', `Too many requests, or too much money, from this client within ${velocity.per_client.window_seconds} seconds.`),
-    },
+    velocityStep(keys.window(input.tenant, 'velocity-user', input.sub), velocity.per_user, () => new CountersignError('velocity_exceeded', `Too many requests, or too much money, for this user within ${velocity.per_user.window_seconds} seconds.`)),
+    velocityStep(keys.window(input.tenant, 'velocity-client', input.client_id), velocity.per_client, () => new CountersignError('velocity_exceeded', `Too many requests, or too much money, from this client within ${velocity.per_client.window_seconds} seconds.`)),
   ];
-  const results = await Promise.allSettled(steps.map((step) => store.windowAdd(step.key, { nowMs, member: input.auth_req_id, ...step.entry })));
+  const results = await Promise.allSettled(steps.map((step) => step.add()));
   const taken = steps.filter((_, i) => {
     const result = results[i]!;
     return result.status === 'fulfilled' && result.value.ok;
   });
   const release = async () => {
-    await Promise.all(taken.map((step) => store.windowRemove(step.key, input.auth_req_id)));
+    await Promise.all(taken.map((step) => step.remove()));
   };
   const failed = results.findIndex((result) => result.status === 'rejected' || !result.value.ok);
   if (failed >= 0) {
@@ -85,9 +86,14 @@ export async function reserveRequest(deps: LimitDeps, input: ReservationInput): 
   return { release };
 }
 
-/** Takes a request out of its user's pending window: it was decided, so it no longer counts. */
+/** Takes a request out of its user's pending requests (their inbox): it was decided, so it no longer counts. */
 export async function releasePending(store: Store, tenant: string, sub: string, authReqId: string): Promise<void> {
-  await store.windowRemove(keys.window(tenant, 'pending', sub), authReqId);
+  await store.sortedRemove(keys.pendingRequests(tenant, sub), authReqId);
+}
+
+/** The `auth_req_id`s pending for a user at `nowMs` (their inbox), soonest deadline first. */
+export function pendingRequestIds(store: Store, tenant: string, sub: string, nowMs: number): Promise<string[]> {
+  return store.sortedWindowMembers(keys.pendingRequests(tenant, sub), nowMs, 0);
 }
 
 /**
@@ -96,6 +102,6 @@ export async function releasePending(store: Store, tenant: string, sub: string, 
  */
 export async function takePushSlot(deps: LimitDeps, tenant: string, sub: string, authReqId: string): Promise<boolean> {
   const { window_seconds, max_count } = deps.policy.limits.pushes_per_user;
-  const result = await deps.store.windowAdd(keys.window(tenant, 'push', sub), { nowMs: deps.clock.now(), windowMs: window_seconds * 1000, member: authReqId, maxCount: max_count });
+  const result = await deps.store.sortedWindowAdd(keys.pushes(tenant, sub), { nowMs: deps.clock.now(), windowMs: window_seconds * 1000, member: authReqId, maxCount: max_count });
   return result.ok;
 }

@@ -54,7 +54,6 @@ export async function settleExpiry(deps: SettleExpiryDeps, request: ApprovalRequ
   if (result.ok) {
     // The index removals and the audit do not depend on each other: one round trip.
     await Promise.all([
-      deps.store.setRemove(keys.userRequests(request.tenant, request.sub), request.auth_req_id),
       request.state === 'pending' ? untrackDeadline(deps.store, request) : undefined,
       deps.audit.record({
         type: 'expired',

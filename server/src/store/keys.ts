@@ -17,14 +17,26 @@ export const keys = {
   redemption: (tenant: string, redemptionId: string) => `rdm:{${tenant}:${redemptionId}}`,
   /** String (single use): a WebAuthn decision challenge → its nonce record. */
   decisionChallenge: (tenant: string, challenge: string) => `chl:{${tenant}}:${challenge}`,
-  /** Set: the `auth_req_id`s waiting for one user. */
+  /**
+   * Set: the `auth_req_id`s that were waiting for one user, before `pendingRequests` held them. No
+   * longer written; read (and emptied) by the inbox until the requests in it are over, then gone
+   * with its TTL.
+   */
   userRequests: (tenant: string, sub: string) => `inbox:{${tenant}:${sub}}`,
   /**
-   * A sliding window (`Store.windowAdd`, `Store.windowRemove`) of `auth_req_id`s, each with a score and amounts.
-   * `velocity-user` and `velocity-client` are the policy's velocity limits, `pending` a user's
-   * pending requests (scored by deadline), `push` a user's recent pushes. In the owner's tag.
+   * Sorted set (`Store.sortedWindowAdd`): a user's pending `auth_req_id`s, scored by deadline (epoch
+   * ms). It is both the policy's pending-requests limit and the user's inbox. Before, the limit was a
+   * `window` of kind `pending` and the inbox the set `userRequests`: two copies of the same ids.
    */
-  window: (tenant: string, kind: 'velocity-user' | 'velocity-client' | 'pending' | 'push', owner: string) => `win:{${tenant}:${owner}}:${kind}`,
+  pendingRequests: (tenant: string, sub: string) => `pending:{${tenant}:${sub}}`,
+  /** Sorted set (`Store.sortedWindowAdd`): the `auth_req_id`s a user was pushed, scored by when (epoch ms); the push rate. */
+  pushes: (tenant: string, sub: string) => `pushes:{${tenant}:${sub}}`,
+  /**
+   * A sliding window (`Store.windowAdd`, `Store.windowRemove`) of `auth_req_id`s, each with a score and amounts:
+   * the policy's velocity limits per user and per client. In the owner's tag. (Windows of kind
+   * `pending` and `push`, written before `pendingRequests` and `pushes`, expire with their TTL.)
+   */
+  window: (tenant: string, kind: 'velocity-user' | 'velocity-client', owner: string) => `win:{${tenant}:${owner}}:${kind}`,
   /** Set: the pending `auth_req_id`s that need a reviewer of `role` ("reviewer:finance") in the tenant. */
   roleRequests: (tenant: string, role: string) => `rinbox:{${tenant}}:${role}`,
   /** Set: the `sub`s of the tenant's users who hold `role`. */

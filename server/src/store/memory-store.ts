@@ -1,7 +1,7 @@
 import { checkSortedArguments } from './sorted-arguments.ts';
 import { checkManyEntries, parseStreamId } from './stream-index.ts';
 import { checkWindowEntry } from './window-entry.ts';
-import type { CasResult, Fields, Guard, PollResult, Store, StreamAppendManyResult, StreamAppendResult, StreamClaimResult, StreamEntry, StreamIndex, WindowEntry, WindowResult } from './types.ts';
+import type { CasResult, Fields, Guard, PollResult, SortedWindowEntry, SortedWindowResult, Store, StreamAppendManyResult, StreamAppendResult, StreamClaimResult, StreamEntry, StreamIndex, WindowEntry, WindowResult } from './types.ts';
 
 /** A sorted set: each member's score, and the members in (score, member) order for range reads. */
 interface Sorted { scores: Map<string, number>; order: { score: number; member: string }[] }
@@ -264,6 +264,32 @@ export class MemoryStore implements Store {
     takeOut(window, member, true);
     if (window.entries.size === 0) this.#entries.delete(key);
     return true;
+  }
+
+  async sortedWindowAdd(key: string, entry: SortedWindowEntry): Promise<SortedWindowResult> {
+    const { score } = checkWindowEntry(entry);
+    const floor = entry.nowMs - entry.windowMs;
+    const sorted = this.#of(key, 'sorted')?.value ?? { scores: new Map<string, number>(), order: [] };
+    // As the Lua of redis-scripts.ts: drop what left the window (a prefix of the order), then add.
+    const expired = sorted.order.findIndex((e) => e.score > floor);
+    for (const gone of sorted.order.splice(0, expired === -1 ? sorted.order.length : expired)) sorted.scores.delete(gone.member);
+    const old = sorted.scores.get(entry.member);
+    const count = sorted.scores.size;
+    const ok = old !== undefined || count + 1 <= entry.maxCount;
+    if (ok) {
+      if (old !== undefined) sorted.order.splice(lowerBound(sorted.order, { score: old, member: entry.member }), 1);
+      const probe = { score, member: entry.member };
+      sorted.order.splice(lowerBound(sorted.order, probe), 0, probe);
+      sorted.scores.set(entry.member, score);
+    }
+    if (sorted.scores.size === 0) this.#entries.delete(key);
+    else if (ok) this.#entries.set(key, { data: { kind: 'sorted', value: sorted }, expiresAt: this.#now() + Math.max(1, sorted.order.at(-1)!.score + entry.windowMs - entry.nowMs) });
+    return { ok, count: ok && old === undefined ? count + 1 : count };
+  }
+
+  async sortedWindowMembers(key: string, nowMs: number, windowMs: number): Promise<string[]> {
+    checkSortedArguments(nowMs - windowMs);
+    return (this.#of(key, 'sorted')?.value.order ?? []).filter((e) => e.score > nowMs - windowMs).map((e) => e.member);
   }
 
   async setAdd(key: string, member: string, ttlSeconds?: number): Promise<void> {

@@ -309,6 +309,21 @@ if not pos then return 0 end
 remove_at(w, pos, hget('h:' .. pos))
 save(w, nil, nil)
 return 1`,
+  // ARGV: now, window, member, score, maxCount, floor (now - window). A counted window in a sorted
+  // set: drop what left it, then add the member when it fits (a member that is there always does);
+  // the key lives until its highest score leaves the window. Answers {1|0, count}. Mirrors
+  // `sortedWindowAdd` in memory-store.ts.
+  countersignSortedWindowAdd: `
+local now, window, member = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[6])
+local had = redis.call('ZSCORE', KEYS[1], member)
+local count = redis.call('ZCARD', KEYS[1])
+if not had and count + 1 > tonumber(ARGV[5]) then return {0, count} end
+redis.call('ZADD', KEYS[1], ARGV[4], member)
+local newest = tonumber(redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')[2])
+redis.call('PEXPIRE', KEYS[1], string.format('%.0f', math.max(1, newest + window - now)))
+if had then return {1, count} end
+return {1, count + 1}`,
   // ARGV: the group, then the ids. Acknowledged and deleted together, so an entry that is done
   // never lingers in the stream (where a new group would deliver it again) for want of a second call.
   countersignStreamAckDelete: `

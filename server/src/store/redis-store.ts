@@ -5,7 +5,7 @@ import { checkSortedArguments } from './sorted-arguments.ts';
 import { MULTI_KEY_SCRIPTS, SCRIPTS } from './redis-scripts.ts';
 import { checkManyEntries, parseStreamId } from './stream-index.ts';
 import { checkWindowEntry } from './window-entry.ts';
-import type { CasResult, Fields, Guard, PollResult, Store, StreamAppendManyResult, StreamAppendResult, StreamClaimResult, StreamEntry, StreamIndex, WindowEntry, WindowResult } from './types.ts';
+import type { CasResult, Fields, Guard, PollResult, SortedWindowEntry, SortedWindowResult, Store, StreamAppendManyResult, StreamAppendResult, StreamClaimResult, StreamEntry, StreamIndex, WindowEntry, WindowResult } from './types.ts';
 
 type Scripted = Record<keyof typeof SCRIPTS, (key: string, ...args: string[]) => Promise<unknown>>;
 
@@ -151,6 +151,25 @@ export class RedisStore implements Store {
   async windowRemove(key: string, member: string): Promise<boolean> {
     if (member.length === 0) throw new RangeError('member must not be empty');
     return (await this.#scripts.countersignWindowRemove(this.#key(key), member)) === 1;
+  }
+
+  async sortedWindowAdd(key: string, entry: SortedWindowEntry): Promise<SortedWindowResult> {
+    const { score } = checkWindowEntry(entry);
+    const [ok, count] = (await this.#scripts.countersignSortedWindowAdd(
+      this.#key(key),
+      String(entry.nowMs),
+      String(entry.windowMs),
+      entry.member,
+      scoreArg(score),
+      String(entry.maxCount),
+      scoreArg(entry.nowMs - entry.windowMs),
+    )) as [number, number];
+    return { ok: ok === 1, count };
+  }
+
+  async sortedWindowMembers(key: string, nowMs: number, windowMs: number): Promise<string[]> {
+    checkSortedArguments(nowMs - windowMs);
+    return (await this.#redis.call('ZRANGE', this.#key(key), `(${scoreArg(nowMs - windowMs)}`, '+inf', 'BYSCORE')) as string[];
   }
 
   async setAdd(key: string, member: string, ttlSeconds?: number): Promise<void> {

@@ -41,6 +41,20 @@ export interface WindowEntry {
   maxAmounts?: Record<string, number>;
 }
 
+/**
+ * One member offered to a counted window kept as a sorted set ({@link Store.sortedWindowAdd}): a
+ * {@link WindowEntry} without amounts. Times are epoch milliseconds.
+ */
+export type SortedWindowEntry = Omit<WindowEntry, 'amounts' | 'maxAmounts'>;
+
+/** The answer of {@link Store.sortedWindowAdd}. */
+export interface SortedWindowResult {
+  /** True when the member fitted and was added (or was there and was scored again). */
+  ok: boolean;
+  /** Members in the window: after the add when `ok`, else as they stand. */
+  count: number;
+}
+
 /** The answer of {@link Store.windowAdd}. */
 export interface WindowResult {
   /** True when the entry fitted and was added. */
@@ -156,6 +170,23 @@ export interface Store {
    * answers whether it was there. A window left empty is deleted.
    */
   windowRemove(key: string, member: string): Promise<boolean>;
+  /**
+   * A counted sliding window kept as a sorted set of members by score (a user's pending requests by
+   * deadline, their pushes by time), in one atomic step on one key: drops the members whose score
+   * is at most `nowMs - windowMs`, then adds `member` (scored `score`, `nowMs` by default) when the
+   * count stays within `maxCount` with it. A member that is there is scored again and always fits.
+   * The key lives until its highest score leaves the window. O(log n) per member added or dropped.
+   * Unlike {@link Store.windowAdd} it keeps no amounts, and a member costs a sorted-set entry (about
+   * 40 bytes in a small window) instead of a heap entry and its index (about 85). Read it with
+   * {@link Store.sortedWindowMembers}; {@link Store.sortedRemove} takes a member out.
+   * @throws RangeError when a time, score or count is not a safe integer (`windowMs`, `maxCount` ≥ 0), or `member` is empty.
+   */
+  sortedWindowAdd(key: string, entry: SortedWindowEntry): Promise<SortedWindowResult>;
+  /**
+   * The members of a window kept by {@link Store.sortedWindowAdd} that are in it at `nowMs` (score
+   * greater than `nowMs - windowMs`), lowest score first. Reads only; what left is dropped by the next add.
+   */
+  sortedWindowMembers(key: string, nowMs: number, windowMs: number): Promise<string[]>;
 
   /** Adds a member to a set, optionally resetting the set's TTL. */
   setAdd(key: string, member: string, ttlSeconds?: number): Promise<void>;
