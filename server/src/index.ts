@@ -10,3 +10,4 @@ export { createPushNotifier, createWebPushSender, type PushSender } from './push
 export { ManualClock, OffsetClock, silentLogger, systemClock, type Clock, type Logger } from './runtime/index.ts';
 export { keys, MemoryStore, RedisStore, connectRedisStore, type Store } from './store/index.ts';
 export { KeyRing } from './tokens/index.ts';
+export { velocityMemberOf } from './policy/index.ts';

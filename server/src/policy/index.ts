@@ -1,5 +1,5 @@
 export { decideTier, requestAmounts, type TierDecision } from './decide-tier.ts';
-export { pendingRequestIds, releasePending, reserveRequest, takePushSlot, type LimitDeps, type Reservation, type ReservationInput } from './limits.ts';
+export { pendingRequestIds, releasePending, reserveRequest, takePushSlot, velocityMemberOf, type LimitDeps, type Reservation, type ReservationInput } from './limits.ts';
 export { DEFAULT_POLICY_FILE, loadPolicy, parsePolicy } from './load-policy.ts';
 export { drawBindingCodes, type BindingCodes } from './number-matching.ts';
 export { canView, partiesOf, partyFor, roleOf, type PartiesOfRequest, type PartyApproval, type Viewer } from './parties.ts';

@@ -27,6 +27,20 @@ export interface Reservation {
 }
 
 /**
+ * How much of an `auth_req_id` (base64url, 160 random bits) a velocity window keeps to tell
+ * requests apart: 16 characters, 96 random bits. Two of a window's entries would share them with a
+ * chance below 10⁻¹⁷ even at a million entries (n² / 2⁹⁷), and ids are drawn by the server, not
+ * chosen by a client. The full id would cost 22 more bytes per entry (it is stored twice), in a
+ * window that holds an hour of requests (issue 6: memory per pending request).
+ */
+const VELOCITY_MEMBER_LENGTH = 16;
+
+/** The member a velocity window knows a request by (see {@link VELOCITY_MEMBER_LENGTH}). */
+export function velocityMemberOf(authReqId: string): string {
+  return authReqId.slice(0, VELOCITY_MEMBER_LENGTH);
+}
+
+/**
  * Takes a new request's places in the policy's windows, each in one atomic step
  * (`Store.windowAdd`), before anything about the request is stored or pushed: the user's pending
  * requests (counted until each one's deadline), the per-user and the per-client velocity windows
@@ -49,10 +63,11 @@ export async function reserveRequest(deps: LimitDeps, input: ReservationInput): 
   const { velocity } = policy.limits;
   const member = input.auth_req_id;
   const pendingKey = keys.pendingRequests(input.tenant, input.sub);
+  const velocityMember = velocityMemberOf(member);
   /** A velocity window (count and total per currency), asked and given back. */
   const velocityStep = (key: string, limit: typeof velocity.per_user, refusal: () => CountersignError) => ({
-    add: () => store.windowAdd(key, { nowMs, member, windowMs: limit.window_seconds * 1000, amounts: input.amounts, maxCount: limit.max_count, maxAmounts: limit.max_amount_minor }),
-    remove: () => store.windowRemove(key, member),
+    add: () => store.windowAdd(key, { nowMs, member: velocityMember, windowMs: limit.window_seconds * 1000, amounts: input.amounts, maxCount: limit.max_count, maxAmounts: limit.max_amount_minor }),
+    remove: () => store.windowRemove(key, velocityMember),
     refusal,
   });
   // In the order their refusals rank.
