@@ -30,8 +30,8 @@ export interface MemoryResult {
 /**
  * A key's kind: its name with the ids taken out, e.g. `req:{…}` for one request's hash,
  * `auditlog:{tenant}` for a tenant's audit chain (the one copy of every event),
- * `auditidx:{tenant}:…` for one request's string of chain ids, `win:{…}:pending` for a
- * pending-requests window.
+ * `auditidx:{tenant}:…` for one request's string of chain ids, `pending:{…}` for a user's
+ * pending requests.
  */
 function kindOf(key: string): string {
   const match = /^([^{]*)\{([^}]*)\}(.*)$/.exec(key);
@@ -98,7 +98,10 @@ async function inspectRequestHash(redis: Redis, prefix: string): Promise<MemoryR
  * limit windows.
  */
 export async function measureMemory(redis: Redis, redisUrl: string, policyFile: string | null): Promise<MemoryResult> {
-  const prefix = 'bench-mem:';
+  // The prefix the server runs with (`REDIS_PREFIX` in server/src/main.ts): it is in the name of every
+  // key a request writes, so another one would measure another deployment. This Redis is the
+  // measurement's own, so nothing else is under it.
+  const prefix = 'cs:';
   const twin = await startTwin(redisUrl, prefix, { policyFile });
   // Eight tenants of 25 users and 5 clients each: the audit chain of one tenant takes one event at
   // a time (see the audit chain measurement), which would only make this setup slow.
@@ -136,8 +139,8 @@ export async function measureMemory(redis: Redis, redisUrl: string, policyFile: 
     auditidx: 'auditidx:{mem-0}:*',
     'win:velocity-user': 'win:{mem-0:*}:velocity-user',
     'win:velocity-client': 'win:{mem-0:*}:velocity-client',
-    'win:pending': 'win:{mem-0:*}:pending',
-    'win:push': 'win:{mem-0:*}:push',
+    pending: 'pending:{mem-0:*',
+    pushes: 'pushes:{mem-0:*',
   };
   for (const [kind, pattern] of Object.entries(samples)) {
     let cursor = '0';
