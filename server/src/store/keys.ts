@@ -32,11 +32,12 @@ export const keys = {
   /** Sorted set (`Store.sortedWindowAdd`): the `auth_req_id`s a user was pushed, scored by when (epoch ms); the push rate. */
   pushes: (tenant: string, sub: string) => `pushes:{${tenant}:${sub}}`,
   /**
-   * A sliding window (`Store.windowAdd`, `Store.windowRemove`) of `auth_req_id`s, each with a score and amounts:
-   * the policy's velocity limits per user and per client. In the owner's tag. (Windows of kind
-   * `pending` and `push`, written before `pendingRequests` and `pushes`, expire with their TTL.)
+   * A sliding window (`Store.windowAdd`, `Store.windowRemove`) of requests, each with its time and
+   * amounts: the policy's velocity limits per user and per client. In the owner's tag. (Windows of
+   * the layout before, a heap in a hash under `win:{…}:<kind>`, are no longer read and expire with
+   * their TTL; so do those of kind `pending` and `push`, now `pendingRequests` and `pushes`.)
    */
-  window: (tenant: string, kind: 'velocity-user' | 'velocity-client', owner: string) => `win:{${tenant}:${owner}}:${kind}`,
+  window: (tenant: string, kind: 'velocity-user' | 'velocity-client', owner: string) => `velocity:{${tenant}:${owner}}:${kind === 'velocity-user' ? 'user' : 'client'}`,
   /** Set: the pending `auth_req_id`s that need a reviewer of `role` ("reviewer:finance") in the tenant. */
   roleRequests: (tenant: string, role: string) => `rinbox:{${tenant}}:${role}`,
   /** Set: the `sub`s of the tenant's users who hold `role`. */

@@ -15,13 +15,12 @@ interface PendingEntry { consumer: string; deliveredAt: number }
  */
 interface Group { lastDelivered: [number, number]; pending: Map<string, PendingEntry> }
 /**
- * A sliding window ({@link MemoryStore.windowAdd}): the entries by member, the same entries in
- * (score, member) order so the expired ones are a prefix, the running totals per currency (only
- * those above 0), and the newest score ever added (for the TTL, as the Lua keeps it).
+ * A sliding window ({@link MemoryStore.windowAdd}): its entries oldest first (a queue, as the Redis
+ * list), the running totals per currency (only those above 0), and the newest time added (for the
+ * TTL, as the Lua keeps it).
  */
 interface Window {
-  entries: Map<string, { score: number; amounts: [string, number][] }>;
-  order: { score: number; member: string }[];
+  entries: { score: number; member: string; amounts: [string, number][] }[];
   totals: Map<string, number>;
   newest: number;
 }
@@ -82,26 +81,6 @@ function addTotal(totals: Map<string, number>, currency: string, amount: number)
   const total = (totals.get(currency) ?? 0) + amount;
   if (total > 0) totals.set(currency, total);
   else totals.delete(currency);
-}
-
-/** Takes `member` out of a window's entries and totals, and (when `fromOrder`) out of its order. */
-function takeOut(window: Window, member: string, fromOrder: boolean): void {
-  const entry = window.entries.get(member);
-  if (!entry) return;
-  window.entries.delete(member);
-  for (const [currency, amount] of entry.amounts) addTotal(window.totals, currency, -amount);
-  if (fromOrder) window.order.splice(lowerBound(window.order, { score: entry.score, member }), 1);
-}
-
-/** Totals as shown, less one entry's amounts (a refused call shows the window without the member it would replace). */
-function without(totals: Record<string, number>, amounts: [string, number][]): Record<string, number> {
-  const shown = { ...totals };
-  for (const [currency, amount] of amounts) {
-    const rest = (shown[currency] ?? 0) - amount;
-    if (rest > 0) shown[currency] = rest;
-    else delete shown[currency];
-  }
-  return shown;
 }
 
 /**
@@ -229,40 +208,40 @@ export class MemoryStore implements Store {
   }
 
   async windowAdd(key: string, entry: WindowEntry): Promise<WindowResult> {
-    const { score, amounts, maxAmounts } = checkWindowEntry(entry);
+    const { amounts, maxAmounts } = checkWindowEntry(entry);
     const floor = entry.nowMs - entry.windowMs;
-    const window: Window = this.#of(key, 'window')?.value ?? { entries: new Map(), order: [], totals: new Map(), newest: Number.NEGATIVE_INFINITY };
-    // As the Lua of redis-scripts.ts: drop what left the window (a prefix of the order), then
-    // weigh the rest without `member`, which is replaced.
-    const expired = window.order.findIndex((e) => e.score > floor);
-    for (const gone of window.order.splice(0, expired === -1 ? window.order.length : expired)) takeOut(window, gone.member, false);
-    const old = window.entries.get(entry.member);
-    const count = window.entries.size - (old ? 1 : 0);
+    const window: Window = this.#of(key, 'window')?.value ?? { entries: [], totals: new Map(), newest: Number.NEGATIVE_INFINITY };
+    // As the Lua of redis-scripts.ts: drop what left the window from the front (oldest first), then add.
+    let expired = 0;
+    while (expired < window.entries.length && window.entries[expired]!.score <= floor) {
+      for (const [currency, amount] of window.entries[expired]!.amounts) addTotal(window.totals, currency, -amount);
+      expired++;
+    }
+    window.entries.splice(0, expired);
+    const count = window.entries.length;
     const weight = new Map(amounts);
-    const totalWithout = (currency: string) => (window.totals.get(currency) ?? 0) - (old?.amounts.find(([c]) => c === currency)?.[1] ?? 0);
     let exceeded: WindowResult['exceeded'];
     if (count + 1 > entry.maxCount) exceeded = 'count';
-    else if (maxAmounts.some(([currency, max]) => totalWithout(currency) + (weight.get(currency) ?? 0) > max)) exceeded = 'amount';
+    else if (maxAmounts.some(([currency, max]) => (window.totals.get(currency) ?? 0) + (weight.get(currency) ?? 0) > max)) exceeded = 'amount';
     if (!exceeded) {
-      if (old) takeOut(window, entry.member, true);
-      window.entries.set(entry.member, { score, amounts });
-      const probe = { score, member: entry.member };
-      window.order.splice(lowerBound(window.order, probe), 0, probe);
+      window.entries.push({ score: entry.nowMs, member: entry.member, amounts });
       for (const [currency, amount] of amounts) addTotal(window.totals, currency, amount);
-      window.newest = Math.max(window.newest, score);
+      window.newest = Math.max(window.newest, entry.nowMs);
     }
-    if (window.entries.size === 0) this.#entries.delete(key);
-    else this.#entries.set(key, { data: { kind: 'window', value: window }, expiresAt: this.#now() + Math.max(1, window.newest + entry.windowMs - entry.nowMs) });
     const totals = Object.fromEntries(window.totals);
-    return exceeded ? { ok: false, count, totals: without(totals, old?.amounts ?? []), exceeded } : { ok: true, count: count + 1, totals };
+    if (window.entries.length === 0) this.#entries.delete(key);
+    else if (!exceeded) this.#entries.set(key, { data: { kind: 'window', value: window }, expiresAt: this.#now() + Math.max(1, window.newest + entry.windowMs - entry.nowMs) });
+    return exceeded ? { ok: false, count, totals, exceeded } : { ok: true, count: count + 1, totals };
   }
 
   async windowRemove(key: string, member: string): Promise<boolean> {
     if (member.length === 0) throw new RangeError('member must not be empty');
     const window = this.#of(key, 'window')?.value;
-    if (!window?.entries.has(member)) return false;
-    takeOut(window, member, true);
-    if (window.entries.size === 0) this.#entries.delete(key);
+    const at = window ? window.entries.findLastIndex((e) => e.member === member) : -1;
+    if (!window || at === -1) return false;
+    for (const [currency, amount] of window.entries[at]!.amounts) addTotal(window.totals, currency, -amount);
+    window.entries.splice(at, 1);
+    if (window.entries.length === 0) this.#entries.delete(key);
     return true;
   }
 

@@ -10,18 +10,18 @@ end
 `;
 
 /**
- * The layout of a sliding window (`Store.windowAdd`): ONE hash, so a script touches KEYS[1] only.
- *  - `h:<i>` (i = 1 … size): a binary min-heap of the entries by score; the value is the score in
- *    base 36, then ` CUR<amount in base 36>` per currency, a NUL byte, then the member (e.g.
- *    `mx26vup8 EUR11t4\0<auth_req_id>`). Base 36 keeps an entry with one currency and a 43-character
- *    member within 64 bytes, Redis's default `hash-max-listpack-value`, so a window stays a listpack
- *    (about half the memory of a hashtable) up to `hash-max-listpack-entries` (512 fields by default:
- *    254 entries).
- *  - `m:<member>` → the member's heap index, so replacing or removing a member is O(log n).
- *  - `s` → the size; `t` → the totals, `CUR=total …` in decimal (only those above 0); `x` → the newest
- *    score ever added, for the TTL. A window with no entries is deleted, so `s` marks the layout. A
- *    hash without it is a window of an earlier layout, converted on first touch: with `n` for the
- *    size, the same heap with decimal values (`<score> CUR=amount …`); with neither, member → that value.
+ * The layout of a sliding window (`Store.windowAdd`): ONE list, so a script touches KEYS[1] only.
+ *  - index 0, the header: `#<newest time in base 36>` then ` CUR=<total>` per currency (decimal,
+ *    only those above 0).
+ *  - then the entries, oldest first: the time in base 36, ` CUR<amount in base 36>` per currency,
+ *    a NUL byte, then the member (e.g. `mx26vup8 EUR11t4\0p3Sx0Vd-2hQ9Z8aL`).
+ * Entries leave from the front in the order they came, so an add drops each expired entry with one
+ * LPOP and adds with one RPUSH: O(1) per entry, whatever the window holds. A list is a quicklist of
+ * listpacks, compact at any length (a hash or sorted set past 512 or 128 entries is not). A window
+ * with no entries is deleted.
+ *
+ * (Before, a window was a hash holding a heap by score, under `win:{…}:velocity-user|client` keys:
+ * those are no longer read, and expire within their window.)
  */
 const WINDOW_LUA = `
 local DIGITS = '0123456789abcdefghijklmnopqrstuvwxyz'
@@ -42,111 +42,31 @@ local function from36(s)
   if string.sub(s, 1, 1) == '-' then return -tonumber(string.sub(s, 2), 36) end
   return tonumber(s, 36)
 end
-local function hget(field) return redis.call('HGET', KEYS[1], field) end
 local function score_of(entry) return from36(string.match(entry, '^(%-?[0-9a-z]+)')) end
-local function member_of(entry) return string.sub(entry, string.find(entry, '\\0', 1, true) + 1) end
 local function add_amounts(totals, entry, sign)
   local head = string.sub(entry, 1, string.find(entry, '\\0', 1, true) - 1)
   for cur, amt in string.gmatch(head, ' (%u%u%u)([0-9a-z]+)') do totals[cur] = (totals[cur] or 0) + sign * from36(amt) end
 end
--- An entry of an earlier layout ('<score> CUR=amount …' in decimal) in this one, or nil when unreadable.
-local function from_decimal(head, member)
-  local s = tonumber(string.match(head, '^(%-?%d+)'))
-  if s == nil then return nil end
-  local value = to36(s)
-  for cur, amt in string.gmatch(head, ' (%u%u%u)=(%d+)') do value = value .. ' ' .. cur .. to36(tonumber(amt)) end
-  return value .. '\\0' .. member
+-- Takes the header off the front: the newest time (nil for no window) and the totals.
+local function take_header()
+  local header = redis.call('LPOP', KEYS[1])
+  local totals = {}
+  if not header then return nil, totals end
+  for cur, amt in string.gmatch(header, ' (%u%u%u)=(%d+)') do totals[cur] = tonumber(amt) end
+  return from36(string.match(header, '^#(%-?[0-9a-z]+)')), totals
 end
-local function place(i, entry)
-  redis.call('HSET', KEYS[1], 'h:' .. i, entry, 'm:' .. member_of(entry), i)
-end
-local function sift_up(w, i, entry)
-  local s = score_of(entry)
-  while i > 1 do
-    local p = math.floor(i / 2)
-    local parent = hget('h:' .. p)
-    if score_of(parent) <= s then break end
-    place(i, parent)
-    i = p
-  end
-  place(i, entry)
-end
-local function sift_down(w, i, entry)
-  local s = score_of(entry)
-  while true do
-    local c = i * 2
-    if c > w.size then break end
-    local child = hget('h:' .. c)
-    local cs = score_of(child)
-    if c + 1 <= w.size then
-      local right = hget('h:' .. (c + 1))
-      local rs = score_of(right)
-      if rs < cs then c, child, cs = c + 1, right, rs end
-    end
-    if cs >= s then break end
-    place(i, child)
-    i = c
-  end
-  place(i, entry)
-end
-local function remove_at(w, i, entry)
-  redis.call('HDEL', KEYS[1], 'm:' .. member_of(entry))
-  add_amounts(w.totals, entry, -1)
-  local last = hget('h:' .. w.size)
-  redis.call('HDEL', KEYS[1], 'h:' .. w.size)
-  w.size = w.size - 1
-  if i <= w.size then
-    if i > 1 and score_of(hget('h:' .. math.floor(i / 2))) > score_of(last) then sift_up(w, i, last) else sift_down(w, i, last) end
-  end
-end
-local function load()
-  local state = redis.call('HMGET', KEYS[1], 's', 't', 'x')
-  local w = { size = tonumber(state[1]) or 0, totals = {}, newest = tonumber(state[3]) }
-  if state[1] then
-    for cur, amt in string.gmatch(state[2] or '', '(%u%u%u)=(%d+)') do w.totals[cur] = tonumber(amt) end
-    return w
-  end
-  -- An earlier layout: the decimal heap (with 'n'), or member → '<score> CUR=amount …'. Converted
-  -- once, in this call: every readable entry is inserted again, and totals and 'x' recomputed.
-  local flat = redis.call('HGETALL', KEYS[1])
-  if #flat == 0 then return w end
-  local heap = false
-  for i = 1, #flat, 2 do if flat[i] == 'n' then heap = true end end
-  local ttl = redis.call('PTTL', KEYS[1])
-  redis.call('DEL', KEYS[1])
-  for i = 1, #flat, 2 do
-    local entry = nil
-    if not heap then entry = from_decimal(flat[i + 1], flat[i])
-    elseif string.find(flat[i], '^h:%d+$') then
-      local nul = string.find(flat[i + 1], '\\0', 1, true)
-      if nul then entry = from_decimal(string.sub(flat[i + 1], 1, nul - 1), string.sub(flat[i + 1], nul + 1)) end
-    end
-    if entry ~= nil then
-      local s = score_of(entry)
-      w.size = w.size + 1
-      sift_up(w, w.size, entry)
-      add_amounts(w.totals, entry, 1)
-      if w.newest == nil or s > w.newest then w.newest = s end
+-- Puts the header back (or deletes an empty window) and answers the totals above 0 as a flat list.
+local function put_header(newest, totals)
+  local parts, shown = {}, {}
+  for cur, total in pairs(totals) do
+    if total > 0 then
+      parts[#parts + 1] = ' ' .. cur .. '=' .. string.format('%.0f', total)
+      shown[#shown + 1] = cur
+      shown[#shown + 1] = string.format('%.0f', total)
     end
   end
-  if ttl > 0 then redis.call('PEXPIRE', KEYS[1], ttl) end
-  return w
-end
--- Writes the bookkeeping back (deleting an empty window) and answers the totals above 0 as a
--- flat list; hidden, an entry left out of w.totals, is stored in the totals but not shown.
-local function save(w, window, now, hidden)
-  if w.size == 0 then redis.call('DEL', KEYS[1]) return {} end
-  local stored, parts, shown = {}, {}, {}
-  for cur, total in pairs(w.totals) do
-    stored[cur] = total
-    if total > 0 then shown[#shown + 1] = cur; shown[#shown + 1] = string.format('%.0f', total) end
-  end
-  if hidden then add_amounts(stored, hidden, 1) end
-  for cur, total in pairs(stored) do
-    if total > 0 then parts[#parts + 1] = cur .. '=' .. string.format('%.0f', total) end
-  end
-  redis.call('HSET', KEYS[1], 's', w.size, 't', table.concat(parts, ' '), 'x', string.format('%.0f', w.newest))
-  if window ~= nil then redis.call('PEXPIRE', KEYS[1], string.format('%.0f', math.max(1, w.newest + window - now))) end
+  if redis.call('LLEN', KEYS[1]) == 0 then redis.call('DEL', KEYS[1]) return shown end
+  redis.call('LPUSH', KEYS[1], '#' .. to36(newest) .. table.concat(parts))
   return shown
 end
 `;
@@ -249,65 +169,66 @@ while i <= #ARGV do
 end
 for k = 2, #KEYS do redis.call('SET', KEYS[k], joined[k], 'PX', ttls[k]) end
 return {'ok', ids}`,
-  // ARGV: now, window, member, score, maxCount, n, n × (currency, amount), m, m × (currency, max).
+  // ARGV: now, window, member, maxCount, n, n × (currency, amount), m, m × (currency, max).
   // The check and the add in one script: ten requests at a limit's edge, on ten connections, read
-  // the window one after another, so exactly as many as fit get in (velocity, pending, push rate).
-  // The window is one hash (WINDOW_LUA): a binary min-heap of entries by score, so a call costs
-  // O(log n) per entry added or dropped, not a walk of the whole window. Totals go back as
-  // strings, because Redis would truncate a Lua number to an integer reply. Mirrors `windowAdd`
-  // in memory-store.ts.
+  // the window one after another, so exactly as many as fit get in (the velocity limits). The
+  // window is one list (WINDOW_LUA): its header, then its entries oldest first. Totals go back as
+  // strings, because Redis would truncate a Lua number to an integer reply. Mirrors `windowAdd` in
+  // memory-store.ts.
   countersignWindowAdd: `${WINDOW_LUA}
-local now, window, member = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
-local score, maxCount = tonumber(ARGV[4]), tonumber(ARGV[5])
-local n = tonumber(ARGV[6])
-local amounts, value = {}, to36(score)
+local now, window, member, maxCount = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
+local n = tonumber(ARGV[5])
+local amounts, value = {}, to36(now)
 for i = 0, n - 1 do
-  amounts[ARGV[7 + i * 2]] = tonumber(ARGV[8 + i * 2])
-  value = value .. ' ' .. ARGV[7 + i * 2] .. to36(tonumber(ARGV[8 + i * 2]))
+  amounts[ARGV[6 + i * 2]] = tonumber(ARGV[7 + i * 2])
+  value = value .. ' ' .. ARGV[6 + i * 2] .. to36(tonumber(ARGV[7 + i * 2]))
 end
-local m = tonumber(ARGV[7 + n * 2])
+local m = tonumber(ARGV[6 + n * 2])
 local floor = now - window
-local w = load()
-while w.size > 0 do
-  local top = hget('h:1')
-  if score_of(top) > floor then break end
-  remove_at(w, 1, top)
+local newest, totals = take_header()
+while true do
+  local head = redis.call('LINDEX', KEYS[1], 0)
+  if not head or score_of(head) > floor then break end
+  redis.call('LPOP', KEYS[1])
+  add_amounts(totals, head, -1)
 end
-local pos = tonumber(hget('m:' .. member))
-local old = pos and hget('h:' .. pos)
-local count = w.size - (pos and 1 or 0)
-if old then add_amounts(w.totals, old, -1) end
+local count = redis.call('LLEN', KEYS[1])
 local verdict = 'ok'
 if count + 1 > maxCount then verdict = 'count'
 else
   for i = 0, m - 1 do
-    local cur = ARGV[8 + n * 2 + i * 2]
-    if (w.totals[cur] or 0) + (amounts[cur] or 0) > tonumber(ARGV[9 + n * 2 + i * 2]) then verdict = 'amount' break end
+    local cur = ARGV[7 + n * 2 + i * 2]
+    if (totals[cur] or 0) + (amounts[cur] or 0) > tonumber(ARGV[8 + n * 2 + i * 2]) then verdict = 'amount' break end
   end
 end
 if verdict == 'ok' then
-  local entry = value .. '\\0' .. member
-  if pos then
-    if score < score_of(old) then sift_up(w, pos, entry) else sift_down(w, pos, entry) end
-  else
-    w.size = w.size + 1
-    sift_up(w, w.size, entry)
-  end
+  redis.call('RPUSH', KEYS[1], value .. '\\0' .. member)
+  add_amounts(totals, value .. '\\0', 1)
   count = count + 1
-  add_amounts(w.totals, entry, 1)
-  if w.newest == nil or score > w.newest then w.newest = score end
+  if newest == nil or now > newest then newest = now end
 end
--- Refused with the member there: it stays (and is stored in the totals), but is not shown.
-local shown = save(w, window, now, verdict ~= 'ok' and old or nil)
+if newest == nil then newest = now end
+local shown = put_header(newest, totals)
+if verdict == 'ok' then redis.call('PEXPIRE', KEYS[1], string.format('%.0f', math.max(1, newest + window - now))) end
 return {verdict, count, unpack(shown)}`,
-  // ARGV: the member. Takes one entry out of a window (a rollback, or a request that stopped
-  // pending) in O(log n); answers 1 when it was there.
+  // ARGV: the member. Takes its newest entry out of a window (a rollback), looking from the newest
+  // entry back: the entry just added is found at once. Answers 1 when one was there.
   countersignWindowRemove: `${WINDOW_LUA}
-local w = load()
-local pos = tonumber(hget('m:' .. ARGV[1]))
-if not pos then return 0 end
-remove_at(w, pos, hget('h:' .. pos))
-save(w, nil, nil)
+local suffix = '\\0' .. ARGV[1]
+local function newest_of(list)
+  for i = #list, 1, -1 do
+    if string.sub(list[i], -#suffix) == suffix then return list[i] end
+  end
+end
+-- The newest entries first (a rollback takes back the entry just added); then, only when it is not
+-- among them, the rest at once: O(n) at worst, never a walk per entry. (The header holds no NUL.)
+local found = newest_of(redis.call('LRANGE', KEYS[1], -64, -1))
+if not found and redis.call('LLEN', KEYS[1]) > 64 then found = newest_of(redis.call('LRANGE', KEYS[1], 0, -65)) end
+if not found then return 0 end
+local newest, totals = take_header()
+redis.call('LREM', KEYS[1], -1, found)
+add_amounts(totals, found, -1)
+put_header(newest, totals)
 return 1`,
   // ARGV: now, window, member, score, maxCount, floor (now - window). A counted window in a sorted
   // set: drop what left it, then add the member when it fits (a member that is there always does);

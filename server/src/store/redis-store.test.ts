@@ -15,64 +15,31 @@ describeStoreContract('RedisStore', connect, {
   connectPeer: connect,
 });
 
-describe('RedisStore windows of the earlier layout', () => {
-  it('converts a window kept as member → "<score> CUR=amount" on first touch, keeping its entries, totals and TTL', async () => {
-    const store = await connect();
-    try {
-      const k = `legacy-window:${randomBytes(4).toString('hex')}`;
-      const T = 1_700_000_000_000;
-      await store.hashSet(k, { a: `${T} EUR=100`, b: `${T + 10} EUR=50 USD=7`, old: `${T - 120_000} EUR=999`, bad: 'x EUR=1' }, 60);
-      expect(await store.windowAdd(k, { nowMs: T + 20, windowMs: 60_000, member: 'c', amounts: { EUR: 1 }, maxCount: 10 })).toStrictEqual({ ok: true, count: 3, totals: { EUR: 151, USD: 7 } });
-      expect(await store.windowRemove(k, 'old')).toBe(false);
-      expect(await store.windowRemove(k, 'b')).toBe(true);
-      expect(await store.windowAdd(k, { nowMs: T + 20, windowMs: 60_000, member: 'd', maxCount: 10 })).toStrictEqual({ ok: true, count: 3, totals: { EUR: 101 } });
-    } finally {
-      await store.close();
-    }
-  });
-
-  it('converts a window kept as a decimal heap ("n", "h:<i>" → "<score> CUR=amount\\0member") on first touch', async () => {
-    const store = await connect();
-    try {
-      const k = `heap-window:${randomBytes(4).toString('hex')}`;
-      const T = 1_700_000_000_000;
-      await store.hashSet(k, {
-        'h:1': `${T - 120_000} EUR=999\0old`, 'h:2': `${T} EUR=100\0a`, 'h:3': `${T + 10} EUR=50 USD=7\0b`,
-        'm:old': '1', 'm:a': '2', 'm:b': '3', n: '3', t: 'EUR=1149 USD=7', x: String(T + 10),
-      }, 60);
-      expect(await store.windowAdd(k, { nowMs: T + 20, windowMs: 60_000, member: 'c', amounts: { EUR: 1 }, maxCount: 10 })).toStrictEqual({ ok: true, count: 3, totals: { EUR: 151, USD: 7 } });
-      expect(await store.windowRemove(k, 'old')).toBe(false);
-      expect(await store.windowRemove(k, 'b')).toBe(true);
-      expect(await store.windowAdd(k, { nowMs: T + 20, windowMs: 60_000, member: 'd', maxCount: 10 })).toStrictEqual({ ok: true, count: 3, totals: { EUR: 101 } });
-    } finally {
-      await store.close();
-    }
-  });
-
-  it('keeps an entry of a 43-character member and one currency within 64 bytes, so a window of 50 stays a listpack', async () => {
+describe('RedisStore windows', () => {
+  it('keep a window as one list, compact at any length, with exact totals up to 2^53 - 1', async () => {
     const store = await connect();
     const redis = new Redis(inject('redisUrl'));
     try {
-      const k = `compact-window:${randomBytes(4).toString('hex')}`;
+      const k = `compact-window:{${randomBytes(4).toString('hex')}}`;
       const T = 1_795_977_923_372;
-      for (let i = 0; i < 50; i++) {
-        const member = randomBytes(32).toString('base64url');
-        expect((await store.windowAdd(k, { nowMs: T + i, windowMs: 3_600_000, member, amounts: { EUR: 49_000 + i }, maxCount: 100 })).ok).toBe(true);
+      for (let i = 0; i < 1000; i++) {
+        expect((await store.windowAdd(k, { nowMs: T + i, windowMs: 3_600_000, member: randomBytes(12).toString('base64url'), amounts: { EUR: 49_000 + i }, maxCount: 2000 })).ok).toBe(true);
       }
-      expect(await redis.call('OBJECT', 'ENCODING', `${prefix}${k}`)).toBe('listpack');
-      expect(await store.windowAdd(k, { nowMs: T + 50, windowMs: 3_600_000, member: 'x', maxCount: 100 })).toStrictEqual({ ok: true, count: 51, totals: { EUR: 50 * 49_000 + 1225 } });
-      // Base 36 and back is exact up to 2^53 - 1, and for negative scores.
+      expect(await redis.type(`${prefix}${k}`)).toBe('list');
+      expect(await redis.llen(`${prefix}${k}`)).toBe(1001);
+      expect(await redis.lindex(`${prefix}${k}`, 0)).toBe(`#${(T + 999).toString(36)} EUR=${1000 * 49_000 + 499_500}`);
+      // An entry: its time and amount in base 36, a NUL, the member; about 40 bytes in a listpack.
+      expect(await redis.lindex(`${prefix}${k}`, 1)).toMatch(new RegExp(`^${T.toString(36)} EUR${(49_000).toString(36)}\u0000[A-Za-z0-9_-]{16}$`));
+      expect(Number(await redis.call('MEMORY', 'USAGE', `${prefix}${k}`, 'SAMPLES', '0')) / 1000).toBeLessThan(48);
+      expect(await redis.pttl(`${prefix}${k}`)).toBeGreaterThan(3_500_000);
+      // Base 36 and back is exact up to 2^53 - 1.
       const big = `big-window:${randomBytes(4).toString('hex')}`;
       const max = Number.MAX_SAFE_INTEGER;
-      expect(await store.windowAdd(big, { nowMs: T, windowMs: 0, member: 'a', score: max, amounts: { EUR: max }, maxCount: 5 })).toStrictEqual({ ok: true, count: 1, totals: { EUR: max } });
-      expect(await store.windowAdd(big, { nowMs: T, windowMs: 0, member: 'b', score: max - 1, amounts: { EUR: 0, USD: max - 35 }, maxCount: 5, maxAmounts: { USD: max - 35 } })).toStrictEqual({ ok: true, count: 2, totals: { EUR: max, USD: max - 35 } });
-      expect(await store.windowAdd(big, { nowMs: 0, windowMs: 2_000_000, member: 'c', score: -1_234_567, amounts: { USD: 1 }, maxCount: 5 })).toStrictEqual({ ok: true, count: 3, totals: { EUR: max, USD: max - 34 } });
-      expect(await store.windowRemove(big, 'b')).toBe(true);
-      expect(await store.windowAdd(big, { nowMs: 0, windowMs: 2_000_000, member: 'd', score: -999_999, maxCount: 5 })).toStrictEqual({ ok: true, count: 3, totals: { EUR: max, USD: 1 } });
-      // The clock passes c's score (-1,234,567 + 2,000,000 ms) but not d's.
-      expect(await store.windowAdd(big, { nowMs: 800_000, windowMs: 2_000_000, member: 'e', maxCount: 5 })).toStrictEqual({ ok: true, count: 3, totals: { EUR: max } });
-      expect(await store.windowRemove(big, 'c')).toBe(false);
-      expect(await store.windowRemove(big, 'd')).toBe(true);
+      expect(await store.windowAdd(big, { nowMs: T, windowMs: 60_000, member: 'a', amounts: { EUR: max }, maxCount: 5 })).toStrictEqual({ ok: true, count: 1, totals: { EUR: max } });
+      expect(await store.windowAdd(big, { nowMs: T + 1, windowMs: 60_000, member: 'b', amounts: { EUR: 0, USD: max - 35 }, maxCount: 5, maxAmounts: { USD: max - 35 } })).toStrictEqual({ ok: true, count: 2, totals: { EUR: max, USD: max - 35 } });
+      expect(await store.windowAdd(big, { nowMs: T + 2, windowMs: 60_000, member: 'c', amounts: { USD: 1 }, maxCount: 5, maxAmounts: { USD: max - 35 } })).toMatchObject({ ok: false, exceeded: 'amount' });
+      expect(await store.windowRemove(big, 'a')).toBe(true);
+      expect(await store.windowAdd(big, { nowMs: T + 60_001, windowMs: 60_000, member: 'd', amounts: { USD: 34 }, maxCount: 5 })).toStrictEqual({ ok: true, count: 1, totals: { USD: 34 } });
     } finally {
       redis.disconnect();
       await store.close();

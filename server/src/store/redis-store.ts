@@ -140,8 +140,8 @@ export class RedisStore implements Store {
   }
 
   async windowAdd(key: string, entry: WindowEntry): Promise<WindowResult> {
-    const { score, amounts, maxAmounts } = checkWindowEntry(entry);
-    const args = [entry.nowMs, entry.windowMs, entry.member, score, entry.maxCount, amounts.length, ...amounts.flat(), maxAmounts.length, ...maxAmounts.flat()].map(String);
+    const { amounts, maxAmounts } = checkWindowEntry(entry);
+    const args = [entry.nowMs, entry.windowMs, entry.member, entry.maxCount, amounts.length, ...amounts.flat(), maxAmounts.length, ...maxAmounts.flat()].map(String);
     const [verdict, count, ...flat] = (await this.#scripts.countersignWindowAdd(this.#key(key), ...args)) as [string, number, ...string[]];
     const totals: Record<string, number> = {};
     for (let i = 0; i + 1 < flat.length; i += 2) totals[flat[i]!] = Number(flat[i + 1]);

@@ -277,20 +277,17 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         expect(await store.windowRemove(k, 'd')).toBe(true);
         expect(await store.delete(k)).toBe(false);
       });
-      it('counts an entry scored at a future deadline with windowMs 0 until that deadline', async () => {
-        const k = key('window');
-        const pending = { windowMs: 0, maxCount: 1 };
-        expect((await store.windowAdd(k, { ...pending, nowMs: T, member: 'a', score: T + 300_000 })).ok).toBe(true);
-        expect((await store.windowAdd(k, { ...pending, nowMs: T + 299_999, member: 'b', score: T + 600_000 })).ok).toBe(false);
-        expect((await store.windowAdd(k, { ...pending, nowMs: T + 300_000, member: 'b', score: T + 600_000 })).ok).toBe(true);
-      });
-      it('replaces a member that is there instead of counting it twice, and windowRemove takes an entry out', async () => {
+      it('windowRemove takes back the newest entry of a member, and only that one', async () => {
         const k = key('window');
         await store.windowAdd(k, { ...limits, nowMs: T, member: 'a', amounts: { EUR: 10 } });
-        expect(await store.windowAdd(k, { ...limits, nowMs: T + 1, member: 'a', amounts: { EUR: 30 } })).toStrictEqual({ ok: true, count: 1, totals: { EUR: 30 } });
+        await store.windowAdd(k, { ...limits, nowMs: T + 1, member: 'b', amounts: { EUR: 20 } });
         expect(await store.windowRemove(k, 'a')).toBe(true);
         expect(await store.windowRemove(k, 'a')).toBe(false);
-        expect(await store.windowAdd(k, { ...limits, nowMs: T + 2, member: 'b' })).toStrictEqual({ ok: true, count: 1, totals: {} });
+        expect(await store.windowAdd(k, { ...limits, nowMs: T + 2, member: 'c' })).toStrictEqual({ ok: true, count: 2, totals: { EUR: 20 } });
+        // A member is not a key: added twice, it counts twice, and comes back out one entry at a time.
+        expect(await store.windowAdd(k, { ...limits, nowMs: T + 3, member: 'c', amounts: { EUR: 5 } })).toStrictEqual({ ok: true, count: 3, totals: { EUR: 25 } });
+        expect(await store.windowRemove(k, 'c')).toBe(true);
+        expect(await store.windowAdd(k, { ...limits, nowMs: T + 4, member: 'd' })).toStrictEqual({ ok: true, count: 3, totals: { EUR: 20 } });
       });
       it('refuses malformed arguments before writing anything', async () => {
         const k = key('window');
@@ -310,49 +307,46 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         expect(removed.filter(Boolean)).toHaveLength(3);
         expect(removed.map((taken, i) => taken === results[i]!.ok)).not.toContain(false);
       });
-      it('a refused add that would replace a member keeps the member and shows the window without it', async () => {
+      it('a refused add changes nothing but what left the window, and shows the window as it stands', async () => {
         const k = key('window');
         await store.windowAdd(k, { ...limits, nowMs: T, member: 'a', amounts: { EUR: 60_000 } });
-        await store.windowAdd(k, { ...limits, nowMs: T, member: 'b', amounts: { EUR: 30_000 } });
-        expect(await store.windowAdd(k, { ...limits, nowMs: T + 1, member: 'a', amounts: { EUR: 70_001 } })).toStrictEqual({ ok: false, count: 1, totals: { EUR: 30_000 }, exceeded: 'amount' });
-        expect(await store.windowAdd(k, { ...limits, nowMs: T + 1, member: 'c', amounts: { EUR: 10_001 } })).toStrictEqual({ ok: false, count: 2, totals: { EUR: 90_000 }, exceeded: 'amount' });
-        // Replaced with a lower score: it leaves the window by its new score.
-        expect(await store.windowAdd(k, { ...limits, nowMs: T + 1, member: 'b', score: T - 30_000, amounts: { EUR: 5 } })).toStrictEqual({ ok: true, count: 2, totals: { EUR: 60_005 } });
-        expect(await store.windowAdd(k, { ...limits, nowMs: T + 30_000, member: 'c' })).toStrictEqual({ ok: true, count: 2, totals: { EUR: 60_000 } });
+        await store.windowAdd(k, { ...limits, nowMs: T + 30_000, member: 'b', amounts: { EUR: 30_000 } });
+        expect(await store.windowAdd(k, { ...limits, nowMs: T + 30_001, member: 'c', amounts: { EUR: 10_001 } })).toStrictEqual({ ok: false, count: 2, totals: { EUR: 90_000 }, exceeded: 'amount' });
+        // a left at T + MINUTE; the refusal there still dropped it.
+        expect(await store.windowAdd(k, { ...limits, nowMs: T + MINUTE, member: 'c', amounts: { EUR: 70_001 } })).toStrictEqual({ ok: false, count: 1, totals: { EUR: 30_000 }, exceeded: 'amount' });
+        expect(await store.windowRemove(k, 'a')).toBe(false);
+        expect(await store.windowAdd(k, { ...limits, nowMs: T + MINUTE, member: 'c', amounts: { EUR: 70_000 } })).toStrictEqual({ ok: true, count: 2, totals: { EUR: 100_000 } });
       });
-      it('with 5,000 live entries added out of score order, answers exactly and drops the expired ones in order', async () => {
+      it('with 5,000 live entries answers exactly, drops the expired ones oldest first, and takes any one back', async () => {
         const k = key('window');
         const size = 5000;
-        const big = { windowMs: 0, maxCount: size + 1, maxAmounts: { EUR: 1_000_000_000 } };
-        // Deadlines out of insertion order (as the pending window scores them): i*7919 mod size.
-        const scoreOf = (i: number) => T + 1 + ((i * 7919) % size) * 10;
+        const big = { windowMs: MINUTE, maxCount: size + 1, maxAmounts: { EUR: 1_000_000_000 } };
+        // One entry per 10 ms, each weighing 1 to 7.
         for (let i = 0; i < size; i += 250) {
-          await Promise.all(Array.from({ length: 250 }, (_, j) => store.windowAdd(k, { ...big, nowMs: T, member: `e${i + j}`, score: scoreOf(i + j), amounts: { EUR: 1 + ((i + j) % 7) } })));
+          for (let j = 0; j < 250; j++) await store.windowAdd(k, { ...big, nowMs: T + (i + j) * 10, member: `e${i + j}`, amounts: { EUR: 1 + ((i + j) % 7) } });
         }
         const weight = (live: (i: number) => boolean) => {
           let [count, total] = [0, 0];
           for (let i = 0; i < size; i += 1) if (live(i)) [count, total] = [count + 1, total + 1 + (i % 7)];
           return { count, total };
         };
+        const last = T + (size - 1) * 10;
         const all = weight(() => true);
-        expect(await store.windowAdd(k, { ...big, nowMs: T, member: 'probe', score: T + 1 + size * 10 })).toStrictEqual({ ok: true, count: all.count + 1, totals: { EUR: all.total } });
-        expect(await store.windowAdd(k, { ...big, nowMs: T, member: 'over', score: T + 1 + size * 10 })).toMatchObject({ ok: false, exceeded: 'count', count: size + 1 });
-        expect(await store.windowAdd(k, { ...big, maxCount: size + 2, maxAmounts: { EUR: all.total }, nowMs: T, member: 'over', amounts: { EUR: 1 }, score: T + 1 + size * 10 })).toMatchObject({ ok: false, exceeded: 'amount' });
-        // The clock passes the deadlines of the first 1,234 slots (scores T+1 … T+12,331).
-        const at = T + 1 + 1233 * 10;
-        const left = weight((i) => scoreOf(i) > at);
+        // Still within a minute of the first entry (T) at T + 49,990: all 5,000 count.
+        expect(await store.windowAdd(k, { ...big, nowMs: last, member: 'over', maxCount: size })).toMatchObject({ ok: false, exceeded: 'count', count: size, totals: { EUR: all.total } });
+        expect(await store.windowAdd(k, { ...big, nowMs: last, member: 'over', amounts: { EUR: 1_000_000_000 - all.total + 1 } })).toMatchObject({ ok: false, exceeded: 'amount' });
+        // The clock passes the first 1,234 entries: their time + a minute ≤ now.
+        const at = T + 1233 * 10 + MINUTE;
+        const left = weight((i) => i > 1233);
         expect(left.count).toBe(size - 1234);
-        expect(await store.windowRemove(k, 'probe')).toBe(true);
-        expect(await store.windowAdd(k, { ...big, nowMs: at, member: 'late', score: at + 1 })).toStrictEqual({ ok: true, count: left.count + 1, totals: { EUR: left.total } });
-        // Exactly the expired ones are gone, whichever their place of insertion.
-        for (const i of [0, 1, 2, 3, 17, 1000, 2500, 4999]) expect(await store.windowRemove(k, `e${i}`)).toBe(scoreOf(i) > at);
-        expect(await store.windowRemove(k, 'late')).toBe(true);
-        // Removing out of order keeps the rest exact; then the window empties and is deleted.
-        const gone = weight((i) => scoreOf(i) > at && ![0, 1, 2, 3, 17, 1000, 2500, 4999].includes(i));
-        expect(await store.windowAdd(k, { ...big, nowMs: at, member: 'late2', score: at + 1 })).toStrictEqual({ ok: true, count: gone.count + 1, totals: { EUR: gone.total } });
-        // Scored a minute ahead: scored at nowMs with windowMs 0 it would leave the window (and Redis,
-        // by its TTL) a millisecond later, before the remove below on a real clock.
-        expect(await store.windowAdd(k, { ...big, nowMs: T + 1 + size * 10, member: 'last', score: T + 1 + size * 10 + 60_000, maxCount: 1 })).toStrictEqual({ ok: true, count: 1, totals: {} });
+        expect(await store.windowAdd(k, { ...big, nowMs: at, member: 'late' })).toStrictEqual({ ok: true, count: left.count + 1, totals: { EUR: left.total } });
+        // Exactly the expired ones are gone; one from the middle comes back out, and the totals follow.
+        for (const i of [0, 1, 1233]) expect(await store.windowRemove(k, `e${i}`)).toBe(false);
+        for (const i of [1234, 2500, 4999]) expect(await store.windowRemove(k, `e${i}`)).toBe(true);
+        const rest = weight((i) => i > 1233 && ![2500, 4999, 1234].includes(i));
+        expect(await store.windowAdd(k, { ...big, nowMs: at, member: 'late2' })).toStrictEqual({ ok: true, count: rest.count + 2, totals: { EUR: rest.total } });
+        // A minute after the newest, the window is empty: the add that finds it so leaves only itself.
+        expect(await store.windowAdd(k, { ...big, nowMs: at + MINUTE, member: 'last', maxCount: 1 })).toStrictEqual({ ok: true, count: 1, totals: {} });
         expect(await store.windowRemove(k, 'last')).toBe(true);
         expect(await store.delete(k)).toBe(false);
       });

@@ -25,14 +25,12 @@ export interface CasResult {
  * amounts are minor units, per ISO 4217 currency code.
  */
 export interface WindowEntry {
-  /** The clock. */
+  /** The clock: the entry's time, and what the window slides with. */
   nowMs: number;
-  /** An entry counts while its score is greater than `nowMs - windowMs`; older ones are dropped. */
+  /** An entry counts while its time is greater than `nowMs - windowMs`; older ones are dropped. */
   windowMs: number;
-  /** The entry's id (an `auth_req_id`); adding a member that is there replaces it. */
+  /** The entry's id: what {@link Store.windowRemove} takes back. */
   member: string;
-  /** The entry's score, `nowMs` by default; a future deadline with `windowMs: 0` counts until then. */
-  score?: number;
   /** What the entry weighs, per currency (minor units, non-negative safe integers). */
   amounts?: Record<string, number>;
   /** How many entries the window may hold, this one included. */
@@ -42,10 +40,21 @@ export interface WindowEntry {
 }
 
 /**
- * One member offered to a counted window kept as a sorted set ({@link Store.sortedWindowAdd}): a
- * {@link WindowEntry} without amounts. Times are epoch milliseconds.
+ * One member offered to a counted window kept as a sorted set ({@link Store.sortedWindowAdd}).
+ * Times are epoch milliseconds.
  */
-export type SortedWindowEntry = Omit<WindowEntry, 'amounts' | 'maxAmounts'>;
+export interface SortedWindowEntry {
+  /** The clock. */
+  nowMs: number;
+  /** A member counts while its score is greater than `nowMs - windowMs`; older ones are dropped. */
+  windowMs: number;
+  /** The member (an `auth_req_id`); adding one that is there scores it again. */
+  member: string;
+  /** The member's score, `nowMs` by default; a future deadline with `windowMs: 0` counts until then. */
+  score?: number;
+  /** How many members the window may hold, this one included. */
+  maxCount: number;
+}
 
 /** The answer of {@link Store.sortedWindowAdd}. */
 export interface SortedWindowResult {
@@ -156,18 +165,23 @@ export interface Store {
    */
   pollThrottle(key: string, nowMs: number, leewayMs?: number): Promise<PollResult>;
   /**
-   * The sliding-window limit (velocity, pending requests, push rate), in one atomic step on one
-   * key: drops the entries that left the window, and adds `member` only when the count and every
-   * limited currency's total stay within `maxCount` and `maxAmounts` with it. {@link Store.windowRemove}
-   * takes an entry back out (a rollback, or a request that stopped pending). Its TTL follows the
-   * newest entry added. A call costs O(log n) per entry it adds or drops, whatever the window holds;
-   * the key is the store's own (on Redis a hash holding a heap by score and running totals), to be
-   * read and written through these two operations only.
+   * The sliding-window limit with amounts (the velocity limits), in one atomic step on one key:
+   * drops the entries that left the window, and adds one entry, at `nowMs`, only when the count and
+   * every limited currency's total stay within `maxCount` and `maxAmounts` with it. Entries leave in
+   * the order they came (a queue), so a call costs O(1) per entry it adds or drops, whatever the
+   * window holds; an entry that came later with an earlier time (another instance's clock, a few ms
+   * behind) leaves with the one before it, a little late, never early. {@link Store.windowRemove}
+   * takes an entry back out (a rollback). The TTL follows the newest entry. The key is the store's
+   * own (on Redis a list: a header of running totals, then the entries), to be read and written
+   * through these two operations only. Each call adds an entry: a member added twice counts twice.
+   * @throws RangeError when a time or count is not a safe integer ≥ 0, an amount not a non-negative
+   *   safe integer under an ISO 4217 code, or `member` empty.
    */
   windowAdd(key: string, entry: WindowEntry): Promise<WindowResult>;
   /**
-   * Takes `member` out of a window kept by {@link Store.windowAdd}, in one atomic step (O(log n));
-   * answers whether it was there. A window left empty is deleted.
+   * Takes the newest entry of `member` out of a window kept by {@link Store.windowAdd}, in one
+   * atomic step; answers whether one was there. It looks from the newest entry back, so taking back
+   * the entry just added (the rollback it is for) costs O(1). A window left empty is deleted.
    */
   windowRemove(key: string, member: string): Promise<boolean>;
   /**
@@ -176,8 +190,8 @@ export interface Store {
    * is at most `nowMs - windowMs`, then adds `member` (scored `score`, `nowMs` by default) when the
    * count stays within `maxCount` with it. A member that is there is scored again and always fits.
    * The key lives until its highest score leaves the window. O(log n) per member added or dropped.
-   * Unlike {@link Store.windowAdd} it keeps no amounts, and a member costs a sorted-set entry (about
-   * 40 bytes in a small window) instead of a heap entry and its index (about 85). Read it with
+   * Unlike {@link Store.windowAdd} it keeps no amounts, but members may come with any score (a
+   * deadline) and are found by name (the inbox lists them). Read it with
    * {@link Store.sortedWindowMembers}; {@link Store.sortedRemove} takes a member out.
    * @throws RangeError when a time, score or count is not a safe integer (`windowMs`, `maxCount` ≥ 0), or `member` is empty.
    */

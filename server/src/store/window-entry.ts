@@ -1,4 +1,4 @@
-import type { WindowEntry } from './types.ts';
+import type { SortedWindowEntry, WindowEntry } from './types.ts';
 
 /** A currency as a window keeps it: three upper-case letters (ISO 4217), so it can sit in the stored value. */
 const CURRENCY = /^[A-Z]{3}$/;
@@ -13,18 +13,18 @@ function wholeAmounts(label: string, amounts: Record<string, number> | undefined
 }
 
 /**
- * Checks a {@link WindowEntry} the same way for both stores, before anything is written: times and
- * counts are safe integers (epoch ms, ms, entries), amounts non-negative safe integers of minor units
- * under ISO 4217 codes, and the member non-empty.
+ * Checks a {@link WindowEntry} or a {@link SortedWindowEntry} the same way for both stores, before
+ * anything is written: times and counts are safe integers (epoch ms, ms, entries; all but a score
+ * ≥ 0), amounts non-negative safe integers of minor units under ISO 4217 codes, and the member non-empty.
  *
  * @returns the score (`nowMs` unless given) and the amounts and limits as pairs.
  * @throws RangeError naming the argument that is out of range.
  */
-export function checkWindowEntry(entry: WindowEntry): { score: number; amounts: [string, number][]; maxAmounts: [string, number][] } {
-  const score = entry.score ?? entry.nowMs;
+export function checkWindowEntry(entry: WindowEntry | SortedWindowEntry): { score: number; amounts: [string, number][]; maxAmounts: [string, number][] } {
+  const score = ('score' in entry ? entry.score : undefined) ?? entry.nowMs;
   for (const [name, value] of [['nowMs', entry.nowMs], ['windowMs', entry.windowMs], ['score', score], ['maxCount', entry.maxCount]] as const) {
     if (!Number.isSafeInteger(value) || (name !== 'score' && value < 0)) throw new RangeError(`${name} must be a safe integer${name === 'score' ? '' : ' ≥ 0'}, got ${value}`);
   }
   if (entry.member.length === 0) throw new RangeError('member must not be empty');
-  return { score, amounts: wholeAmounts('amounts', entry.amounts), maxAmounts: wholeAmounts('maxAmounts', entry.maxAmounts) };
+  return { score, amounts: wholeAmounts('amounts', 'amounts' in entry ? entry.amounts : undefined), maxAmounts: wholeAmounts('maxAmounts', 'maxAmounts' in entry ? entry.maxAmounts : undefined) };
 }
