@@ -91,7 +91,7 @@ async function inspectRequestHash(redis: Redis, prefix: string): Promise<MemoryR
 
 /**
  * INFO memory `used_memory` before and after creating `benchConfig.memoryRequests` pending
- * requests through `/bc-authorize` of an in-process instance (its own key prefix, the shipped
+ * requests through `/bc-authorize` of an in-process instance (the server's key prefix `cs:`, on a Redis of its own, the shipped
  * window lengths, pushes accepted by a fake push service so their bookkeeping is stored), divided
  * by the number of requests. Everything a pending request leaves in Redis counts: its hash, its
  * audit events (in the tenant's chain) and their index, its index entries and its places in the

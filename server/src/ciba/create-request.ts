@@ -51,8 +51,9 @@ function expirySeconds(config: Config, tier: Tier, requested: number | null): nu
  * windows are given back, so only requests that exist are counted.
  *
  * What does not depend on each other goes to the store together, so a request waits on four
- * round trips in sequence: (user ∥ devices ∥ blocks ∥ `transaction_id`) → (the three windows) →
- * (request ∥ `transaction_id` SET NX ∥ inbox and role queues ∥ deadline index ∥ reviewers) →
+ * round trips in sequence: (user ∥ devices ∥ blocks ∥ `transaction_id`) → (the three windows, one
+ * of them the user's pending requests: their inbox) →
+ * (request ∥ `transaction_id` SET NX ∥ role queues ∥ deadline index ∥ reviewers) →
  * (audit ∥ live update). A known `transaction_id` costs one more (its request is read).
  *
  * @throws CountersignError `unknown_user_id` (no such user, or no enrolled device), `client_blocked`

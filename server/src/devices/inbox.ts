@@ -7,8 +7,9 @@ import type { DeviceSession } from './session.ts';
 
 /**
  * The user's pending requests, newest first, as the server displays them for this user: their own,
- * and those that need a role they hold in the tenant (a reviewer's queue). Requests that were
- * decided or expired meanwhile are settled and dropped from the index they were found in.
+ * and those that need a role they hold in the tenant (a reviewer's queue). The user's own drop out
+ * of their pending requests at their deadline (the sweeper settles them); one found decided or
+ * expired meanwhile is settled and dropped from the index it was found in.
  */
 export async function listInbox(deps: Deps, session: DeviceSession, viewer: Viewer): Promise<RequestDisplay[]> {
   const { store } = deps;

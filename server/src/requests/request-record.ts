@@ -39,9 +39,10 @@ export interface ApprovalRequest {
   redemption_id?: string;
   redeemed_at?: number;
   outcome: Outcome | null;
-  // Who must say yes (issue 4), decided at request time from the policy and never changed. Absent
-  // only on records stored before policy tiers (or built by hand in a test): those read as one
-  // customer approval, no number matching, the configured token lifetime.
+  // Who must say yes (issue 4), decided at request time from the policy and never changed. `tier`
+  // and `parties` are not stored when they are the default (tier `standard`, the customer alone);
+  // records stored before policy tiers (or built by hand in a test) read as one customer approval,
+  // no number matching, the configured token lifetime.
   /** The policy tier's name. */
   tier?: string;
   /** Every party that must approve: `customer`, `role:<role>`. */
@@ -89,7 +90,8 @@ export const FIELD_CHUNK_BYTES = 64;
 
 /**
  * The fields written once, at creation, that may be longer than {@link FIELD_CHUNK_BYTES}: such a
- * value is stored in chunks `<name>#0`, `<name>#1`, … and no field `<name>`, so a reader that looks
+ * value is stored in chunks under a short name (`ad#0`, `ad#1`, …, see `CHUNK_NAME`; `<name>#0` before)
+ * and no field `<name>`, so a reader that looks
  * at the raw field finds nothing rather than a truncated value. Only write-once fields: a later
  * compare-and-swap of a field that had chunks could leave stale ones behind.
  */
