@@ -2,6 +2,7 @@ import { createAgentClient, CountersignError, decisionChallenge, detailsHash, ty
 import { base64url } from '@countersign/shared';
 import { decodeJwt, SignJWT, generateKeyPair } from 'jose';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { keys } from '@countersign/server';
 import { createHarness, type EnrolledUser, type Harness } from '../support/harness.ts';
 import { payment } from '../support/payment.ts';
 
@@ -120,6 +121,13 @@ describe('the guarantees of DESIGN.md', () => {
       { reason: 'unauthorized_client', client_id: foreign.client_id, tenant: 'tenant-b' },
     ]);
     expect((await harness.admin('GET', `/audit?auth_req_id=${id}&tenant=tenant-b`)).body.events).toEqual([]);
+    // A token that verifies for an approval whose record is gone (a Redis that lost it) is refused
+    // invalid_token, and the attempt is in that request's trail: its id came from a verified token.
+    const lost = await approvedToken(payment({ transaction_id: 'txn_4' }));
+    expect(await harness.store.delete(keys.request('default', lost.id))).toBe(true);
+    expect((await refusal(agent.redeem(lost.token.access_token, payment({ transaction_id: 'txn_4' })))).code).toBe('invalid_token');
+    const lostTrail = (await harness.admin('GET', `/audit?auth_req_id=${lost.id}`)).body.events as { type: string; reason?: string; client_id?: string }[];
+    expect(lostTrail.at(-1)).toMatchObject({ type: 'refused', reason: 'invalid_token', client_id: agent.clientId });
     harness.clock.advance(600);
     expect((await refusal(agent.redeem(token.access_token, payment({ transaction_id: 'txn_3' })))).code).toBe('invalid_token');
     expect((await agent.getRequest(id)).state).toBe('expired');

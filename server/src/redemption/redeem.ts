@@ -4,7 +4,7 @@ import type { Deps } from '../deps.ts';
 import { fromFields, isRequestId, loadRequest, requestOf, trackOutcomeDeadline, type ApprovalRequest } from '../requests/index.ts';
 import { recordHistory } from '../devices/index.ts';
 import { keys } from '../store/index.ts';
-import { verifyApprovalToken } from '../tokens/index.ts';
+import { verifyApprovalToken, type ApprovalClaims } from '../tokens/index.ts';
 import { checkPreconditions } from './check-preconditions.ts';
 import { newRedemptionId } from './redemption-id.ts';
 
@@ -57,8 +57,27 @@ function approvalMismatch(): CountersignError {
  * @see DESIGN.md guarantees 3, 6 and 7; RFC 9068 §4
  */
 export async function redeem(deps: Deps, client: ClientRecord, token: string, presented: unknown, currentVersions: Record<string, string> = {}): Promise<RedeemResponse> {
+  return redeemVerified(deps, client, await verifyRedemptionToken(deps, token), presented, currentVersions);
+}
+
+/**
+ * The first step of {@link redeem}: verifies the approval token (signature, explicit algorithms,
+ * issuer, audience, expiry) and answers its claims. A caller that must know which approval a later
+ * refusal concerns (to audit it in that approval's tenant) verifies with this, then calls
+ * {@link redeemVerified}.
+ * @throws CountersignError `invalid_token` (401).
+ */
+export function verifyRedemptionToken(deps: Deps, token: string): Promise<ApprovalClaims> {
+  return verifyApprovalToken(deps.keyRing, deps.config.publicUrl, token, deps.clock.now());
+}
+
+/**
+ * {@link redeem} of a token whose `claims` {@link verifyRedemptionToken} answered: everything after
+ * the signature check.
+ * @throws as {@link redeem}, but for an `invalid_token` from the signature check.
+ */
+export async function redeemVerified(deps: Deps, client: ClientRecord, claims: ApprovalClaims, presented: unknown, currentVersions: Record<string, string> = {}): Promise<RedeemResponse> {
   const now = deps.clock.now();
-  const claims = await verifyApprovalToken(deps.keyRing, deps.config.publicUrl, token, now);
   if (claims.client_id !== client.client_id || claims.tenant !== client.tenant) {
     throw new CountersignError('unauthorized_client', 'This approval was not issued to this client.', { status: 403 });
   }

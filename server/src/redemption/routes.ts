@@ -1,10 +1,10 @@
-import { CountersignError, outcomeBody, redeemBody, tenantName, type ClientRequestView } from '@countersign/shared';
+import { CountersignError, outcomeBody, redeemBody, type ClientRequestView } from '@countersign/shared';
 import { Hono } from 'hono';
 import { authenticateClient, type ClientRecord } from '../clients/index.ts';
 import type { Deps } from '../deps.ts';
 import { readJson } from '../http/index.ts';
 import { loadRequest, settleExpiry } from '../requests/index.ts';
-import { redeem } from './redeem.ts';
+import { redeemVerified, verifyRedemptionToken } from './redeem.ts';
 import { reportOutcome } from './report-outcome.ts';
 
 /**
@@ -25,17 +25,6 @@ async function auditRefusal(deps: Deps, client: ClientRecord, error: unknown, en
       // `stale_record` names the records whose version moved: the executor's own identifiers, no secret.
       detail: { endpoint, ...(foreign ? { client_tenant: client.tenant } : {}), ...(Array.isArray(error.body?.records) ? { records: error.body.records.join(',') } : {}) },
     });
-  }
-}
-
-/** Reads `auth_req_id` and `tenant` from a token's payload without verifying it: call only once the token has verified. */
-function unverifiedApproval(token: string): { auth_req_id: string; tenant: string } | undefined {
-  try {
-    const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { auth_req_id?: unknown; tenant?: unknown };
-    const id = /^[A-Za-z0-9_-]{16,128}$/;
-    return typeof payload.auth_req_id === 'string' && id.test(payload.auth_req_id) && typeof payload.tenant === 'string' && tenantName.safeParse(payload.tenant).success ? { auth_req_id: payload.auth_req_id, tenant: payload.tenant } : undefined;
-  } catch {
-    return undefined;
   }
 }
 
@@ -67,13 +56,15 @@ export function redemptionRoutes(deps: Deps): Hono {
   app.post('/redeem', async (c) => {
     const { auth, rest: body } = splitAuth(await readJson(c, redeemBody));
     const client = await authenticateClient(c, deps, auth);
+    let approval: { auth_req_id: string; tenant: string } | undefined;
     try {
-      const result = await redeem(deps, client, body.token, body.authorization_details, body.current_versions);
+      const claims = await verifyRedemptionToken(deps, body.token);
+      // Verified: its auth_req_id and tenant may be trusted to file a refusal under.
+      approval = { auth_req_id: claims.auth_req_id, tenant: claims.tenant };
+      const result = await redeemVerified(deps, client, claims, body.authorization_details, body.current_versions);
       return c.json(result, 200, { 'Cache-Control': 'no-store' });
     } catch (error) {
-      // Every refusal but invalid_token comes after the token verified, so only then is its auth_req_id trusted to file it under.
-      const verified = error instanceof CountersignError && error.code !== 'invalid_token';
-      await auditRefusal(deps, client, error, 'redeem', verified ? unverifiedApproval(body.token) : undefined);
+      await auditRefusal(deps, client, error, 'redeem', approval);
       throw error;
     }
   });
