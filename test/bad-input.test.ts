@@ -427,6 +427,12 @@ const bcDetails: Attack[] = [
   { name: 'amount_minor as a string "49000"', request: bc(bcParams({ authorization_details: detailsWith({ amount_minor: '49000' }) })), status: 400, error: IAD },
   { name: 'amount_minor 1e300', request: bc(bcParams({ authorization_details: rawDetails('amount_minor', '1e300') })), status: 400, error: IAD },
   { name: 'amount_minor Number.MAX_SAFE_INTEGER + 2', request: bc(bcParams({ authorization_details: rawDetails('amount_minor', String(BigInt(Number.MAX_SAFE_INTEGER) + 2n)) })), status: 400, error: IAD },
+  {
+    name: 'two actions in one currency that add up to more than Number.MAX_SAFE_INTEGER',
+    request: bc(bcParams({ authorization_details: JSON.stringify([payment({ transaction_id: txn(), amount_minor: Number.MAX_SAFE_INTEGER }), payment({ transaction_id: txn(), amount_minor: 2 })]) })),
+    status: 400,
+    error: IAD,
+  },
   { name: 'amount_minor of 400 digits', request: bc(bcParams({ authorization_details: rawDetails('amount_minor', '9'.repeat(400)) })), status: 400, error: IAD },
   { name: 'amount_minor in exponent notation (4.9e4)', request: bc(bcParams({ authorization_details: rawDetails('amount_minor', '4.9e4') })), status: 400, error: IAD },
   { name: 'amount_minor in exponent notation (49E3)', request: bc(bcParams({ authorization_details: rawDetails('amount_minor', '49E3') })), status: 400, error: IAD },

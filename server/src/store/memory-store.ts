@@ -1,6 +1,6 @@
 import { checkSortedArguments } from './sorted-arguments.ts';
 import { checkManyEntries, parseStreamId } from './stream-index.ts';
-import { checkWindowEntry } from './window-entry.ts';
+import { checkWindowEntry, checkWindowMember } from './window-entry.ts';
 import type { CasResult, Fields, Guard, PollResult, SortedWindowEntry, SortedWindowResult, Store, StreamAppendManyResult, StreamAppendResult, StreamClaimResult, StreamEntry, StreamIndex, WindowEntry, WindowResult } from './types.ts';
 
 /** A sorted set: each member's score, and the members in (score, member) order for range reads. */
@@ -235,7 +235,7 @@ export class MemoryStore implements Store {
   }
 
   async windowRemove(key: string, member: string): Promise<boolean> {
-    if (member.length === 0) throw new RangeError('member must not be empty');
+    checkWindowMember(member);
     const window = this.#of(key, 'window')?.value;
     const at = window ? window.entries.findLastIndex((e) => e.member === member) : -1;
     if (!window || at === -1) return false;

@@ -43,15 +43,22 @@ local function from36(s)
   return tonumber(s, 36)
 end
 local function score_of(entry) return from36(string.match(entry, '^(%-?[0-9a-z]+)')) end
+-- A total at 0 or below is dropped at once, as memory-store.ts's addTotal does.
 local function add_amounts(totals, entry, sign)
   local head = string.sub(entry, 1, string.find(entry, '\\0', 1, true) - 1)
-  for cur, amt in string.gmatch(head, ' (%u%u%u)([0-9a-z]+)') do totals[cur] = (totals[cur] or 0) + sign * from36(amt) end
+  for cur, amt in string.gmatch(head, ' (%u%u%u)([0-9a-z]+)') do
+    local total = (totals[cur] or 0) + sign * from36(amt)
+    if total > 0 then totals[cur] = total else totals[cur] = nil end
+  end
 end
--- Takes the header off the front: the newest time (nil for no window) and the totals.
+-- Takes the header off the front: the newest time (nil for no window) and the totals. Checked
+-- before it is popped: a script error does not undo what it wrote before it.
 local function take_header()
-  local header = redis.call('LPOP', KEYS[1])
+  local header = redis.call('LINDEX', KEYS[1], 0)
   local totals = {}
   if not header then return nil, totals end
+  if not string.find(header, '^#%-?[0-9a-z]+') then error('the window ' .. KEYS[1] .. ' has no header') end
+  redis.call('LPOP', KEYS[1])
   for cur, amt in string.gmatch(header, ' (%u%u%u)=(%d+)') do totals[cur] = tonumber(amt) end
   return from36(string.match(header, '^#(%-?[0-9a-z]+)')), totals
 end

@@ -40,6 +40,12 @@ describe('RedisStore windows', () => {
       expect(await store.windowAdd(big, { nowMs: T + 2, windowMs: 60_000, member: 'c', amounts: { USD: 1 }, maxCount: 5, maxAmounts: { USD: max - 35 } })).toMatchObject({ ok: false, exceeded: 'amount' });
       expect(await store.windowRemove(big, 'a')).toBe(true);
       expect(await store.windowAdd(big, { nowMs: T + 60_001, windowMs: 60_000, member: 'd', amounts: { USD: 34 }, maxCount: 5 })).toStrictEqual({ ok: true, count: 1, totals: { USD: 34 } });
+      // A list whose first element is not a header (written by something else) is refused, and left as it is.
+      const foreign = `foreign-window:${randomBytes(4).toString('hex')}`;
+      await redis.rpush(`${prefix}${foreign}`, 'x', 'y');
+      await expect(store.windowAdd(foreign, { nowMs: T, windowMs: 60_000, member: 'a', maxCount: 5 })).rejects.toThrow(/has no header/);
+      await expect(store.windowRemove(foreign, 'y')).resolves.toBe(false);
+      expect(await redis.lrange(`${prefix}${foreign}`, 0, -1)).toStrictEqual(['x', 'y']);
     } finally {
       redis.disconnect();
       await store.close();

@@ -4,7 +4,7 @@ import { DEFAULT_REDIS_COMMAND_TIMEOUT_MS } from './redis-connect.ts';
 import { checkSortedArguments } from './sorted-arguments.ts';
 import { MULTI_KEY_SCRIPTS, SCRIPTS } from './redis-scripts.ts';
 import { checkManyEntries, parseStreamId } from './stream-index.ts';
-import { checkWindowEntry } from './window-entry.ts';
+import { checkWindowEntry, checkWindowMember } from './window-entry.ts';
 import type { CasResult, Fields, Guard, PollResult, SortedWindowEntry, SortedWindowResult, Store, StreamAppendManyResult, StreamAppendResult, StreamClaimResult, StreamEntry, StreamIndex, WindowEntry, WindowResult } from './types.ts';
 
 type Scripted = Record<keyof typeof SCRIPTS, (key: string, ...args: string[]) => Promise<unknown>>;
@@ -149,7 +149,7 @@ export class RedisStore implements Store {
   }
 
   async windowRemove(key: string, member: string): Promise<boolean> {
-    if (member.length === 0) throw new RangeError('member must not be empty');
+    checkWindowMember(member);
     return (await this.#scripts.countersignWindowRemove(this.#key(key), member)) === 1;
   }
 

@@ -295,7 +295,9 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         await expect(store.windowAdd(k, { ...limits, nowMs: T, member: 'a', amounts: { eur: 1 } })).rejects.toThrow(RangeError);
         await expect(store.windowAdd(k, { ...limits, nowMs: T, member: 'a', maxCount: -1 })).rejects.toThrow(RangeError);
         await expect(store.windowAdd(k, { ...limits, nowMs: T, member: '' })).rejects.toThrow(RangeError);
+        await expect(store.windowAdd(k, { ...limits, nowMs: T, member: 'x\0y' })).rejects.toThrow(RangeError);
         await expect(store.windowRemove(k, '')).rejects.toThrow(RangeError);
+        await expect(store.windowRemove(k, 'y\0')).rejects.toThrow(RangeError);
         expect(await store.delete(k)).toBe(false);
       });
       it('10 concurrent adds on 5 connections at the edge: exactly the allowed number get in', async () => {
@@ -316,6 +318,14 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         expect(await store.windowAdd(k, { ...limits, nowMs: T + MINUTE, member: 'c', amounts: { EUR: 70_001 } })).toStrictEqual({ ok: false, count: 1, totals: { EUR: 30_000 }, exceeded: 'amount' });
         expect(await store.windowRemove(k, 'a')).toBe(false);
         expect(await store.windowAdd(k, { ...limits, nowMs: T + MINUTE, member: 'c', amounts: { EUR: 70_000 } })).toStrictEqual({ ok: true, count: 2, totals: { EUR: 100_000 } });
+      });
+      it('drops a total that falls to 0 or below at once, also past 2^53 where sums are inexact', async () => {
+        const k = key('window');
+        const max = Number.MAX_SAFE_INTEGER;
+        // No limit on JPY: its total may pass 2^53 (inexact), and must still come back to what is left.
+        await store.windowAdd(k, { windowMs: MINUTE, maxCount: 10, nowMs: T, member: 'a', amounts: { JPY: max } });
+        await store.windowAdd(k, { windowMs: MINUTE, maxCount: 10, nowMs: T + 1, member: 'b', amounts: { JPY: 2 } });
+        expect(await store.windowAdd(k, { windowMs: MINUTE, maxCount: 10, nowMs: T + 1 + MINUTE, member: 'c', amounts: { JPY: 5 } })).toStrictEqual({ ok: true, count: 1, totals: { JPY: 5 } });
       });
       it('with 5,000 live entries answers exactly, drops the expired ones oldest first, and takes any one back', async () => {
         const k = key('window');

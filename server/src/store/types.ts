@@ -170,7 +170,9 @@ export interface Store {
    * every limited currency's total stay within `maxCount` and `maxAmounts` with it. Entries leave in
    * the order they came (a queue), so a call costs O(1) per entry it adds or drops, whatever the
    * window holds; an entry that came later with an earlier time (another instance's clock, a few ms
-   * behind) leaves with the one before it, a little late, never early. {@link Store.windowRemove}
+   * behind) leaves with the one before it, a little late, never early (but the key's TTL is set from
+   * the caller's clock, so an instance whose clock runs ahead by a few ms can let a whole idle window
+   * expire that much early). {@link Store.windowRemove}
    * takes an entry back out (a rollback). The TTL follows the newest entry. The key is the store's
    * own (on Redis a list: a header of running totals, then the entries), to be read and written
    * through these two operations only. Each call adds an entry: a member added twice counts twice.

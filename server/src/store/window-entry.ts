@@ -13,6 +13,16 @@ function wholeAmounts(label: string, amounts: Record<string, number> | undefined
 }
 
 /**
+ * Checks a window's member: not empty, and without a NUL (the Redis window stores an entry as its
+ * amounts, a NUL, then the member).
+ * @throws RangeError
+ */
+export function checkWindowMember(member: string): void {
+  if (member.length === 0) throw new RangeError('member must not be empty');
+  if (member.includes('\0')) throw new RangeError('member must not hold a NUL character');
+}
+
+/**
  * Checks a {@link WindowEntry} or a {@link SortedWindowEntry} the same way for both stores, before
  * anything is written: times and counts are safe integers (epoch ms, ms, entries; all but a score
  * ≥ 0), amounts non-negative safe integers of minor units under ISO 4217 codes, and the member non-empty.
@@ -25,6 +35,6 @@ export function checkWindowEntry(entry: WindowEntry | SortedWindowEntry): { scor
   for (const [name, value] of [['nowMs', entry.nowMs], ['windowMs', entry.windowMs], ['score', score], ['maxCount', entry.maxCount]] as const) {
     if (!Number.isSafeInteger(value) || (name !== 'score' && value < 0)) throw new RangeError(`${name} must be a safe integer${name === 'score' ? '' : ' ≥ 0'}, got ${value}`);
   }
-  if (entry.member.length === 0) throw new RangeError('member must not be empty');
+  checkWindowMember(entry.member);
   return { score, amounts: wholeAmounts('amounts', 'amounts' in entry ? entry.amounts : undefined), maxAmounts: wholeAmounts('maxAmounts', 'maxAmounts' in entry ? entry.maxAmounts : undefined) };
 }

@@ -25,8 +25,26 @@ export const authorizationDetail = z.discriminatedUnion('type', [paymentDetails]
 /** A validated action of any registered type. */
 export type AuthorizationDetail = z.infer<typeof authorizationDetail>;
 
-/** `authorization_details`: one to ten actions, each of a registered type (RFC 9396 §2). */
-export const authorizationDetails = z.array(authorizationDetail).min(1).max(10);
+/**
+ * `authorization_details`: one to ten actions, each of a registered type (RFC 9396 §2), whose
+ * amounts of one currency add up to at most `Number.MAX_SAFE_INTEGER` minor units: the policy weighs
+ * a request by its total per currency, and a larger sum has no exact value.
+ */
+export const authorizationDetails = z
+  .array(authorizationDetail)
+  .min(1)
+  .max(10)
+  .superRefine((details, ctx) => {
+    const totals = new Map<string, number>();
+    for (const detail of details) {
+      const total = (totals.get(detail.currency) ?? 0) + detail.amount_minor;
+      if (!Number.isSafeInteger(total)) {
+        ctx.addIssue({ code: 'custom', message: `the amounts in ${detail.currency} add up to more than ${Number.MAX_SAFE_INTEGER} minor units` });
+        return;
+      }
+      totals.set(detail.currency, total);
+    }
+  });
 
 /** A validated `authorization_details` array. */
 export type AuthorizationDetails = z.infer<typeof authorizationDetails>;
