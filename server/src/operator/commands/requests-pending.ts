@@ -27,7 +27,7 @@ export const requestsPending: Command = async (args, ctx) => {
   const tty = ctx.output.tty;
   // Piped, the time left is whole seconds (a number to compare); on a terminal, minutes and seconds.
   const rows = body.requests.map((request) => [request.auth_req_id, request.sub, request.client_name, tty ? formatSeconds(request.seconds_left) : request.seconds_left, request.binding_message ?? '', request.summary]);
-  for (const line of tableLines(['AUTH_REQ_ID', 'SUB', 'CLIENT', 'EXPIRES_IN', 'CODE', 'SUMMARY'], rows, tty)) ctx.output.out(line);
+  for (const line of tableLines(['AUTH_REQ_ID', 'SUB', 'CLIENT', 'EXPIRES_IN', 'MESSAGE', 'SUMMARY'], rows, tty)) ctx.output.out(line);
   if (body.truncated) ctx.output.err('More pending requests exist than are listed; use --limit or --tenant.');
   return 0;
 };
