@@ -26,13 +26,20 @@ describe('parseOptions', () => {
     expect(positionals).toEqual(['--tenant', '-x']);
   });
 
+  it('with idPositionals, reads an argument that starts with a single "-" as a positional', () => {
+    const { values, positionals } = parseOptions({ args: ['-Xy3_abc', '--until-settled', '--tenant', '-t'], options, strict: true, allowPositionals: true }, { idPositionals: true });
+    expect(values).toEqual({ 'until-settled': true, tenant: '-t' });
+    expect(positionals).toEqual(['-Xy3_abc']);
+    expect(() => parseOptions({ args: ['-Xy3_abc'], options, strict: true, allowPositionals: true })).toThrow(expect.objectContaining({ code: 'ERR_PARSE_ARGS_UNKNOWN_OPTION' }));
+  });
+
   it('does not treat a boolean option as taking a value', () => {
     expect(() => parseOptions({ args: ['--until-settled', '-x'], options, strict: true })).toThrow(expect.objectContaining({ code: 'ERR_PARSE_ARGS_UNKNOWN_OPTION' }));
   });
 });
 
 describe('countersign-admin with an auth_req_id that starts with "-"', () => {
-  it('follows that request instead of answering with usage help', async () => {
+  it.each([false, true])('follows that request instead of answering with usage help (the id as a positional: %s)', async (positional) => {
     const id = '-Q1bVw2kz_7hY3xP0aLmN4oRtSuV';
     const paths: string[] = [];
     const fetch: typeof globalThis.fetch = async (input) => {
@@ -45,7 +52,7 @@ describe('countersign-admin with an auth_req_id that starts with "-"', () => {
     };
     const out: string[] = [];
     const err: string[] = [];
-    const code = await runCli(['audit', 'follow', '--auth-req-id', id, '--until-settled'], {
+    const code = await runCli(['audit', 'follow', ...(positional ? [id] : ['--auth-req-id', id]), '--until-settled'], {
       env: { ADMIN_TOKEN: 'admin-token-for-tests', COUNTERSIGN_URL: 'http://127.0.0.1:9' },
       output: { out: (line) => out.push(line), err: (line) => err.push(line), tty: false },
       fetch,

@@ -10,12 +10,21 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
  * string option is taken as its value unless it is itself one of the command's options (`--json`,
  * `--tenant`, `--tenant=x`): `--tenant --json` is still a missing value, not a tenant named `--json`.
  *
+ * With `idPositionals`, for a command that takes an id as a positional argument and has no short
+ * options, an argument that starts with a single `-` is a positional (an id), not a cluster of
+ * short options.
+ *
  * @param config the same configuration `parseArgs` takes; `args` is required.
  * @returns what `parseArgs` returns for it.
  * @throws what `parseArgs` throws (codes `ERR_PARSE_ARGS_*`), a usage mistake.
  */
-export function parseOptions<T extends ParseArgsConfig & { args: string[] }>(config: T): ReturnType<typeof parseArgs<T>> {
-  return parseArgs<T>({ ...config, args: attachValues(config.args, config.options ?? {}) });
+export function parseOptions<T extends ParseArgsConfig & { args: string[] }>(config: T, { idPositionals = false } = {}): ReturnType<typeof parseArgs<T>> {
+  let args = attachValues(config.args, config.options ?? {});
+  if (idPositionals && !args.includes('--')) {
+    const ids = args.filter((arg) => /^-[^-]/.test(arg));
+    if (ids.length > 0) args = [...args.filter((arg) => !ids.includes(arg)), '--', ...ids];
+  }
+  return parseArgs<T>({ ...config, args });
 }
 
 /** Rewrites `--name value` to `--name=value` for the string options of `options`. */

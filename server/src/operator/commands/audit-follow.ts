@@ -31,12 +31,16 @@ const DEFAULT_INTERVAL_SECONDS = 2;
  * append-only, so what is new is what lies past the events already printed.
  */
 export const auditFollow: Command = async (args, ctx) => {
-  const { values, positionals } = parseOptions({
-    args,
-    options: { 'auth-req-id': { type: 'string' }, tenant: { type: 'string' }, interval: { type: 'string' }, 'until-settled': { type: 'boolean' } },
-    allowPositionals: true,
-    strict: true,
-  });
+  const { values, positionals } = parseOptions(
+    {
+      args,
+      options: { 'auth-req-id': { type: 'string' }, tenant: { type: 'string' }, interval: { type: 'string' }, 'until-settled': { type: 'boolean' } },
+      allowPositionals: true,
+      strict: true,
+    },
+    // `audit follow <id>`: an auth_req_id may start with '-'.
+    { idPositionals: true },
+  );
   const authReqId = values['auth-req-id'] ?? positionals[0];
   if (!authReqId || positionals.length > (values['auth-req-id'] ? 0 : 1)) throw new UsageError('audit follow needs --auth-req-id <id>');
   const interval = Number(values.interval ?? DEFAULT_INTERVAL_SECONDS);
