@@ -46,7 +46,8 @@ function approvalMismatch(): CountersignError {
  * after `stale_record` the approval stays approved (and redeemable against the approved version
  * until it expires). A redemption is audited and indexed for the outcome deadline (`OUTCOME_TIMEOUT`).
  *
- * Round trips in sequence: the swap, then (audit ∥ outcome deadline ∥ publish). The redemption's
+ * Round trips in sequence: the swap, then (audit ∥ outcome deadline ∥ publish ∥ the device
+ * history's read); the history's write follows in the background. The redemption's
  * id names its request (`newRedemptionId`), so no index is written beside the swap. A refusal before the swap reads the request once, so an unknown one still answers
  * `invalid_token` first, as it always has.
  *
@@ -121,8 +122,11 @@ export async function redeemVerified(deps: Deps, client: ClientRecord, claims: A
     throw invalidToken('The approval is no longer redeemable.');
   }
   const redeemed = fromFields(swapped.fields!);
-  // Written, so it may be announced; in the same tick as the two writes below, so all three share a round trip.
+  // Written, so it may be announced; in the same tick as the writes below, so all of them share a
+  // round trip: the live update, the history's read (its write follows in the background), the
+  // audit and the outcome deadline.
   deps.events.publish(tenant, redeemed.sub, { auth_req_id: authReqId, state: 'redeemed' });
+  deps.background.run('history', () => recordHistory(deps, redeemed));
   await Promise.all([
     deps.audit.record({
       type: 'redeemed',
@@ -136,7 +140,6 @@ export async function redeemVerified(deps: Deps, client: ClientRecord, claims: A
     // Until the outcome arrives, the sweeper will flag it `outcome_unknown` once this deadline passes.
     trackOutcomeDeadline(deps.store, redeemed, now + deps.config.outcomeTimeoutSeconds * 1000, deps.config.retentionSeconds),
   ]);
-  deps.background.run('history', () => recordHistory(deps, redeemed));
   return {
     status: 'redeemed',
     redemption_id: redemptionId,

@@ -61,17 +61,21 @@ export async function reportOutcome(deps: Deps, client: ClientRecord, redemption
     });
     throw new CountersignError('outcome_conflict', 'A different outcome was already reported for this redemption.');
   }
-  await untrackOutcomeDeadline(deps.store, request);
+  // Independent of one another, so in one round trip: the deadline index, the history's read (its
+  // write follows in the background) and the audit.
   deps.background.run('history', () => recordHistory(deps, fromFields(result.fields!)));
-  await deps.audit.record({
-    type: 'outcome',
-    tenant: request.tenant,
-    auth_req_id: request.auth_req_id,
-    client_id: client.client_id,
-    sub: request.sub,
-    channel: 'agent',
-    detail: { redemption_id: redemptionId, status: report.status, ...(report.reference ? { reference: report.reference } : {}) },
-  });
+  await Promise.all([
+    untrackOutcomeDeadline(deps.store, request),
+    deps.audit.record({
+      type: 'outcome',
+      tenant: request.tenant,
+      auth_req_id: request.auth_req_id,
+      client_id: client.client_id,
+      sub: request.sub,
+      channel: 'agent',
+      detail: { redemption_id: redemptionId, status: report.status, ...(report.reference ? { reference: report.reference } : {}) },
+    }),
+  ]);
   deps.events.publish(request.tenant, request.sub, { auth_req_id: request.auth_req_id, state: 'redeemed' });
   return { redemption_id: redemptionId, auth_req_id: request.auth_req_id, outcome: report };
 }
