@@ -44,8 +44,8 @@ export function velocityMemberOf(authReqId: string): string {
  * Takes a new request's places in the policy's windows, each in one atomic step, before anything
  * about the request is stored or pushed: the user's pending requests (`Store.sortedWindowAdd`,
  * counted until each one's deadline; also the user's inbox), the per-user and the per-client
- * velocity windows (`Store.windowAdd`: count, and total per currency). The three are asked at once (one round trip, not three: they
- * do not depend on each other). When any is full, the places the others took are given back and
+ * velocity windows (`Store.windowAdd`: count, and total per currency). The three are asked at
+ * once (one round trip, not three: they do not depend on each other). When any is full, the places the others took are given back and
  * the request is refused, so a refusal leaves the windows as they were. The refusal does not
  * depend on which answer came first: `too_many_pending` wins over `velocity_exceeded`, and the
  * per-user velocity window over the per-client one.

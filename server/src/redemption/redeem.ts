@@ -33,49 +33,42 @@ function approvalMismatch(): CountersignError {
 }
 
 /**
- * Redeems an approval token against the exact action the executor is about to run.
- *
- * In order: the token is verified (signature, explicit algorithms, issuer, audience, expiry); it
- * must belong to the calling client; the presented action is validated, re-hashed (JCS, SHA-256)
- * and compared with the token's `details_hash`; each action's `precondition` must name the version
- * the executor states in `currentVersions` (checked against the presented action, which is the
- * approved one byte for byte once its hash is the token's); then `approved → redeemed` happens in
- * one compare-and-swap guarded by the state, the token's `jti`, the approval's deadline and the
- * stored `details_hash` being the presented one. The request is not read first: only a swap that
- * fails reads it (the swap answers the record as it stands) to say why. A refusal changes nothing:
- * after `stale_record` the approval stays approved (and redeemable against the approved version
- * until it expires). A redemption is audited and indexed for the outcome deadline (`OUTCOME_TIMEOUT`).
- *
- * Round trips in sequence: the swap, then (audit ∥ outcome deadline ∥ publish ∥ the device
- * history's read); the history's write follows in the background. The redemption's
- * id names its request (`newRedemptionId`), so no index is written beside the swap. A refusal before the swap reads the request once, so an unknown one still answers
- * `invalid_token` first, as it always has.
- *
- * @param currentVersions - record → version as the executor reads them now (`current_versions`).
- * @throws CountersignError `invalid_token` (401, also for an unknown request), `unauthorized_client`
- *   (403), `approval_mismatch` (400), `stale_record` (409, with `records`), `already_redeemed` (409,
- *   with `redemption`).
- * @see DESIGN.md guarantees 3, 6 and 7; RFC 9068 §4
- */
-export async function redeem(deps: Deps, client: ClientRecord, token: string, presented: unknown, currentVersions: Record<string, string> = {}): Promise<RedeemResponse> {
-  return redeemVerified(deps, client, await verifyRedemptionToken(deps, token), presented, currentVersions);
-}
-
-/**
- * The first step of {@link redeem}: verifies the approval token (signature, explicit algorithms,
- * issuer, audience, expiry) and answers its claims. A caller that must know which approval a later
- * refusal concerns (to audit it in that approval's tenant) verifies with this, then calls
- * {@link redeemVerified}.
+ * Verifies an approval token presented to `/redeem` (signature, explicit algorithms, issuer,
+ * audience, expiry) and answers its claims: the first step of a redemption, before
+ * {@link redeemVerified}. Apart, so that the caller knows which approval a later refusal concerns
+ * (and audits it in that approval's tenant) only once the token has verified.
  * @throws CountersignError `invalid_token` (401).
+ * @see RFC 9068 §4
  */
 export function verifyRedemptionToken(deps: Deps, token: string): Promise<ApprovalClaims> {
   return verifyApprovalToken(deps.keyRing, deps.config.publicUrl, token, deps.clock.now());
 }
 
 /**
- * {@link redeem} of a token whose `claims` {@link verifyRedemptionToken} answered: everything after
- * the signature check.
- * @throws as {@link redeem}, but for an `invalid_token` from the signature check.
+ * Redeems an approval token, whose `claims` {@link verifyRedemptionToken} answered, against the
+ * exact action the executor is about to run.
+ *
+ * In order: the token must belong to the calling client; the presented action is validated,
+ * re-hashed (JCS, SHA-256) and compared with the token's `details_hash`; each action's
+ * `precondition` must name the version the executor states in `currentVersions` (checked against
+ * the presented action, which is the approved one byte for byte once its hash is the token's); then
+ * `approved → redeemed` happens in one compare-and-swap guarded by the state, the token's `jti`, the
+ * approval's deadline and the stored `details_hash` being the presented one. The request is not
+ * read first: only a swap that fails reads it (the swap answers the record as it stands) to say
+ * why. A refusal changes nothing: after `stale_record` the approval stays approved (and redeemable
+ * against the approved version until it expires). A redemption is audited and indexed for the
+ * outcome deadline (`OUTCOME_TIMEOUT`).
+ *
+ * Round trips in sequence: the swap, then (audit ∥ outcome deadline ∥ publish ∥ the device
+ * history's read); the history's write follows in the background. The redemption's id names its
+ * request (`newRedemptionId`), so no index is written beside the swap. A refusal before the swap
+ * reads the request once, so an unknown one still answers `invalid_token` first, as it always has.
+ *
+ * @param currentVersions - record → version as the executor reads them now (`current_versions`).
+ * @throws CountersignError `invalid_token` (401, for an unknown request or one no longer
+ *   redeemable), `unauthorized_client` (403), `approval_mismatch` (400), `stale_record` (409, with
+ *   `records`), `already_redeemed` (409, with `redemption`).
+ * @see DESIGN.md guarantees 3, 6 and 7
  */
 export async function redeemVerified(deps: Deps, client: ClientRecord, claims: ApprovalClaims, presented: unknown, currentVersions: Record<string, string> = {}): Promise<RedeemResponse> {
   const now = deps.clock.now();

@@ -172,10 +172,10 @@ export interface Store {
    * window holds; an entry that came later with an earlier time (another instance's clock, a few ms
    * behind) leaves with the one before it, a little late, never early (but the key's TTL is set from
    * the caller's clock, so an instance whose clock runs ahead by a few ms can let a whole idle window
-   * expire that much early). {@link Store.windowRemove}
-   * takes an entry back out (a rollback). The TTL follows the newest entry. The key is the store's
-   * own (on Redis a list: a header of running totals, then the entries), to be read and written
-   * through these two operations only. Each call adds an entry: a member added twice counts twice.
+   * expire that much early). {@link Store.windowRemove} takes an entry back out (a rollback). The
+   * TTL follows the newest entry. The key is the store's own (on Redis a list: a header of running
+   * totals, then the entries), to be read and written through these two operations only. Each call
+   * adds an entry: a member added twice counts twice.
    * @throws RangeError when a time or count is not a safe integer ≥ 0, an amount not a non-negative
    *   safe integer under an ISO 4217 code, or `member` empty.
    */
