@@ -68,6 +68,20 @@ describe.each(['memory', 'redis'] as const)('push fatigue (%s store)', (storeKin
     expect((await ask('txn_4')).status).toBe(200);
   });
 
+  it('lists the pending requests as the inbox, and keeps a place taken for a request not written yet', async () => {
+    await start((policy) => {
+      policy.limits.max_pending_per_user = 2;
+    });
+    const first = (await ask('txn_1')).body.auth_req_id;
+    // A place taken by a request that is being made right now: the limit is counted before the write.
+    const pendingKey = keys.pendingRequests('default', customer.sub);
+    const inFlight = 'in-flight-request-000000000';
+    expect((await harness.store.sortedWindowAdd(pendingKey, { nowMs: harness.clock.now(), windowMs: 0, member: inFlight, score: harness.clock.now() + 300_000, maxCount: 2 })).ok).toBe(true);
+    expect(await inbox()).toEqual([first]);
+    expect(await harness.store.sortedWindowMembers(pendingKey, harness.clock.now(), 0)).toEqual([first, inFlight]);
+    expect((await ask('txn_2')).body.error).toBe('too_many_pending');
+  });
+
   it('skips a push over the user’s push rate and audits it, while the request stands and can be approved', async () => {
     await start((policy) => {
       policy.limits.pushes_per_user = { window_seconds: 600, max_count: 2 };
