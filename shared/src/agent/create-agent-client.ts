@@ -20,7 +20,7 @@ const SLOW_DOWN_STEP_SECONDS = 5;
 const pollError = z.object({ error: z.enum(Object.keys(POLL_STATES) as [keyof typeof POLL_STATES]) });
 
 /**
- * Creates the agent client of Countersign: fetch-based, so it runs in Node 20 and in browsers;
+ * Creates the agent client of Countersign: fetch-based, so it runs in Node.js and in browsers;
  * `fetch`, `sleep` and `now` can be injected.
  *
  * The secret and the tokens never appear in an error message or a log line; error descriptions
