@@ -22,7 +22,7 @@ import { createSoftAuthenticator } from './support/soft-authenticator.ts';
 // Watching the store: which keys a call writes, and what they held before and after.
 // ---------------------------------------------------------------------------------------------
 
-const MUTATORS = ['set', 'take', 'delete', 'hashCreate', 'hashSet', 'hashDelete', 'compareAndSet', 'pollThrottle', 'setAdd', 'setRemove', 'sortedAdd', 'sortedRemove', 'listAppend'] as const;
+const MUTATORS = ['set', 'take', 'replace', 'delete', 'hashCreate', 'hashSet', 'hashDelete', 'compareAndSet', 'pollThrottle', 'setAdd', 'setRemove', 'sortedAdd', 'sortedRemove', 'listAppend'] as const;
 
 type KeyState = { kind: 'string'; value: string } | { kind: 'hash'; value: Record<string, string> } | { kind: 'set'; value: string[] } | { kind: 'sorted'; value: string[] } | { kind: 'list'; value: string[] } | null;
 

@@ -121,6 +121,24 @@ describe('soft authenticator', () => {
     await expect(verify(backwards, credential, again.expectedChallenge)).rejects.toThrow(/counter/i);
   });
 
+  it('forges a signature when told to, which does not verify, and leaves its own counter alone', async () => {
+    const { authenticator, credential } = await enrolled();
+    const { options, expectedChallenge } = await requestOptions(credential);
+    const forged = await authenticator.authenticate(options, { forgeSignature: true });
+    const result = await verify(forged, credential, expectedChallenge);
+    expect([result.verified, result.authenticationInfo.newCounter]).toEqual([false, 1]);
+    const again = await requestOptions(credential);
+    const genuine = await verify(await authenticator.authenticate(again.options), credential, again.expectedChallenge);
+    expect([genuine.verified, genuine.authenticationInfo.newCounter]).toEqual([true, 1]);
+  });
+
+  it('claims a given credential id with a key of its own', async () => {
+    const original = await enrolled();
+    const impostor = await enrolled({ credentialId: original.authenticator.credentialId });
+    expect([impostor.authenticator.credentialId, impostor.credential.id]).toEqual([original.credential.id, original.credential.id]);
+    expect(Buffer.from(impostor.credential.publicKey).equals(Buffer.from(original.credential.publicKey))).toBe(false);
+  });
+
   it('behaves like a browser: refuses options for another RP id or without its credential', async () => {
     const { authenticator, credential } = await enrolled();
     const { options } = await requestOptions(credential);

@@ -38,6 +38,11 @@ export interface SoftAuthenticatorOptions {
   counter?: 'increment' | 'fixed';
   /** Whether the authenticator claims user verification (the UV flag). Default true. */
   userVerified?: boolean;
+  /**
+   * The credential id (base64url) to claim, with this authenticator's own key: a client can put any
+   * id in its attested credential data (someone else's, say). A fresh random 32 bytes by default.
+   */
+  credentialId?: string;
 }
 
 /** Per-call knobs, to make one ceremony misbehave. */
@@ -54,6 +59,12 @@ export interface CeremonyOverrides {
 export interface AssertionOverrides extends CeremonyOverrides {
   /** Send exactly this counter (e.g. one that goes backwards); the stored counter is left as it is. */
   signCount?: number;
+  /**
+   * Sign with a key of its own instead of the passkey's: what someone can send who knows the
+   * credential id (every prompt names it) but not the private key. The authenticator's own counter
+   * does not move.
+   */
+  forgeSignature?: boolean;
 }
 
 /** A software passkey; made by {@link createSoftAuthenticator}. */
@@ -92,7 +103,7 @@ export interface SoftAuthenticator {
  */
 export function createSoftAuthenticator(options: SoftAuthenticatorOptions): SoftAuthenticator {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const credentialId = new Uint8Array(randomBytes(32));
+  const credentialId = new Uint8Array(options.credentialId === undefined ? randomBytes(32) : Buffer.from(options.credentialId, 'base64url'));
   const credentialIdB64 = b64url(credentialId);
   const mode = options.counter ?? 'increment';
   const defaultUv = options.userVerified ?? true;
@@ -161,15 +172,18 @@ export function createSoftAuthenticator(options: SoftAuthenticatorOptions): Soft
         throw domError('NotAllowedError', 'this credential is not in allowCredentials');
       }
       const rpId = rpIdFor(request.rpId, overrides);
-      if (overrides.signCount === undefined && mode === 'increment') counter += 1;
-      const count = overrides.signCount ?? counter;
+      // A forger does not hold the authenticator, so its counter does not move; unless told
+      // otherwise, a forger sends the next value.
+      if (overrides.signCount === undefined && mode === 'increment' && !overrides.forgeSignature) counter += 1;
+      const count = overrides.signCount ?? (overrides.forgeSignature && mode === 'increment' ? counter + 1 : counter);
       lastCount = count;
       const flags = FLAG.UP | ((overrides.userVerified ?? defaultUv) ? FLAG.UV : 0);
       const authData = authenticatorDataHead(rpId, flags, count);
       const clientDataJSON = clientData('webauthn.get', request.challenge, overrides.origin ?? options.origin);
       // The signature covers authenticatorData ‖ SHA-256(clientDataJSON) (WebAuthn L3 §6.3.3 step 11),
       // ECDSA as an ASN.1 DER Ecdsa-Sig-Value (§6.5.6), which node:crypto writes with dsaEncoding 'der'.
-      const signature = sign('sha256', concat(authData, sha256(clientDataJSON)), { key: privateKey, dsaEncoding: 'der' });
+      const key = overrides.forgeSignature ? generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey : privateKey;
+      const signature = sign('sha256', concat(authData, sha256(clientDataJSON)), { key, dsaEncoding: 'der' });
       return {
         id: credentialIdB64,
         rawId: credentialIdB64,

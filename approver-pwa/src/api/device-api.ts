@@ -46,7 +46,8 @@ export function getEnrollmentOptions(enrollmentCode: string): Promise<PublicKeyC
 
 /**
  * Registers the new passkey; the server answers with the session and sets its cookie.
- * @throws {ApiError} `invalid_enrollment_code`, `invalid_request`.
+ * @throws {ApiError} `invalid_enrollment_code`, `invalid_request`, `invalid_assertion`,
+ *   `credential_already_registered` (the code is spent either way).
  */
 export function verifyEnrollment(enrollmentCode: string, response: RegistrationResponseJSON, deviceName: string): Promise<DeviceSession> {
   return requestJson('POST', '/api/device/enroll/verify', { enrollment_code: enrollmentCode, response, device_name: deviceName });

@@ -1,5 +1,7 @@
+import { CountersignError } from '@countersign/shared';
 import type { Store } from '../store/index.ts';
 import { keys } from '../store/index.ts';
+import { claimCredential, releaseCredential } from './credential-index.ts';
 
 /** One installed approver PWA of one user: a WebAuthn credential (passkey) and its metadata. */
 export interface DeviceRecord {
@@ -18,6 +20,12 @@ export interface DeviceRecord {
   /** Epoch ms. */
   created_at: number;
   last_used_at: number | null;
+  /**
+   * Set once the credential id is this device's in the tenant's credential index
+   * (`keys.credential`): at enrollment, or for a device enrolled before the index, at its first
+   * {@link updateDevice}.
+   */
+  credential_claimed?: true;
 }
 
 /** All devices of a user. */
@@ -33,42 +41,81 @@ export async function findDevice(store: Store, tenant: string, sub: string, devi
   return json ? (JSON.parse(json) as DeviceRecord) : null;
 }
 
-/** Writes a device and lists it under its user. */
+/**
+ * Writes a new device and lists it under its user. Its credential id must have been claimed
+ * (`claimCredential`) first.
+ */
 export async function saveDevice(store: Store, device: DeviceRecord): Promise<void> {
   await store.set(keys.device(device.tenant, device.sub, device.device_id), JSON.stringify(device));
   await store.setAdd(keys.userDevices(device.tenant, device.sub), device.device_id);
 }
 
+/** What {@link updateDevice} did. */
+export type DeviceUpdate =
+  | { status: 'written'; device: DeviceRecord }
+  /** The change refused the device as it stands now; nothing was written. */
+  | { status: 'refused'; device: DeviceRecord }
+  /** The device is no longer on its user's account; nothing of it is left written. */
+  | { status: 'removed' };
+
+/** Swaps that may lose to another writer of the same device before an update gives up (503). */
+const UPDATE_ATTEMPTS = 5;
+
 /**
- * Rewrites a device that exists (a new counter, last use, a new name), and never brings back one
- * that was removed meanwhile: the user's device set is the truth, so the record is written, then
- * the set is read, and a device no longer in it is deleted again. Whatever the interleaving with
- * {@link deleteDevice} (set first, record second), a removed device stays removed.
+ * Rewrites a device with `change` applied to it, as a compare-and-swap of its record
+ * (`Store.replace`): written only while the record is still the one `change` was given; otherwise
+ * read again and `change` applied to what is there. So two writers never lose each other's change,
+ * and `change` decides on the record as it stands (a signature counter that another assertion
+ * raised meanwhile is compared with the new value, not the old). `change` answers null to refuse.
  *
- * @returns false when the device had been removed (nothing is left written).
+ * Never brings back a device that was removed meanwhile: a swap never writes a missing record, and
+ * the user's device set (the truth {@link deleteDevice} changes first) is read in the same round
+ * trip; a device no longer in it is refused, and deleted again should the swap have gone through.
+ * A device written before the credential index existed claims its credential id here, once.
+ *
+ * @param device - the record as read; its JSON (as written) is what the first swap expects.
+ * @throws CountersignError `temporarily_unavailable` (503) after {@link UPDATE_ATTEMPTS} lost swaps.
  */
-export async function updateDevice(store: Store, device: DeviceRecord): Promise<boolean> {
+export async function updateDevice(store: Store, device: DeviceRecord, change: (current: DeviceRecord) => DeviceRecord | null): Promise<DeviceUpdate> {
   const key = keys.device(device.tenant, device.sub, device.device_id);
-  // One round trip: both keys share the user's hash tag, so the write and the read go out in this
-  // order on one connection and the store runs them in this order.
-  const [, members] = await Promise.all([store.set(key, JSON.stringify(device)), store.setMembers(keys.userDevices(device.tenant, device.sub))]);
-  if (members.includes(device.device_id)) return true;
-  await store.delete(key);
-  return false;
+  const claimed = device.credential_claimed || (await claimCredential(store, device, true));
+  const removed = async (swapped: boolean): Promise<DeviceUpdate> => {
+    await Promise.all([swapped ? store.delete(key) : null, claimed ? releaseCredential(store, device) : null]);
+    return { status: 'removed' };
+  };
+  let current = device;
+  let expected = JSON.stringify(device);
+  for (let attempt = 1; ; attempt++) {
+    const changed = change(current);
+    if (!changed) return { status: 'refused', device: current };
+    const next: DeviceRecord = claimed ? { ...changed, credential_claimed: true } : changed;
+    // One round trip: both keys share the user's hash tag, so the swap and the read go out in this
+    // order on one connection and the store runs them in this order.
+    const [swapped, members] = await Promise.all([store.replace(key, expected, JSON.stringify(next)), store.setMembers(keys.userDevices(device.tenant, device.sub))]);
+    if (!members.includes(device.device_id)) return removed(swapped);
+    if (swapped) return { status: 'written', device: next };
+    if (attempt === UPDATE_ATTEMPTS) throw new CountersignError('temporarily_unavailable', 'This device is being changed by another call. Try again.');
+    const json = await store.get(key);
+    if (json === null) return removed(false);
+    [current, expected] = [JSON.parse(json) as DeviceRecord, json];
+  }
 }
 
 /**
  * Removes a device: out of the user's device set first (from then on no prompt allows its passkey
- * and no decision finds it), then its record and its push subscriptions. Its sessions have no
- * index; they stop working because every session call checks its device still exists.
+ * and no decision finds it), then its record and its push subscriptions, then its credential id
+ * is given back (it may be enrolled again). Its sessions have no index; they stop working because
+ * every session call checks its device still exists.
  *
  * @returns whether the device was there.
  */
 export async function deleteDevice(store: Store, tenant: string, sub: string, deviceId: string): Promise<boolean> {
-  const existed = (await store.setMembers(keys.userDevices(tenant, sub))).includes(deviceId);
+  const key = keys.device(tenant, sub, deviceId);
+  const [members, json] = await Promise.all([store.setMembers(keys.userDevices(tenant, sub)), store.get(key)]);
   await store.setRemove(keys.userDevices(tenant, sub), deviceId);
-  const [record] = await Promise.all([store.delete(keys.device(tenant, sub, deviceId)), store.delete(keys.devicePush(tenant, sub, deviceId))]);
-  return existed || record;
+  const [record] = await Promise.all([store.delete(key), store.delete(keys.devicePush(tenant, sub, deviceId))]);
+  if (json) await releaseCredential(store, JSON.parse(json) as DeviceRecord);
+  return members.includes(deviceId) || record;
 }
 
 /** Whether the device is on its user's account (in the user's device set, the truth {@link deleteDevice} changes first). */

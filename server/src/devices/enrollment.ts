@@ -1,9 +1,11 @@
 import { CountersignError } from '@countersign/shared';
 import { generateRegistrationOptions, verifyRegistrationResponse, type RegistrationResponseJSON } from '@simplewebauthn/server';
+import { isoBase64URL } from '@simplewebauthn/server/helpers';
 import type { Deps } from '../deps.ts';
 import { secondsUntil } from '../runtime/index.ts';
 import { keys } from '../store/index.ts';
 import { findUser, type UserRecord } from '../users/index.ts';
+import { claimCredential, releaseCredential } from './credential-index.ts';
 import { listDevices, saveDevice, type DeviceRecord } from './device-record.ts';
 
 /** Enrollment links are short-lived and single-use. */
@@ -61,11 +63,26 @@ export async function enrollmentOptions(deps: Deps, code: string) {
   return options;
 }
 
+/** The longest credential id registered, in bytes (WebAuthn Level 3 §7.1 step 25); it becomes part of a store key. */
+const MAX_CREDENTIAL_ID_BYTES = 1023;
+
 /**
- * Verifies the passkey created for an enrollment and registers the device. The code is consumed
- * by this call whatever its result (GETDEL), so a code can register at most one device.
- * @throws CountersignError `invalid_enrollment_code`, `invalid_assertion` (the registration did not verify).
- * @see WebAuthn Level 3 §7.1 (registering a new credential)
+ * Verifies the passkey created for an enrollment and registers the device.
+ *
+ * The code is consumed by this call whatever its result (GETDEL, first), so a code registers at
+ * most one device and is spent by a refused attempt too. That is the design (one-time links), and
+ * it costs an attacker nothing it did not have: only the holder of a code can spend it, and a
+ * holder could enroll a passkey of their own with it anyway. It keeps a code from being an oracle
+ * that tries many credential ids. An honest browser never sends a registered credential id (the
+ * options exclude the user's own, and a new credential is made for any other user).
+ *
+ * A credential id already registered in the tenant, to any user (this one included), is refused:
+ * the id is claimed in the tenant's credential index (SET NX) before the device is written, so of
+ * two enrollments racing with one id exactly one is stored, and the other stores nothing.
+ *
+ * @throws CountersignError `invalid_enrollment_code`, `invalid_assertion` (the registration did not
+ *   verify; the library's error is its `cause`), `credential_already_registered` (409, audited).
+ * @see WebAuthn Level 3 §7.1 (registering a new credential) steps 25–26
  */
 export async function verifyEnrollment(deps: Deps, code: string, response: Record<string, unknown>, deviceName: string | undefined): Promise<{ user: UserRecord; device: DeviceRecord }> {
   const { record, user } = await liveEnrollment(deps, await deps.store.take(keys.enrollment(code)));
@@ -84,6 +101,7 @@ export async function verifyEnrollment(deps: Deps, code: string, response: Recor
   }
   if (!verification.verified) throw new CountersignError('invalid_assertion', 'The passkey could not be verified.');
   const { credential, aaguid } = verification.registrationInfo;
+  if (isoBase64URL.toBuffer(credential.id).byteLength > MAX_CREDENTIAL_ID_BYTES) throw new CountersignError('invalid_assertion', 'The passkey’s credential id is too long.');
   const now = deps.clock.now();
   const device: DeviceRecord = {
     device_id: deps.ids(12, 'dev_'),
@@ -97,8 +115,19 @@ export async function verifyEnrollment(deps: Deps, code: string, response: Recor
     aaguid,
     created_at: now,
     last_used_at: null,
+    credential_claimed: true,
   };
-  await saveDevice(deps.store, device);
+  if (!(await claimCredential(deps.store, device))) {
+    await deps.audit.record({ type: 'refused', reason: 'credential_already_registered', tenant: user.tenant, sub: user.sub, credential_id: device.credential_id, channel: 'device', detail: { ceremony: 'enrollment' } });
+    throw new CountersignError('credential_already_registered', 'This passkey is already registered. Ask for a new enrollment link and create another passkey.');
+  }
+  try {
+    await saveDevice(deps.store, device);
+  } catch (error) {
+    // The device was not (wholly) written: its id goes back, so the passkey can be enrolled with a new code.
+    await releaseCredential(deps.store, device).catch(() => undefined);
+    throw error;
+  }
   await deps.audit.record({ type: 'device_enrolled', tenant: user.tenant, sub: user.sub, device_id: device.device_id, credential_id: device.credential_id, channel: 'device' });
   return { user, device };
 }

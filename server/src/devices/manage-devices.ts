@@ -33,15 +33,17 @@ export async function listDeviceSummaries(deps: Pick<Deps, 'store'>, session: De
 }
 
 /**
- * Renames one of the caller's devices (audited `device_renamed`). A device id of another user is
- * not found: the user is part of the key.
+ * Renames one of the caller's devices (audited `device_renamed`), as a compare-and-swap that keeps
+ * a signature counter saved meanwhile. A device id of another user is not found: the user is part
+ * of the key.
  * @throws CountersignError `not_found`.
  */
 export async function renameDevice(deps: Pick<Deps, 'store' | 'audit'>, session: DeviceSession, deviceId: string, name: string): Promise<DeviceSummary> {
   const device = await findDevice(deps.store, session.tenant, session.sub, deviceId);
-  if (!device || !(await updateDevice(deps.store, { ...device, name }))) throw new CountersignError('not_found', 'No such device.');
+  const update = device ? await updateDevice(deps.store, device, (current) => ({ ...current, name })) : null;
+  if (update?.status !== 'written') throw new CountersignError('not_found', 'No such device.');
   await auditDevice(deps, session, 'device_renamed', { target_device_id: deviceId });
-  return summary({ ...device, name }, session);
+  return summary(update.device, session);
 }
 
 /**

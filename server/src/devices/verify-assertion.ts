@@ -3,9 +3,9 @@ import type { Deps } from '../deps.ts';
 import { canView, type Viewer } from '../policy/index.ts';
 import { isRequestId, requestOf, settleExpiry, type ApprovalRequest } from '../requests/index.ts';
 import { keys, type Fields } from '../store/index.ts';
-import { checkPasskey, clientChallenge, PASSKEY_REFUSALS } from './check-passkey.ts';
+import { checkPasskey, readChallenge } from './check-passkey.ts';
 import type { ChallengeRecord } from './decision-options.ts';
-import { findDevice, listDevices, updateDevice, type DeviceRecord } from './device-record.ts';
+import { findDevice, listDevices, type DeviceRecord } from './device-record.ts';
 import type { DeviceSession } from './session.ts';
 
 /** A passkey assertion that verified: the prompt it answered, the pending request, the passkey. */
@@ -32,15 +32,18 @@ export function auditRefusal(deps: Pick<Deps, 'audit'>, session: DeviceSession, 
  * it is used once, pass or fail. It must have been issued for this request, this decision and this
  * user; it is recomputed from the stored `details_hash` (and, for a number-matching approval, the
  * code the prompt stood for); the assertion must verify with user verification, for this origin and
- * RP ID, by one of this user's passkeys. A signature counter that does not grow (other than 0 after
- * 0) suggests a cloned authenticator: refused and audited. The new counter is saved.
+ * RP ID, by one of this user's passkeys. Then, and only then, the signature counter is compared
+ * and saved ({@link checkPasskey}): one that does not grow (other than 0 after 0) suggests a cloned
+ * authenticator, refused and audited; a forged assertion is `invalid_assertion` whatever its counter.
+ * The library's error, when it threw one, is the refusal's `cause` (never in the response).
  *
  * @throws CountersignError `invalid_assertion`, `counter_regression`, `not_found`, `expired_token`,
  *   `request_not_pending` (409).
  * @see DESIGN.md guarantee 4; WebAuthn Level 3 §7.2 (verifying an authentication assertion)
  */
 export async function verifyAssertion(deps: Deps, session: DeviceSession, viewer: Viewer, authReqId: string, decision: Decision, response: Record<string, unknown>): Promise<VerifiedAssertion> {
-  const challenge = clientChallenge(response);
+  const read = readChallenge(response);
+  const challenge = read.challenge;
   // The take goes first on the wire; the request and the user's passkeys are read beside it (reads
   // change nothing, and nothing read is used before the challenge has been checked).
   // The calling device's own passkey is the one that answers, nearly always: read it alone, and the
@@ -51,10 +54,11 @@ export async function verifyAssertion(deps: Deps, session: DeviceSession, viewer
     findDevice(deps.store, session.tenant, session.sub, session.device_id),
   ]);
   const record = taken ? (JSON.parse(taken) as ChallengeRecord) : null;
-  const refuse = async (reason: 'invalid_assertion' | 'counter_regression', description: string, device?: DeviceRecord) => {
+  const refuse = async (reason: 'invalid_assertion' | 'counter_regression', description: string, device?: DeviceRecord, cause?: unknown) => {
     await auditRefusal(deps, session, authReqId, reason, { decision }, device);
-    return new CountersignError(reason, description);
+    return new CountersignError(reason, description, cause === undefined ? {} : { cause });
   };
+  if (read.challenge === null && read.cause !== undefined) throw await refuse('invalid_assertion', 'The passkey answer could not be read.', undefined, read.cause);
   if (!record || record.auth_req_id !== authReqId || record.decision !== decision || record.sub !== session.sub) {
     throw await refuse('invalid_assertion', 'This approval prompt is not valid any more. Open the request again.');
   }
@@ -70,18 +74,12 @@ export async function verifyAssertion(deps: Deps, session: DeviceSession, viewer
 
   const signed = { auth_req_id: authReqId, details_hash: request.details_hash, decision, nonce: record.nonce, ...(record.selected_code === undefined ? {} : { selected_code: record.selected_code }) };
   const expected = base64url(await decisionChallenge(signed));
-  // The session's device was on the account when the session was checked, and `updateDevice` below
-  // checks again: a device removed meanwhile decides nothing either way.
+  // The session's device was on the account when the session was checked, and `checkPasskey` below
+  // checks again as it saves the counter: a device removed meanwhile decides nothing either way.
   const device = own && own.credential_id === response.id ? own : (await listDevices(deps.store, session.tenant, session.sub)).find((candidate) => candidate.credential_id === response.id);
   if (expected !== challenge || !device) throw await refuse('invalid_assertion', 'The passkey answer does not match this request.', device);
 
-  const check = await checkPasskey(deps, device, response, expected);
-  if (!check.ok) throw await refuse(check.reason, PASSKEY_REFUSALS[check.reason], device);
-  const counter = check.counter;
-
-  // Removed while this was being verified (a lost phone, taken off the account): it decides nothing.
-  if (!(await updateDevice(deps.store, { ...device, counter, last_used_at: deps.clock.now() }))) {
-    throw await refuse('invalid_assertion', 'This device has been removed from your account.', device);
-  }
-  return { record, request, fields: fields!, device };
+  const check = await checkPasskey(deps, device, response, expected, deps.clock.now());
+  if (!check.ok) throw await refuse(check.reason, check.description, device, check.cause);
+  return { record, request, fields: fields!, device: check.device };
 }

@@ -52,6 +52,12 @@ export const keys = {
   userDevices: (tenant: string, sub: string) => `devices:{${tenant}:${sub}}`,
   /** String: one device (JSON: credential, counter, name). */
   device: (tenant: string, sub: string, deviceId: string) => `device:{${tenant}:${sub}}:${deviceId}`,
+  /**
+   * String: a credential id registered in the tenant → `{sub, device_id}` of the one device holding
+   * it, claimed with SET NX before the device is written (WebAuthn Level 3 §7.1 step 26), released
+   * when the device is removed. A tag per credential: nothing is written together with it.
+   */
+  credential: (tenant: string, credentialId: string) => `cred:{${tenant}:${credentialId}}`,
   /** Hash: one device's push subscriptions, endpoint → `PushSubscription` JSON. */
   devicePush: (tenant: string, sub: string, deviceId: string) => `push:{${tenant}:${sub}}:${deviceId}`,
   /** String (single use): an enrollment code → its record. */

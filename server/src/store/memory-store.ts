@@ -146,6 +146,13 @@ export class MemoryStore implements Store {
     return value;
   }
 
+  async replace(key: string, expected: string, value: string): Promise<boolean> {
+    const current = this.#of(key, 'string');
+    if (current?.value !== expected) return false;
+    current.value = value;
+    return true;
+  }
+
   async delete(key: string): Promise<boolean> {
     const existed = this.#live(key) !== undefined;
     this.#entries.delete(key);

@@ -106,6 +106,14 @@ end
 if #ARGV >= 3 + n * 3 then redis.call('HSET', KEYS[1], unpack(ARGV, 3 + n * 3)) end
 if ARGV[1] ~= '' then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return {'ok', -1, redis.call('HGETALL', KEYS[1])}`,
+  // ARGV: the value expected, the new value. GET then SET from the caller would let two writers
+  // both see the old value (a device's counter raised twice from one reading). Redis 7 has no
+  // SET … IFEQ. KEEPTTL: the swap changes the value, not how long the key lives. A key that holds
+  // no string answers WRONGTYPE, as GET would.
+  countersignReplace: `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+return 1`,
   // ARGV: ttl ms, then field/value pairs. HSETNX guards one field only, and a separate EXPIRE
   // could be lost in a crash and leave a record that never expires.
   countersignHashCreate: `

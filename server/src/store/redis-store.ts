@@ -85,6 +85,10 @@ export class RedisStore implements Store {
     return this.#redis.getdel(this.#key(key));
   }
 
+  async replace(key: string, expected: string, value: string): Promise<boolean> {
+    return (await this.#scripts.countersignReplace(this.#key(key), expected, value)) === 1;
+  }
+
   async delete(key: string): Promise<boolean> {
     return (await this.#redis.del(this.#key(key))) > 0;
   }

@@ -77,6 +77,25 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
       expect(await store.set(k, 'second', { onlyIfAbsent: true })).toBe(false);
       expect(await store.get(k)).toBe('first');
     });
+    describe('replace', () => {
+      it('writes only while the key holds the expected value, and never a missing key', async () => {
+        const k = key('s');
+        expect(await store.replace(k, '', 'v')).toBe(false);
+        expect(await store.get(k)).toBeNull();
+        await store.set(k, '{"counter":1}');
+        expect(await store.replace(k, '{"counter":0}', '{"counter":2}')).toBe(false);
+        expect(await store.get(k)).toBe('{"counter":1}');
+        expect(await store.replace(k, '{"counter":1}', '{"counter":2}')).toBe(true);
+        expect(await store.get(k)).toBe('{"counter":2}');
+      });
+      it('20 concurrent swaps from one reading have exactly one winner', async () => {
+        const k = key('s');
+        await store.set(k, 'read');
+        const results = await Promise.all(Array.from({ length: 20 }, (_, i) => handles[i % handles.length]!.replace(k, 'read', `writer ${i}`)));
+        expect(results.filter(Boolean)).toHaveLength(1);
+        expect(await store.get(k)).toBe(`writer ${results.indexOf(true)}`);
+      });
+    });
     it('take returns a value once', async () => {
       const k = key('s');
       await store.set(k, 'nonce');
@@ -746,6 +765,7 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         ['hashSet without a TTL keeps it', async (k) => { await store.hashCreate(k, { a: '1' }, 1); await store.hashSet(k, { b: '2' }); }, async (k) => expect(await store.hashGet(k)).toBeNull()],
         ['compareAndSet with a TTL resets it', async (k) => { await store.hashCreate(k, { a: '1' }, 1); await store.compareAndSet(k, [], { b: '2' }, { ttlSeconds: 60 }); }, async (k) => expect(await store.hashGet(k)).toStrictEqual({ a: '1', b: '2' })],
         ['compareAndSet without a TTL keeps it', async (k) => { await store.hashCreate(k, { a: '1' }, 1); await store.compareAndSet(k, [], { b: '2' }); }, async (k) => expect(await store.hashGet(k)).toBeNull()],
+        ['replace keeps the TTL', async (k) => { await store.set(k, 'a', { ttlSeconds: 1 }); await store.replace(k, 'a', 'b'); }, async (k) => expect(await store.get(k)).toBeNull()],
         ['pollThrottle keeps the TTL', async (k) => { await store.hashCreate(k, { interval: '5' }, 1); await store.pollThrottle(k, T); }, async (k) => expect(await store.hashGet(k)).toBeNull()],
         ['windowAdd keeps a window only as long as its newest entry counts', (k) => store.windowAdd(k, { nowMs: T, windowMs: 1000, member: 'a', maxCount: 1 }), async (k) => expect(await store.delete(k)).toBe(false)],
         ['setAdd with a TTL sets it', (k) => store.setAdd(k, 'a', 1), async (k) => expect(await store.setMembers(k)).toStrictEqual([])],

@@ -137,6 +137,13 @@ export interface Store {
   set(key: string, value: string, options?: { ttlSeconds?: number; onlyIfAbsent?: boolean }): Promise<boolean>;
   /** Reads and deletes a string value in one step (GETDEL): a single-use value is used once. */
   take(key: string): Promise<string | null>;
+  /**
+   * The compare-and-swap of a string value: writes `value` only while the key holds exactly
+   * `expected`, keeping its TTL, in one atomic step; answers whether it wrote. A missing key never
+   * matches, so a record deleted meanwhile is not written back. A read-modify-write of a JSON record
+   * (a device's signature counter) retries from a fresh read when it answers false.
+   */
+  replace(key: string, expected: string, value: string): Promise<boolean>;
   /** Deletes a key of any kind; answers whether it existed. */
   delete(key: string): Promise<boolean>;
 

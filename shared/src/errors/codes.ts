@@ -49,6 +49,8 @@ export const ERROR_CODES = {
   invalid_enrollment_code: 400,
   invalid_assertion: 400,
   counter_regression: 400,
+  /** Enrollment: the passkey's credential id is registered already, to a user of this tenant (WebAuthn Level 3 §7.1 step 26). */
+  credential_already_registered: 409,
   not_found: 404,
   unsupported_media_type: 415,
   request_too_large: 413,
