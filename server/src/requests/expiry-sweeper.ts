@@ -30,9 +30,10 @@ export interface ExpirySweeperOptions {
  */
 export interface ExpirySweeper {
   /**
-   * One sweep: every request in the deadline index whose `expires_at` is at or before the clock's
-   * now is settled with `settleExpiry` (which audits, tells the PWA, the person's devices and the
-   * ping/push client), then dropped from the index; then every redemption in the outcome index
+   * One sweep: every request in the deadline index whose deadline (a pending request's
+   * `expires_at`, an approved one's `approval_expires_at`) is at or before the clock's now is settled
+   * with `settleExpiry` (which audits, tells the PWA, the person's devices and the ping/push client,
+   * and gives back the request's places in the user's limits), then dropped from the index; then every redemption in the outcome index
    * that is overdue is flagged with `flagUnknownOutcome` and dropped. A sweep called while one
    * runs joins it.
    *

@@ -32,7 +32,19 @@ export async function trackDeadline(store: Store, request: ApprovalRequest, ttlS
   await store.sortedAdd(keys.deadlines(), deadlineMember(request), request.expires_at, ttlSeconds);
 }
 
-/** Drops a request from the deadline index once it no longer waits for a decision (decided or expired). */
+/**
+ * Moves an approved request in the deadline index to its approval's deadline
+ * (`approval_expires_at`, epoch ms), so the expiry sweeper settles an approval nobody redeemed
+ * (`approved → expired`) and its places in the user's limits are given back, even when no one reads
+ * the request again. Its client is the one party with no reason to.
+ *
+ * @param ttlSeconds - as in {@link trackDeadline}: at least the approval's lifetime plus the grace period.
+ */
+export async function trackApprovalDeadline(store: Store, request: ApprovalRequest, ttlSeconds: number): Promise<void> {
+  await store.sortedAdd(keys.deadlines(), deadlineMember(request), request.approval_expires_at ?? request.expires_at, ttlSeconds);
+}
+
+/** Drops a request from the deadline index once nothing is left for a deadline to do: decided and not approved, redeemed, or expired. */
 export async function untrackDeadline(store: Store, ref: RequestRef): Promise<void> {
   await store.sortedRemove(keys.deadlines(), deadlineMember(ref));
 }
