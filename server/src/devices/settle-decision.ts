@@ -38,9 +38,7 @@ export async function afterSettled(deps: Deps, decided: ApprovalRequest, recorde
   await Promise.all([
     recorded,
     ...rolesOf(decided).map((role) => deps.store.setRemove(keys.roleRequests(tenant, role), auth_req_id)),
-    decided.state === 'approved'
-      ? trackApprovalDeadline(deps.store, decided, Math.max(deps.config.requestExpiryMax, decided.token_lifetime ?? deps.config.approvalTokenTtl) + deps.config.graceSeconds)
-      : untrackDeadline(deps.store, { tenant, auth_req_id }),
+    decided.state === 'approved' ? trackApprovalDeadline(deps.store, decided, deps.config) : untrackDeadline(deps.store, { tenant, auth_req_id }),
     decided.state === 'denied' ? releaseUnused(deps.store, decided) : releasePending(deps.store, decided),
     announce(deps, decided),
   ]);
