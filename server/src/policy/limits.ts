@@ -129,6 +129,8 @@ export interface LimitHolder {
  * Takes a request out of its user's pending requests (their inbox) and out of its client's share
  * of them: it was decided or it expired, so it no longer counts. Safe to repeat (a member that is
  * gone is gone); an expired one would also leave both on its own, by its deadline.
+ *
+ * @throws the store's error.
  */
 export async function releasePending(store: Store, request: LimitHolder): Promise<void> {
   await Promise.all([
@@ -152,6 +154,9 @@ export async function releasePending(store: Store, request: LimitHolder): Promis
  * Call it only from the caller whose compare-and-swap moved the request to `denied` or `expired`,
  * so that of several racing (two sweepers, a poll, the device) exactly one gives back. An entry
  * that already left the window (older than `window_seconds`) is simply not found.
+ *
+ * @throws the store's error; what was given back before it stays given back.
+ * @see docs/guarantees.md "One client cannot lock a person out"; DESIGN.md "Request states"
  */
 export async function releaseUnused(store: Store, request: LimitHolder): Promise<void> {
   await Promise.all([releasePending(store, request), store.windowRemove(keys.window(request.tenant, 'velocity-user', request.sub), velocityMemberOf(request.auth_req_id))]);

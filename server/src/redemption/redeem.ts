@@ -61,9 +61,9 @@ export function verifyRedemptionToken(deps: Deps, token: string): Promise<Approv
  *
  * Round trips in sequence: the swap, then (audit ∥ outcome deadline ∥ the approval's deadline out of
  * the expiry index ∥ publish ∥ the device history's read); the history's write follows in the
- * background. The redemption's id names its
- * request (`newRedemptionId`), so no index is written beside the swap. A refusal before the swap
- * reads the request once, so an unknown one still answers `invalid_token` first, as it always has.
+ * background. The redemption's id names its request (`newRedemptionId`), so no index is written
+ * beside the swap. A refusal before the swap reads the request once, so an unknown one still
+ * answers `invalid_token` first, as it always has.
  *
  * @param currentVersions - record → version as the executor reads them now (`current_versions`).
  * @throws CountersignError `invalid_token` (401, for an unknown request or one no longer
