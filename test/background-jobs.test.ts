@@ -9,6 +9,7 @@ import { keys } from '../server/src/store/index.ts';
 import { createHarness, freePort, type EnrolledUser, type Harness, type HarnessOptions } from './support/harness.ts';
 import { startNotificationReceiver, type NotificationReceiver } from './support/notification-receiver.ts';
 import { payment } from './support/payment.ts';
+import { testPolicy } from './guarantees/policy-support.ts';
 
 /**
  * Background work done once across instances, at least once in total, and safe to repeat (issue 6):
@@ -224,7 +225,8 @@ describe.each(['redis', 'cluster'] as const)('background jobs across two instanc
   });
 
   it('runs each job once while both instances consume at once: one ping per decision', async () => {
-    const [a, b] = await deployment({ jobs: { minIdleMs: 30_000, pollMs: 5 } });
+    // Eight requests of one client pending for one user at once: more than the shipped policy's share.
+    const [a, b] = await deployment({ jobs: { minIdleMs: 30_000, pollMs: 5 }, env: { POLICY_FILE: testPolicy() } });
     a.deps.jobs.start();
     b.deps.jobs.start();
     const customer = await a.enrollUser('customer_1');

@@ -67,6 +67,7 @@ describe('hash slots on the cluster', () => {
     expect(await slotOf(keys.user(tenant, 'alice'))).toBe(user);
     expect(await slotOf(keys.userDevices(tenant, 'alice'))).toBe(user);
     expect(await slotOf(keys.pushes(tenant, 'alice'))).toBe(user);
+    expect(await slotOf(keys.clientPendingRequests(tenant, 'alice', 'cli_01KuoMj7z4RaWAYaGBHbDg'))).toBe(user);
     expect(await slotOf(keys.window(tenant, 'velocity-user', 'alice'))).toBe(user);
   });
 

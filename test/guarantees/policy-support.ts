@@ -17,14 +17,19 @@ export function policyFile(document: unknown): string {
   return path;
 }
 
-/** The shipped policy with generous limits (so only what a test sets binds), changed by `change`. */
+/**
+ * The shipped policy with generous limits (so only what a test sets binds), changed by `change`.
+ * A client's share of a user's pending places is the whole of them unless `change` sets it.
+ */
 export function testPolicy(change: (policy: any) => void = () => {}): string {
   const policy = shippedPolicy();
   policy.limits.max_pending_per_user = 100;
+  delete policy.limits.max_pending_per_client_user;
   policy.limits.pushes_per_user = { window_seconds: 600, max_count: 100 };
   policy.limits.velocity.per_user = { window_seconds: 3600, max_count: 1000, max_amount_minor: {} };
   policy.limits.velocity.per_client = { window_seconds: 3600, max_count: 1000, max_amount_minor: {} };
   change(policy);
+  policy.limits.max_pending_per_client_user ??= policy.limits.max_pending_per_user;
   return policyFile(policy);
 }
 

@@ -24,7 +24,8 @@ function setIfPresent(target: Record<string, any>, path: string[], value: unknow
  * a benchmark asks thousands of times a second for a few hundred users, which every limit of a
  * real deployment is there to refuse.
  *
- * - pending requests per user: the schema's maximum (1000); the load is spread over enough users;
+ * - pending requests per user, and one client's share of them: the schema's maximum (1000); the
+ *   load is spread over enough users;
  * - velocity and push windows: 1 s long with the schema's maximal counts and no amount caps, so
  *   they admit everything and stay small.
  *
@@ -40,6 +41,7 @@ export function writeBenchPolicy(workDir: string, windows: 'short' | 'shipped' =
   const policy = JSON.parse(readFileSync(shipped, 'utf8')) as Record<string, any>;
   const length = (current: unknown) => (windows === 'short' ? 1 : Number((current as { window_seconds?: number } | undefined)?.window_seconds ?? 3600));
   setIfPresent(policy, ['limits', 'max_pending_per_user'], 1000);
+  setIfPresent(policy, ['limits', 'max_pending_per_client_user'], 1000);
   setIfPresent(policy, ['limits', 'pushes_per_user'], { window_seconds: length(policy.limits?.pushes_per_user), max_count: 10_000 });
   for (const who of ['per_user', 'per_client']) {
     setIfPresent(policy, ['limits', 'velocity', who], { window_seconds: length(policy.limits?.velocity?.[who]), max_count: 1_000_000, max_amount_minor: {} });

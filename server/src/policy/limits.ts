@@ -43,27 +43,42 @@ export function velocityMemberOf(authReqId: string): string {
 /**
  * Takes a new request's places in the policy's windows, each in one atomic step, before anything
  * about the request is stored or pushed: the user's pending requests (`Store.sortedWindowAdd`,
- * counted until each one's deadline; also the user's inbox), the per-user and the per-client
- * velocity windows (`Store.windowAdd`: count, and total per currency). The three are asked at
- * once (one round trip, not three: they do not depend on each other). When any is full, the places the others took are given back and
- * the request is refused, so a refusal leaves the windows as they were. The refusal does not
- * depend on which answer came first: `too_many_pending` wins over `velocity_exceeded`, and the
- * per-user velocity window over the per-client one.
+ * counted until each one's deadline; also the user's inbox), this client's share of them
+ * (`max_pending_per_client_user`, likewise), and the per-user and the per-client velocity windows
+ * (`Store.windowAdd`: count, and total per currency). The four are asked at once (one round trip,
+ * not four: they do not depend on each other). When any is full, the places the others took are
+ * given back and the request is refused, so a refusal leaves the windows as they were. The refusal
+ * does not depend on which answer came first: `too_many_pending` wins over `velocity_exceeded`, the
+ * user's pending limit over the client's share of it, and the per-user velocity window over the
+ * per-client one.
  *
- * Between a place being taken and given back, a concurrent request may see the window fuller than
- * it will be: it errs towards refusing, never towards letting more through than the limit.
+ * The client's share is its own key in the user's hash tag, asked beside the user's pending
+ * requests rather than in one script with them: every Store operation touches one key, and the
+ * take-and-give-back below already makes the pair behave as one limit. Between a place being taken
+ * and given back, a concurrent request may see a window fuller than it will be: it errs towards
+ * refusing, never towards letting more through than the limit.
  *
- * @throws CountersignError `too_many_pending` (429), `velocity_exceeded` (429); the store's error
- *   when a window could not be asked (the places the others took are given back first).
- * @see issue 4 "Velocity limits", "Push fatigue"
+ * The places are given back as the request ends: {@link releasePending} when it leaves `pending`,
+ * {@link releaseUnused} when it ends without being redeemed (denied, reported, expired). The
+ * per-client velocity window is never given back: it is the client's own budget of asking.
+ *
+ * @throws CountersignError `too_many_pending` (429: the user's limit, or this client's share of
+ *   it), `velocity_exceeded` (429); the store's error when a window could not be asked (the places
+ *   the others took are given back first).
+ * @see issue 4 "Velocity limits", "Push fatigue"; issue 10 "One client cannot lock a person out"
  */
 export async function reserveRequest(deps: LimitDeps, input: ReservationInput): Promise<Reservation> {
   const { store, policy } = deps;
   const nowMs = deps.clock.now();
-  const { velocity } = policy.limits;
+  const { velocity, max_pending_per_user, max_pending_per_client_user } = policy.limits;
   const member = input.auth_req_id;
-  const pendingKey = keys.pendingRequests(input.tenant, input.sub);
   const velocityMember = velocityMemberOf(member);
+  /** A pending-requests window, scored by the deadline with no window: a request counts while it can still be decided. */
+  const pendingStep = (key: string, entryMember: string, maxCount: number, refusal: () => CountersignError) => ({
+    add: () => store.sortedWindowAdd(key, { nowMs, member: entryMember, windowMs: 0, score: input.expires_at, maxCount }),
+    remove: () => store.sortedRemove(key, entryMember),
+    refusal,
+  });
   /** A velocity window (count and total per currency), asked and given back. */
   const velocityStep = (key: string, limit: typeof velocity.per_user, refusal: () => CountersignError) => ({
     add: () => store.windowAdd(key, { nowMs, member: velocityMember, windowMs: limit.window_seconds * 1000, amounts: input.amounts, maxCount: limit.max_count, maxAmounts: limit.max_amount_minor }),
@@ -72,13 +87,14 @@ export async function reserveRequest(deps: LimitDeps, input: ReservationInput): 
   });
   // In the order their refusals rank.
   const steps = [
-    {
-      // The user's pending requests (also their inbox), scored by the deadline with no window: a
-      // request counts while it can still be decided.
-      add: () => store.sortedWindowAdd(pendingKey, { nowMs, member, windowMs: 0, score: input.expires_at, maxCount: policy.limits.max_pending_per_user }),
-      remove: () => store.sortedRemove(pendingKey, member),
-      refusal: () => new CountersignError('too_many_pending', `This user already has ${policy.limits.max_pending_per_user} pending requests; wait for one to be decided.`),
-    },
+    // The user's pending requests are also their inbox: full ids, listed by name.
+    pendingStep(keys.pendingRequests(input.tenant, input.sub), member, max_pending_per_user, () => new CountersignError('too_many_pending', `This user already has ${max_pending_per_user} pending requests; wait for one to be decided.`)),
+    pendingStep(
+      keys.clientPendingRequests(input.tenant, input.sub, input.client_id),
+      velocityMember,
+      max_pending_per_client_user,
+      () => new CountersignError('too_many_pending', `This client already has ${max_pending_per_client_user} pending requests for this user, its share of the user's ${max_pending_per_user}; wait for one to be decided.`),
+    ),
     velocityStep(keys.window(input.tenant, 'velocity-user', input.sub), velocity.per_user, () => new CountersignError('velocity_exceeded', `Too many requests, or too much money, for this user within ${velocity.per_user.window_seconds} seconds.`)),
     velocityStep(keys.window(input.tenant, 'velocity-client', input.client_id), velocity.per_client, () => new CountersignError('velocity_exceeded', `Too many requests, or too much money, from this client within ${velocity.per_client.window_seconds} seconds.`)),
   ];
@@ -101,9 +117,49 @@ export async function reserveRequest(deps: LimitDeps, input: ReservationInput): 
   return { release };
 }
 
-/** Takes a request out of its user's pending requests (their inbox): it was decided, so it no longer counts. */
-export async function releasePending(store: Store, tenant: string, sub: string, authReqId: string): Promise<void> {
-  await store.sortedRemove(keys.pendingRequests(tenant, sub), authReqId);
+/** The request whose places are given back: enough to name each of its windows (an `ApprovalRequest` is one). */
+export interface LimitHolder {
+  tenant: string;
+  sub: string;
+  client_id: string;
+  auth_req_id: string;
+}
+
+/**
+ * Takes a request out of its user's pending requests (their inbox) and out of its client's share
+ * of them: it was decided or it expired, so it no longer counts. Safe to repeat (a member that is
+ * gone is gone); an expired one would also leave both on its own, by its deadline.
+ *
+ * @throws the store's error.
+ */
+export async function releasePending(store: Store, request: LimitHolder): Promise<void> {
+  await Promise.all([
+    store.sortedRemove(keys.pendingRequests(request.tenant, request.sub), request.auth_req_id),
+    store.sortedRemove(keys.clientPendingRequests(request.tenant, request.sub, request.client_id), velocityMemberOf(request.auth_req_id)),
+  ]);
+}
+
+/**
+ * Gives back everything a request held in its USER's limits, once it has ended without being
+ * redeemed: denied (by a party, by a wrong code, or "this wasn't me") or expired (pending, or
+ * approved and never redeemed). Its pending places ({@link releasePending}), and its count and
+ * amounts in the user's velocity window (`Store.windowRemove` takes this request's own entry: each
+ * request adds one, under {@link velocityMemberOf}). Without it, one client asking for a large
+ * amount would lock the user out of every other client for the whole window, even after the user
+ * said no. A redeemed request keeps counting: money moved.
+ *
+ * The per-client velocity window keeps the request: it is that client's budget, and a client whose
+ * requests are denied must not get its budget back by being denied.
+ *
+ * Call it only from the caller whose compare-and-swap moved the request to `denied` or `expired`,
+ * so that of several racing (two sweepers, a poll, the device) exactly one gives back. An entry
+ * that already left the window (older than `window_seconds`) is simply not found.
+ *
+ * @throws the store's error; what was given back before it stays given back.
+ * @see docs/guarantees.md "One client cannot lock a person out"; DESIGN.md "Request states"
+ */
+export async function releaseUnused(store: Store, request: LimitHolder): Promise<void> {
+  await Promise.all([releasePending(store, request), store.windowRemove(keys.window(request.tenant, 'velocity-user', request.sub), velocityMemberOf(request.auth_req_id))]);
 }
 
 /** The `auth_req_id`s pending for a user at `nowMs` (their inbox), soonest deadline first. */

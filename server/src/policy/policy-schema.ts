@@ -42,6 +42,15 @@ const typePolicy = z.strictObject({
   unlisted_currency_tier: tierName,
 });
 
+/**
+ * One client's share of a user's pending places when the policy does not set
+ * `max_pending_per_client_user`: three tenths of `max_pending_per_user`, rounded up (3 of 10, 1 of 2),
+ * so no one client fills a user's places while at least three could share them.
+ */
+export function defaultClientShare(maxPendingPerUser: number): number {
+  return Math.ceil((maxPendingPerUser * 3) / 10);
+}
+
 /** A sliding window: at most `max_count` requests and, per currency listed, `max_amount_minor` in total. */
 const velocityWindow = z.strictObject({
   window_seconds: seconds,
@@ -69,6 +78,12 @@ export const policySchema = z
     limits: z.strictObject({
       /** Pending requests one user may have at once; the next one is refused (`too_many_pending`). */
       max_pending_per_user: count(1000),
+      /**
+       * Pending requests one client may have for one user at once, at most `max_pending_per_user`:
+       * its share, so one client cannot take all of a user's places and lock the others out.
+       * Unset: {@link defaultClientShare} of `max_pending_per_user` (3 of 10).
+       */
+      max_pending_per_client_user: count(1000).optional(),
       /** Pushes one user may get in a window; a push over it is skipped and audited, the request stands. */
       pushes_per_user: z.strictObject({ window_seconds: seconds, max_count: count(10_000) }),
       velocity: z.strictObject({ per_user: velocityWindow, per_client: velocityWindow }),
@@ -80,6 +95,10 @@ export const policySchema = z
     const problem = (path: (string | number)[], message: string) => context.addIssue({ code: 'custom', path, message });
     const names = policy.tiers.map((t) => t.name);
     if (new Set(names).size !== names.length) problem(['tiers'], 'tier names must be unique');
+    const { max_pending_per_user, max_pending_per_client_user } = policy.limits;
+    if (max_pending_per_client_user !== undefined && max_pending_per_client_user > max_pending_per_user) {
+      problem(['limits', 'max_pending_per_client_user'], `must be at most max_pending_per_user (${max_pending_per_user}): it is one client's share of a user's pending places`);
+    }
     const known = (path: (string | number)[], name: string) => {
       if (!names.includes(name)) problem(path, `no tier named ${name}`);
     };
@@ -99,7 +118,9 @@ export const policySchema = z
         });
       }
     }
-  });
+  })
+  // Filled in after the checks, so the rest of the server reads one number.
+  .transform((policy) => ({ ...policy, limits: { ...policy.limits, max_pending_per_client_user: policy.limits.max_pending_per_client_user ?? defaultClientShare(policy.limits.max_pending_per_user) } }));
 
 /** A validated approval policy. */
 export type Policy = z.infer<typeof policySchema>;

@@ -1,7 +1,7 @@
 import { authorizationDetails, CountersignError, detailsHash, type RedeemResponse, type Redemption } from '@countersign/shared';
 import type { ClientRecord } from '../clients/index.ts';
 import type { Deps } from '../deps.ts';
-import { fromFields, isRequestId, loadRequest, requestOf, trackOutcomeDeadline, type ApprovalRequest } from '../requests/index.ts';
+import { fromFields, isRequestId, loadRequest, requestOf, trackOutcomeDeadline, untrackDeadline, type ApprovalRequest } from '../requests/index.ts';
 import { recordHistory } from '../devices/index.ts';
 import { keys } from '../store/index.ts';
 import { verifyApprovalToken, type ApprovalClaims } from '../tokens/index.ts';
@@ -59,10 +59,11 @@ export function verifyRedemptionToken(deps: Deps, token: string): Promise<Approv
  * against the approved version until it expires). A redemption is audited and indexed for the
  * outcome deadline (`OUTCOME_TIMEOUT`).
  *
- * Round trips in sequence: the swap, then (audit ∥ outcome deadline ∥ publish ∥ the device
- * history's read); the history's write follows in the background. The redemption's id names its
- * request (`newRedemptionId`), so no index is written beside the swap. A refusal before the swap
- * reads the request once, so an unknown one still answers `invalid_token` first, as it always has.
+ * Round trips in sequence: the swap, then (audit ∥ outcome deadline ∥ the approval's deadline out of
+ * the expiry index ∥ publish ∥ the device history's read); the history's write follows in the
+ * background. The redemption's id names its request (`newRedemptionId`), so no index is written
+ * beside the swap. A refusal before the swap reads the request once, so an unknown one still
+ * answers `invalid_token` first, as it always has.
  *
  * @param currentVersions - record → version as the executor reads them now (`current_versions`).
  * @throws CountersignError `invalid_token` (401, for an unknown request or one no longer
@@ -132,6 +133,8 @@ export async function redeemVerified(deps: Deps, client: ClientRecord, claims: A
     }),
     // Until the outcome arrives, the sweeper will flag it `outcome_unknown` once this deadline passes.
     trackOutcomeDeadline(deps.store, redeemed, now + deps.config.outcomeTimeoutSeconds * 1000, deps.config.retentionSeconds),
+    // Redeemed: it will not expire, and keeps counting in the velocity windows (money moved).
+    untrackDeadline(deps.store, redeemed),
   ]);
   return {
     status: 'redeemed',

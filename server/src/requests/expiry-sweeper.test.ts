@@ -121,6 +121,25 @@ describe('createExpirySweeper', () => {
     expect(await w.store.sortedRangeByScore(keys.outcomeDeadlines(), Number.POSITIVE_INFINITY, 10)).toEqual([]);
   });
 
+  it('moves an approval it finds under the decision deadline to the approval’s deadline, and expires it then', async () => {
+    const w = world();
+    // Approved just before its decision deadline, while a sweep read the index: the entry still has the old score.
+    const approved = await w.request(10, 'approved');
+    const key = keys.request(approved.tenant, approved.auth_req_id);
+    await w.store.hashSet(key, { approval_expires_at: String(w.clock.now() + 60_000) });
+    w.clock.advance(10);
+    expect(await w.sweeper.sweep()).toBe(1);
+    expect((await loadRequest(w.store, 'default', approved.auth_req_id))?.state).toBe('approved');
+    expect(await w.store.sortedRangeByScore(keys.deadlines(), Number.POSITIVE_INFINITY, 10)).toEqual([`default:${approved.auth_req_id}`]);
+    w.clock.advance(49);
+    expect(await w.sweeper.sweep()).toBe(0);
+    w.clock.advance(1);
+    expect(await w.sweeper.sweep()).toBe(1);
+    expect((await loadRequest(w.store, 'default', approved.auth_req_id))?.state).toBe('expired');
+    expect((await w.audit.forRequest('default', approved.auth_req_id)).map((event) => [event.type, event.detail])).toEqual([['expired', { from: 'approved' }]]);
+    expect(await w.store.sortedRangeByScore(keys.deadlines(), Number.POSITIVE_INFINITY, 10)).toEqual([]);
+  });
+
   it('reads batch after batch until one comes back short', async () => {
     const w = world({ batchSize: 2 });
     for (let i = 0; i < 5; i++) await w.request(1);

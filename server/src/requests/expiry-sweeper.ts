@@ -2,7 +2,7 @@ import type { Deps } from '../deps.ts';
 import { keys } from '../store/index.ts';
 import { loadRequest, settleExpiry } from './load-request.ts';
 import { flagUnknownOutcome } from './outcome-deadlines.ts';
-import { parseDeadlineMember, type RequestRef } from './request-deadlines.ts';
+import { parseDeadlineMember, trackApprovalDeadline, type RequestRef } from './request-deadlines.ts';
 
 /** Runs `tick` every `everyMs` milliseconds until the returned function is called. */
 export type Ticker = (tick: () => void, everyMs: number) => () => void;
@@ -30,9 +30,10 @@ export interface ExpirySweeperOptions {
  */
 export interface ExpirySweeper {
   /**
-   * One sweep: every request in the deadline index whose `expires_at` is at or before the clock's
-   * now is settled with `settleExpiry` (which audits, tells the PWA, the person's devices and the
-   * ping/push client), then dropped from the index; then every redemption in the outcome index
+   * One sweep: every request in the deadline index whose deadline (a pending request's
+   * `expires_at`, an approved one's `approval_expires_at`) is at or before the clock's now is settled
+   * with `settleExpiry` (which audits, tells the PWA, the person's devices and the ping/push client,
+   * and gives back the request's places in the user's limits), then dropped from the index; then every redemption in the outcome index
    * that is overdue is flagged with `flagUnknownOutcome` and dropped. A sweep called while one
    * runs joins it.
    *
@@ -75,7 +76,8 @@ export function createExpirySweeper(deps: () => Pick<Deps, 'store' | 'clock' | '
 
   /**
    * Handles the due entries of one index, batch by batch: each batch is handled concurrently first,
-   * and the entries handled are removed afterwards (one round trip for the batch, pipelined).
+   * and the entries handled are removed afterwards (one round trip for the batch, pipelined), but
+   * for those whose handler answered `'keep'` (it moved the entry to a later deadline).
    */
   async function sweepIndex(key: string, handle: (ref: RequestRef) => Promise<unknown>): Promise<number> {
     const current = deps();
@@ -86,10 +88,14 @@ export function createExpirySweeper(deps: () => Pick<Deps, 'store' | 'clock' | '
       // removed from the index together; an entry whose handling failed stays for the next sweep.
       const results = await Promise.allSettled(due.map(async (member) => {
         const ref = parseDeadlineMember(member);
-        if (ref) await handle(ref);
+        return ref ? handle(ref) : undefined;
       }));
       const done = due.filter((_, i) => results[i]!.status === 'fulfilled');
-      await Promise.all(done.map((member) => current.store.sortedRemove(key, member)));
+      const kept = due.filter((_, i) => {
+        const result = results[i]!;
+        return result.status === 'fulfilled' && result.value === 'keep';
+      });
+      await Promise.all(done.filter((member) => !kept.includes(member)).map((member) => current.store.sortedRemove(key, member)));
       handled += done.length;
       const failure = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
       if (failure) throw failure.reason;
@@ -103,7 +109,14 @@ export function createExpirySweeper(deps: () => Pick<Deps, 'store' | 'clock' | '
     const expired = await sweepIndex(keys.deadlines(), async (ref) => {
       const request = await loadRequest(current.store, ref.tenant, ref.auth_req_id);
       // A request that is gone (its TTL ran out) or already decided has nothing left to announce.
-      if (request) await settleExpiry(current, request);
+      const settled = request ? await settleExpiry(current, request) : null;
+      // Approved just before its decision deadline, while this sweep read the index: its entry
+      // waits for the approval's deadline instead (as the approval itself moved it), not dropped.
+      if (settled?.state === 'approved') {
+        await trackApprovalDeadline(current.store, settled, current.config);
+        return 'keep';
+      }
+      return undefined;
     });
     // Flagging is a compare-and-swap on the request, so an entry handled twice is flagged once.
     const overdue = await sweepIndex(keys.outcomeDeadlines(), (ref) => flagUnknownOutcome(current, ref));

@@ -1,5 +1,6 @@
 import type { Deps } from '../deps.ts';
 import { recordHistory } from '../devices/index.ts';
+import { releaseUnused } from '../policy/index.ts';
 import { keys, type Store } from '../store/index.ts';
 import { announceExpiry } from './announce-expiry.ts';
 import { untrackDeadline } from './request-deadlines.ts';
@@ -32,7 +33,9 @@ export type SettleExpiryDeps = Pick<Deps, 'store' | 'clock' | 'audit' | 'events'
  * a `request_expired` notice to the user's devices (in the background, see `announceExpiry`) and,
  * for a request that expired undecided, has the ping or push client told (CIBA Core §10.2,
  * §12 `expired_token`). An approval that runs out is not announced to the client again: it was
- * told at the approval.
+ * told at the approval. The winner also gives back the request's places in the user's limits
+ * (`releaseUnused`: pending, and the count and amount in the user's velocity window), so an
+ * expired request stops counting against the user exactly once, however many callers raced.
  *
  * @returns the request as it now stands.
  */
@@ -52,9 +55,10 @@ export async function settleExpiry(deps: SettleExpiryDeps, request: ApprovalRequ
   if (!result.fields) return { ...request, state: 'expired' };
   const settled = fromFields(result.fields);
   if (result.ok) {
-    // The index removals and the audit do not depend on each other: one round trip.
+    // The index removals, the give-back and the audit do not depend on each other: one round trip.
     await Promise.all([
-      request.state === 'pending' ? untrackDeadline(deps.store, request) : undefined,
+      untrackDeadline(deps.store, request),
+      releaseUnused(deps.store, request),
       deps.audit.record({
         type: 'expired',
         tenant: request.tenant,

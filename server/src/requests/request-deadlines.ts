@@ -1,3 +1,4 @@
+import type { Config } from '../config/index.ts';
 import { keys, type Store } from '../store/index.ts';
 import type { ApprovalRequest } from './request-record.ts';
 
@@ -32,7 +33,20 @@ export async function trackDeadline(store: Store, request: ApprovalRequest, ttlS
   await store.sortedAdd(keys.deadlines(), deadlineMember(request), request.expires_at, ttlSeconds);
 }
 
-/** Drops a request from the deadline index once it no longer waits for a decision (decided or expired). */
+/**
+ * Moves an approved request in the deadline index to its approval's deadline
+ * (`approval_expires_at`, epoch ms), so the expiry sweeper settles an approval nobody redeemed
+ * (`approved → expired`) and its places in the user's limits are given back, even when no one reads
+ * the request again (its client, which asked, is the one with no reason to). Safe to repeat.
+ * The index's TTL, as in {@link trackDeadline}, covers the longest request or approval lifetime
+ * plus the grace period.
+ */
+export async function trackApprovalDeadline(store: Store, request: ApprovalRequest, config: Pick<Config, 'requestExpiryMax' | 'approvalTokenTtl' | 'graceSeconds'>): Promise<void> {
+  const ttlSeconds = Math.max(config.requestExpiryMax, request.token_lifetime ?? config.approvalTokenTtl) + config.graceSeconds;
+  await store.sortedAdd(keys.deadlines(), deadlineMember(request), request.approval_expires_at ?? request.expires_at, ttlSeconds);
+}
+
+/** Drops a request from the deadline index once nothing is left for a deadline to do: decided and not approved, redeemed, or expired. */
 export async function untrackDeadline(store: Store, ref: RequestRef): Promise<void> {
   await store.sortedRemove(keys.deadlines(), deadlineMember(ref));
 }

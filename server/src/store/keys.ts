@@ -29,6 +29,14 @@ export const keys = {
    * `window` of kind `pending` and the inbox the set `userRequests`: two copies of the same ids.
    */
   pendingRequests: (tenant: string, sub: string) => `pending:{${tenant}:${sub}}`,
+  /**
+   * Sorted set (`Store.sortedWindowAdd`): the pending requests one client has for one user, by
+   * deadline (epoch ms), members shortened as in the velocity windows (`velocityMemberOf`): the
+   * policy's `max_pending_per_client_user`, so one client cannot take all of a user's pending places.
+   * In the user's tag, beside `pendingRequests`: the two are taken and given back together (each in
+   * its own atomic step; see `policy/limits.ts`), and a user's keys stay on one Redis Cluster slot.
+   */
+  clientPendingRequests: (tenant: string, sub: string, clientId: string) => `pending:{${tenant}:${sub}}:${clientId}`,
   /** Sorted set (`Store.sortedWindowAdd`): the `auth_req_id`s a user was pushed, scored by when (epoch ms); the push rate. */
   pushes: (tenant: string, sub: string) => `pushes:{${tenant}:${sub}}`,
   /**
