@@ -19,7 +19,7 @@ export interface DepsOverrides {
   ids?: IdGenerator;
   log?: Logger;
   pushSender?: PushSender;
-  /** Ping and push delivery: `fetch`, `timeoutMs`, `retryDelaysMs`. */
+  /** Ping and push delivery: `fetch`, `timeoutMs`, `retryDelaysMs`, and the production transport's `resolve`. */
   notifications?: ClientNotifierOptions;
   /**
    * The job queue's consumer: `consume`, `concurrency`, `minIdleMs`, `pollMs`, `ticker` (the
@@ -63,7 +63,7 @@ export async function createDeps(config: Config, store: Store, overrides: DepsOv
   const instance = randomId(9, 'inst_');
   // The notifier, the job handlers and the sweeper work on the very Deps they are part of; they read it when they run.
   const handlers: JobHandlers = {
-    client_notification: clientNotificationHandler(() => deps, overrides.notifications),
+    client_notification: clientNotificationHandler(() => deps, overrides.notifications ?? {}, { production: config.production }),
     request_push: (job) => pushRequestTo(deps, job),
     expiry_push: (job) => sendExpiryNotice(deps, job),
   };

@@ -1,4 +1,5 @@
-import { createServer, type AddressInfo, type LookupAddress, type Server } from 'node:net';
+import type { LookupAddress } from 'node:dns';
+import { createServer, type AddressInfo, type Server } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ForbiddenEndpointError, forbiddenEndpointCause } from './forbidden-endpoint.ts';
 import { createGuardedFetch } from './guarded-fetch.ts';
