@@ -212,4 +212,43 @@ describe.each(['memory', 'redis'] as const)('SSRF through client endpoints, in p
       expect(fields?.token_jti ?? '').toBe('');
     });
   });
+  describe('push subscription endpoints', () => {
+    let harness: Harness;
+    let customer: EnrolledUser;
+    beforeEach(async () => {
+      harness = await createHarness({ store: storeKind, publicUrl: PRODUCTION_URL, env: productionEnv() });
+      customer = await harness.enrollUser('customer_1');
+    });
+    afterEach(async () => {
+      await harness.close();
+    });
+
+    const subscribe = (endpoint: string) =>
+      harness.call('PUT', '/api/device/push-subscription', {
+        body: { endpoint, expirationTime: null, keys: { p256dh: `B${'A'.repeat(86)}`, auth: 'A'.repeat(22) } },
+        headers: { cookie: customer.cookie, origin: harness.issuer },
+      });
+
+    it.each([
+      'https://fcm.googleapis.com:8443/fcm/send/abc',
+      'https://web.push.apple.com:80/QGuQyavXutnMH',
+      'https://10.0.0.5;.push.apple.com/x',
+      'https://fcm.googleapis.com.attacker.example/fcm/send/abc',
+      'https://169.254.169.254/latest/meta-data/',
+    ])('refuses %s, storing nothing', async (endpoint) => {
+      const watch = watchWrites(harness.store);
+      let response: Awaited<ReturnType<typeof subscribe>>;
+      try {
+        response = await subscribe(endpoint);
+      } finally {
+        watch.stop();
+      }
+      expect([response.status, response.body.error]).toEqual([400, 'invalid_request']);
+      expect(watch.writes).toEqual([]);
+    });
+
+    it.each(['https://fcm.googleapis.com/fcm/send/abc', 'https://fcm.googleapis.com:443/fcm/send/abc'])('accepts an allowed push service on port 443: %s', async (endpoint) => {
+      expect((await subscribe(endpoint)).status).toBe(204);
+    });
+  });
 });
