@@ -6,6 +6,7 @@ import { EventBus } from './events/index.ts';
 import { pushRequestTo } from './ciba/index.ts';
 import { createJobQueue, type JobHandlers, type JobQueueOptions } from './jobs/index.ts';
 import { clientNotificationHandler, createClientNotifier, type ClientNotifierOptions } from './notifications/index.ts';
+import { createGuardedHttpsAgent } from './outbound/index.ts';
 import { loadPolicy, type Policy } from './policy/index.ts';
 import { createPushNotifier, createWebPushSender, isAllowedPushEndpoint, loadVapidKeys, type PushSender } from './push/index.ts';
 import { createExpirySweeper, leaseTicker, sendExpiryNotice, type ExpirySweeperOptions } from './requests/index.ts';
@@ -19,7 +20,7 @@ export interface DepsOverrides {
   ids?: IdGenerator;
   log?: Logger;
   pushSender?: PushSender;
-  /** Ping and push delivery: `fetch`, `timeoutMs`, `retryDelaysMs`. */
+  /** Ping and push delivery: `fetch`, `timeoutMs`, `retryDelaysMs`, and the production transport's `resolve`. */
   notifications?: ClientNotifierOptions;
   /**
    * The job queue's consumer: `consume`, `concurrency`, `minIdleMs`, `pollMs`, `ticker` (the
@@ -51,7 +52,9 @@ export async function createDeps(config: Config, store: Store, overrides: DepsOv
   const approvalPolicy = overrides.policy ?? (await loadPolicy(config.policyFile));
   const keyRing = await KeyRing.load({ store, signingKey: config.signingKey, production: config.production });
   const vapid = await loadVapidKeys({ store, ...config.vapid, production: config.production });
-  const sender = overrides.pushSender ?? createWebPushSender({ vapid });
+  // Production pushes go only to allowed push hosts (isAllowedPushEndpoint); the guarded agent also
+  // refuses a socket to an internal address, should one of those names ever resolve to one.
+  const sender = overrides.pushSender ?? createWebPushSender({ vapid, ...(config.production ? { agent: createGuardedHttpsAgent() } : {}) });
   const policy = { production: config.production, allowedHosts: config.pushAllowedHosts };
   const push = createPushNotifier({
     store,
@@ -63,7 +66,7 @@ export async function createDeps(config: Config, store: Store, overrides: DepsOv
   const instance = randomId(9, 'inst_');
   // The notifier, the job handlers and the sweeper work on the very Deps they are part of; they read it when they run.
   const handlers: JobHandlers = {
-    client_notification: clientNotificationHandler(() => deps, overrides.notifications),
+    client_notification: clientNotificationHandler(() => deps, overrides.notifications ?? {}, { production: config.production }),
     request_push: (job) => pushRequestTo(deps, job),
     expiry_push: (job) => sendExpiryNotice(deps, job),
   };

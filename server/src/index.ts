@@ -5,6 +5,7 @@ export { createDeps, type DepsOverrides } from './create-deps.ts';
 export type { ClientNotifier, Deps, UserNotifier } from './deps.ts';
 export { createJobQueue, type Job, type JobQueue, type JobQueueOptions } from './jobs/index.ts';
 export { DEFAULT_RETRY_DELAYS_MS, type ClientNotifierOptions, type NotificationFetch } from './notifications/index.ts';
+export { endpointProblem, type HostResolver, type ResolvedAddress } from './outbound/index.ts';
 export { intervalTicker, type ExpirySweeper, type ExpirySweeperOptions, type Ticker } from './requests/index.ts';
 export { createPushNotifier, createWebPushSender, type PushSender } from './push/index.ts';
 export { ManualClock, OffsetClock, silentLogger, systemClock, type Clock, type Logger } from './runtime/index.ts';

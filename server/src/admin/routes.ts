@@ -1,7 +1,7 @@
 import { CountersignError, createClientBody, createEnrollmentBody, createUserBody, tenantName } from '@countersign/shared';
 import { Hono, type Context } from 'hono';
 import { bearerAuth } from 'hono/bearer-auth';
-import { createClient, type NewClient } from '../clients/index.ts';
+import { checkClientEndpoints, createClient, type NewClient } from '../clients/index.ts';
 import type { Deps } from '../deps.ts';
 import { createEnrollment } from '../devices/index.ts';
 import { readJson } from '../http/index.ts';
@@ -14,16 +14,6 @@ function tenantOf(c: Context): string {
   const parsed = tenantName.safeParse(c.req.query('tenant') ?? 'default');
   if (!parsed.success) throw new CountersignError('invalid_request', 'tenant is malformed.');
   return parsed.data;
-}
-
-/** Accepts a notification endpoint only where the deployment mode allows it (DESIGN.md "Start-up"). */
-function checkNotificationEndpoint(url: string | undefined, production: boolean): void {
-  if (!url) return;
-  const parsed = new URL(url);
-  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(parsed.hostname);
-  if (parsed.protocol === 'https:' && (!production || !loopback)) return;
-  if (!production && loopback) return;
-  throw new CountersignError('invalid_request', production ? 'The notification endpoint must be https.' : 'The notification endpoint must be https or on this machine.');
 }
 
 /**
@@ -52,7 +42,7 @@ export function adminRoutes(deps: Deps, adminToken: string): Hono {
 
   app.post('/clients', async (c) => {
     const body = await readJson(c, createClientBody);
-    checkNotificationEndpoint(body.backchannel_client_notification_endpoint, deps.config.production);
+    checkClientEndpoints(body, { production: deps.config.production });
     const { record, client_secret } = await createClient(deps.store, body as NewClient, deps.clock.now());
     const { secret_hash: _hash, ...client } = record;
     return c.json({ ...client, ...(client_secret ? { client_secret } : {}) }, 201, { 'Cache-Control': 'no-store' });

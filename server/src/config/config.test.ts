@@ -56,9 +56,23 @@ describe('loadConfig: origins', () => {
     expect(() => loadConfig({ ...PRODUCTION, PUBLIC_URL: 'http://approve.acme-payments.com' })).toThrow(/https in production/);
   });
 
-  it('refuses an IP address as PUBLIC_URL in production only', () => {
-    expect(() => loadConfig({ ...PRODUCTION, PUBLIC_URL: 'https://203.0.113.7' })).toThrow(/IP address/);
-    expect(loadConfig({ PUBLIC_URL: 'http://127.0.0.1:8080' }).rpId).toBe('127.0.0.1');
+  it.each([
+    ['https://203.0.113.7 in production', { ...PRODUCTION, PUBLIC_URL: 'https://203.0.113.7' }, 'https://203.0.113.7', ''],
+    ['https://[2001:db8::7]:8443 in production', { ...PRODUCTION, PUBLIC_URL: 'https://[2001:db8::7]:8443' }, 'https://[2001:db8::7]:8443', ':8443'],
+    ['http://127.0.0.1:8080 in development', { PUBLIC_URL: 'http://127.0.0.1:8080' }, 'http://127.0.0.1:8080', ':8080'],
+    ['http://[::1]:8080 in development', { PUBLIC_URL: 'http://[::1]:8080' }, 'http://[::1]:8080', ':8080'],
+    ['http://0x7f.1:8080 (127.0.0.1) in development', { PUBLIC_URL: 'http://0x7f.1:8080' }, 'http://127.0.0.1:8080', ':8080'],
+    ['http://127.0.0.1:8080 with RP_ID=localhost', { PUBLIC_URL: 'http://127.0.0.1:8080', RP_ID: 'localhost' }, 'http://127.0.0.1:8080', ':8080'],
+    ['http://10.0.0.5 with NODE_ENV=test', { NODE_ENV: 'test', PUBLIC_URL: 'http://10.0.0.5' }, 'http://10.0.0.5', ''],
+  ])('refuses an IP address as PUBLIC_URL\'s host, in every mode: %s', (_case, environment, origin, port) => {
+    expect(() => loadConfig(environment)).toThrow(
+      `invalid configuration: PUBLIC_URL ${origin} has an IP address as its host, and browsers refuse an IP address as the WebAuthn RP ID, so no passkey could be enrolled: use http://localhost${port} in development, or a domain name (https://approve.example.com) in production`,
+    );
+  });
+
+  it('starts on localhost in development and on a domain name in production', () => {
+    expect(loadConfig({ PUBLIC_URL: 'http://localhost:8080' }).rpId).toBe('localhost');
+    expect(loadConfig(PRODUCTION).rpId).toBe('approve.acme-payments.com');
   });
 });
 
@@ -102,11 +116,11 @@ describe('loadConfig: the VAPID subject in production', () => {
 
 describe('settleRpId', () => {
   it('answers the host in lower case', () => {
-    expect(settleRpId(new URL('https://Approve.ACME-payments.com'), undefined, true)).toBe('approve.acme-payments.com');
+    expect(settleRpId(new URL('https://Approve.ACME-payments.com'), undefined)).toBe('approve.acme-payments.com');
   });
 
   it('treats an empty RP_ID as unset', () => {
-    expect(settleRpId(new URL('https://approve.acme-payments.com'), '', true)).toBe('approve.acme-payments.com');
+    expect(settleRpId(new URL('https://approve.acme-payments.com'), '')).toBe('approve.acme-payments.com');
   });
 });
 

@@ -60,7 +60,7 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
     throw new Error('invalid configuration: PUBLIC_URL must be an origin (scheme, host and port only)');
   }
   if (production && url.protocol !== 'https:') throw new Error('invalid configuration: PUBLIC_URL must be https in production');
-  const rpId = settleRpId(url, env.RP_ID, production);
+  const rpId = settleRpId(url, env.RP_ID);
   // Development keeps its `.invalid` placeholder (push/vapid-keys.ts); production needs a real contact.
   if (production && !env.VAPID_SUBJECT) throw new Error('invalid configuration: VAPID_SUBJECT (a mailto: or https: contact) is required in production');
   const vapidProblem = production && env.VAPID_SUBJECT ? vapidSubjectProblem(env.VAPID_SUBJECT) : null;

@@ -1,2 +1,3 @@
 export { loadConfig, type Config } from './config.ts';
 export { envSchema, type Env } from './env.ts';
+export { isHostName, unreachableDomainReason } from './host-names.ts';

@@ -14,20 +14,26 @@ import { isHostName, isIpLiteral } from './host-names.ts';
  * - a single-label parent (`com`), except `localhost`: refused. Browsers also refuse any other
  *   public suffix (`co.uk`), from the Public Suffix List, which this server does not carry.
  *
+ * `PUBLIC_URL` itself must be on a host name, in every mode: with an IP address as its host
+ * (`http://127.0.0.1:8080`) the server would start, and every enrollment would then fail in the
+ * browser, which refuses an IP address as an RP ID. Development uses `http://localhost:PORT`.
+ *
  * @param publicUrl The validated `PUBLIC_URL`.
  * @param override `RP_ID`, if set.
- * @param production In production, `PUBLIC_URL` itself must then be on a domain name, not an IP.
  * @returns The RP ID, lower case.
  * @throws Error naming the variable and the problem.
  * @see WebAuthn Level 3 §5.1.3 step 8 and §5.1.4.1 step 7 (RP ID vs. the origin's effective domain);
  *   HTML "is a registrable domain suffix of or is equal to"
  */
-export function settleRpId(publicUrl: URL, override: string | undefined, production: boolean): string {
+export function settleRpId(publicUrl: URL, override: string | undefined): string {
   const host = publicUrl.hostname.toLowerCase();
-  if (override === undefined || override === '') {
-    if (production && isIpLiteral(host)) throw invalid('PUBLIC_URL must be on a domain name in production: browsers refuse an IP address as the WebAuthn RP ID');
-    return host;
+  if (isIpLiteral(host)) {
+    const port = publicUrl.port ? `:${publicUrl.port}` : '';
+    throw invalid(
+      `PUBLIC_URL ${publicUrl.origin} has an IP address as its host, and browsers refuse an IP address as the WebAuthn RP ID, so no passkey could be enrolled: use http://localhost${port} in development, or a domain name (https://approve.example.com) in production`,
+    );
   }
+  if (override === undefined || override === '') return host;
   const rpId = override.trim();
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(rpId)) throw invalid(`RP_ID must be a bare host name without a scheme (e.g. ${host}), got ${JSON.stringify(rpId)}`);
   if (/:\d*$/.test(rpId) && !rpId.startsWith('[')) throw invalid(`RP_ID must be a bare host name without a port, got ${JSON.stringify(rpId)}`);

@@ -1,15 +1,26 @@
 import type { ClientNotifier, Deps } from '../deps.ts';
 import type { ClientNotificationJob, JobOutcome } from '../jobs/index.ts';
+import { createGuardedFetch, type HostResolver } from '../outbound/index.ts';
 import { notifyClient, type NotifyClientDeps } from './notify-client.ts';
 import { DEFAULT_NOTIFICATION_TIMEOUT_MS, DEFAULT_RETRY_DELAYS_MS, type DeliveryOptions } from './post-notification.ts';
 
 /** Options of client notification delivery; every one has a production default. */
-export type ClientNotifierOptions = Partial<DeliveryOptions>;
+export type ClientNotifierOptions = Partial<Pick<DeliveryOptions, 'fetch' | 'timeoutMs' | 'retryDelaysMs'>> & {
+  /** How the production transport resolves host names (tests answer as a rebinding DNS server would); the system's by default. */
+  resolve?: HostResolver | undefined;
+};
 
-/** The delivery options with their defaults: global `fetch`, 5 s per attempt, retries after 1, 2, 4, 8 s. */
-export function deliveryOptions(options: ClientNotifierOptions = {}): DeliveryOptions {
+/**
+ * The delivery options with their defaults: 5 s per attempt, retries after 1, 2, 4, 8 s, and as the
+ * transport, in production the guarded fetch (`createGuardedFetch`: the address each host resolves
+ * to is checked as the connection is made), in development the global `fetch` (loopback receivers
+ * are the point there). A `fetch` given in `options` replaces the transport, not the check of the
+ * URL, which `postNotification` makes in production whatever the transport.
+ */
+export function deliveryOptions(options: ClientNotifierOptions, mode: { production: boolean }): DeliveryOptions {
   return {
-    fetch: options.fetch ?? ((url, init) => globalThis.fetch(url, init)),
+    fetch: options.fetch ?? (mode.production ? createGuardedFetch({ resolve: options.resolve }) : (url, init) => globalThis.fetch(url, init)),
+    production: mode.production,
     timeoutMs: options.timeoutMs ?? DEFAULT_NOTIFICATION_TIMEOUT_MS,
     retryDelaysMs: options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS,
   };
@@ -37,9 +48,11 @@ export function createClientNotifier(deps: () => Pick<Deps, 'jobs' | 'background
 /**
  * The job handler of `client_notification`: one delivery attempt ({@link notifyClient}); a failed
  * attempt worth retrying answers the backoff, and the queue enqueues the next attempt due then.
+ *
+ * @param mode - the deployment mode (`Config.production`), which picks the transport and the URL rules.
  */
-export function clientNotificationHandler(deps: () => NotifyClientDeps, options: ClientNotifierOptions = {}): (job: ClientNotificationJob) => Promise<JobOutcome> {
-  const delivery = deliveryOptions(options);
+export function clientNotificationHandler(deps: () => NotifyClientDeps, options: ClientNotifierOptions, mode: { production: boolean }): (job: ClientNotificationJob) => Promise<JobOutcome> {
+  const delivery = deliveryOptions(options, mode);
   return async (job) => {
     const outcome = await notifyClient(deps(), job, delivery);
     return outcome === 'delivered' ? 'done' : outcome;

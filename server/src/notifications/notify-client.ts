@@ -2,6 +2,7 @@ import { CountersignError } from '@countersign/shared';
 import { findClient } from '../clients/index.ts';
 import type { Deps } from '../deps.ts';
 import { backoffDelay, type ClientNotificationJob } from '../jobs/index.ts';
+import { endpointProblem } from '../outbound/index.ts';
 import { effectiveState, fromFields, notificationTokenOf, type ApprovalRequest } from '../requests/index.ts';
 import { keys, type Fields } from '../store/index.ts';
 import { issuePushTokens, keptPushBody, PUSH_BODY_FIELD, type IssuePushTokensDeps } from './issue-push-tokens.ts';
@@ -55,7 +56,9 @@ async function bodyFor(deps: NotifyClientDeps, request: ApprovalRequest, fields:
  * - delivered: marks the request `notified_at` (emptying a kept push body) and audits `notified`;
  * - failed, and worth retrying with attempts left: answers `{ retryInMs }` (the queue enqueues the
  *   next attempt, due after the backoff `delivery.retryDelaysMs`, on any instance);
- * - failed for good: marks `notify_failed_at` (emptying a kept push body) and audits `notify_failed`.
+ * - failed for good: marks `notify_failed_at` (emptying a kept push body) and audits `notify_failed`;
+ *   so does an endpoint the server must not call (`endpoint_forbidden`, with `detail.problem`),
+ *   checked before a push token is issued, and again by the transport on the resolved address.
  *
  * Safe to run twice for one job (the queue delivers jobs at least once): a request already marked
  * either way is skipped, the marks are compare-and-swaps so each audit is written once, and a push
@@ -93,6 +96,9 @@ export async function notifyClient(deps: NotifyClientDeps, job: Pick<ClientNotif
   const client = await findClient(deps.store, request.client_id);
   const endpoint = client?.backchannel_client_notification_endpoint;
   if (!endpoint) return giveUp('no_notification_endpoint', { mode });
+  // Before any token is issued for it: an endpoint the server must not call gets nothing, ever.
+  const problem = endpointProblem(endpoint, { production: delivery.production });
+  if (problem) return giveUp('endpoint_forbidden', { mode, problem, attempts: job.attempt });
 
   const body = await bodyFor(deps, request, fields);
   if (!body) return 'skipped';
@@ -102,6 +108,7 @@ export async function notifyClient(deps: NotifyClientDeps, job: Pick<ClientNotif
     ...('error' in body ? { error: body.error } : {}),
     attempts: job.attempt,
     ...(result.status === undefined ? {} : { status: result.status }),
+    ...(!result.delivered && result.problem ? { problem: result.problem } : {}),
   };
   if (!result.delivered) {
     const wait = result.retryable ? backoffDelay(job.attempt, delivery.retryDelaysMs) : null;

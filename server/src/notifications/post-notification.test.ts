@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { backoffDelay } from '../jobs/index.ts';
+import { ForbiddenEndpointError } from '../outbound/index.ts';
 import { DEFAULT_RETRY_DELAYS_MS, postNotification, type NotificationFetch } from './post-notification.ts';
 
 type Step = number | Error;
@@ -58,6 +59,28 @@ describe('postNotification', () => {
   ] as const)('calls %i (%s) final: the next attempt would be refused the same way', async (status, reason) => {
     const { fetch } = scripted([status]);
     expect(await postNotification('https://c/cb', 't', {}, { fetch, timeoutMs: 1000 })).toEqual({ delivered: false, reason, status, retryable: false });
+  });
+});
+
+describe('postNotification and endpoints the server must not call', () => {
+  it('in production, refuses an internal endpoint without calling the transport: endpoint_forbidden, final', async () => {
+    const { calls, fetch } = scripted([204]);
+    const result = await postNotification('https://169.254.169.254/latest/meta-data/', 'tok', {}, { fetch, timeoutMs: 1000, production: true });
+    expect(result).toEqual({ delivered: false, reason: 'endpoint_forbidden', retryable: false, problem: 'its host 169.254.169.254 is a link-local address' });
+    expect(calls).toEqual([]);
+  });
+
+  it('turns the transport\'s refusal of a resolved address, wrapped by fetch, into endpoint_forbidden, final', async () => {
+    const refusal = new ForbiddenEndpointError('its host cb.acme-payments.com resolves to 127.0.0.1, a loopback address');
+    const { fetch } = scripted([new TypeError('fetch failed', { cause: refusal })]);
+    const result = await postNotification('https://cb.acme-payments.com/cb', 'tok', {}, { fetch, timeoutMs: 1000, production: true });
+    expect(result).toEqual({ delivered: false, reason: 'endpoint_forbidden', retryable: false, problem: refusal.reason });
+  });
+
+  it('in development, still sends to a loopback receiver', async () => {
+    const { calls, fetch } = scripted([204]);
+    expect(await postNotification('http://127.0.0.1:9000/cb', 'tok', {}, { fetch, timeoutMs: 1000, production: false })).toEqual({ delivered: true, status: 204 });
+    expect(calls).toHaveLength(1);
   });
 });
 

@@ -26,6 +26,7 @@ describe('isAllowedPushEndpoint', () => {
     'https://web.push.apple.com/QGuQyavXutnMH',
     'https://api.push.apple.com/3/device/abc',
     'https://FCM.googleapis.com/fcm/send/abc',
+    'https://fcm.googleapis.com:443/fcm/send/abc', // the default port, written out
   ])('accepts a known push service in production: %s', (url) => {
     expect(isAllowedPushEndpoint(url, production)).toBe(true);
   });
@@ -41,6 +42,13 @@ describe('isAllowedPushEndpoint', () => {
     'https://xnotify.windows.com/w',
     'http://fcm.googleapis.com/fcm/send/abc',
     'https://user:pass@fcm.googleapis.com/fcm/send/abc',
+    'https://fcm.googleapis.com:8443/fcm/send/abc', // an allowed host, on another port than the push service's
+    'https://fcm.googleapis.com:80/fcm/send/abc',
+    'https://web.push.apple.com:22/x',
+    // Hosts that end in an allowed suffix for the WHATWG parser, but that web-push's url.parse cuts short:
+    'https://10.0.0.5;.push.apple.com/x', // → 10.0.0.5
+    "https://evil.example'.push.apple.com/x", // → evil.example
+    'https://metadata%2e.push.apple.com/x', // → metadata
     'not a url',
   ])('refuses in production: %s', (url) => {
     expect(isAllowedPushEndpoint(url, production)).toBe(false);

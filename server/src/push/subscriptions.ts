@@ -1,4 +1,5 @@
 import { pushSubscription, type PushSubscriptionJSON } from '@countersign/shared';
+import { isHostName } from '../config/index.ts';
 import { keys, type Store } from '../store/index.ts';
 
 /** The device a push subscription belongs to (DESIGN.md guarantee 5: tenancy in every key). */
@@ -114,8 +115,15 @@ export interface PushEndpointPolicy {
 /**
  * Whether the server may POST push messages to `endpoint`. The endpoint comes from a device, so
  * this is what stops a device session from aiming the server at an internal address (SSRF).
- * In development any `https:` URL is accepted (a local test receiver, DESIGN.md "Start-up");
- * in production only `https:` URLs on a known push service host. URLs with credentials are refused.
+ * In development any `https:` URL is accepted (a local test receiver, DESIGN.md "Start-up").
+ * In production only `https:` URLs on a known push service host, on the default port 443
+ * (`:443` or none: a push service listens there, and another port on an allowed host is not the
+ * push service). URLs with credentials are refused in both.
+ *
+ * In production the host must also be a plain DNS name (letters, digits, `-` and dots). The
+ * sender (`web-push`) finds the host with Node's legacy `url.parse`, which stops at characters the
+ * WHATWG parser keeps in a host name: `https://10.0.0.5;.push.apple.com/` is a subdomain of
+ * `push.apple.com` here and a POST to `10.0.0.5` there. On a plain name both parsers agree.
  *
  * @param endpoint The subscription's endpoint.
  * @param policy The mode and the production host list.
@@ -124,6 +132,7 @@ export interface PushEndpointPolicy {
  * @example
  * ```ts
  * isAllowedPushEndpoint('https://fcm.googleapis.com/fcm/send/abc', { production: true }); // true
+ * isAllowedPushEndpoint('https://fcm.googleapis.com:8443/fcm/send/abc', { production: true }); // false
  * isAllowedPushEndpoint('https://169.254.169.254/latest', { production: true }); // false
  * ```
  */
@@ -136,7 +145,10 @@ export function isAllowedPushEndpoint(endpoint: string, policy: PushEndpointPoli
   }
   if (url.protocol !== 'https:' || url.username !== '' || url.password !== '' || url.hostname === '') return false;
   if (!policy.production) return true;
+  // The URL parser drops the default port, so `''` is both `:443` and no port at all.
+  if (url.port !== '') return false;
   const host = url.hostname; // already lower-cased and punycoded by the URL parser
+  if (!isHostName(host)) return false;
   return (policy.allowedHosts ?? DEFAULT_PUSH_SERVICE_HOSTS).some((pattern) => {
     const allowed = pattern.toLowerCase();
     return allowed.startsWith('*.') ? host.endsWith(allowed.slice(1)) && host.length > allowed.length - 1 : host === allowed;

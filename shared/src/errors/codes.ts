@@ -23,6 +23,8 @@ export const ERROR_CODES = {
   missing_user_code: 400,
   // RFC 9396 §5
   invalid_authorization_details: 400,
+  // RFC 7591 §3.2.2: a client metadata value the server refuses (an endpoint it will not call)
+  invalid_client_metadata: 400,
   // RFC 6750 §3.1
   invalid_token: 401,
   // Countersign: the gate

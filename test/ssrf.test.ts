@@ -1,0 +1,254 @@
+import { createAgentClient, type AgentClient } from '@countersign/shared';
+import { keys, type HostResolver, type Store } from '@countersign/server';
+import { createServer, type AddressInfo, type Server } from 'node:net';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createHarness, type EnrolledUser, type Harness } from './support/harness.ts';
+import { payment } from './support/payment.ts';
+import { PRODUCTION_URL, productionEnv } from './support/production.ts';
+
+/**
+ * Server-side request forgery through the URLs clients name, in production mode
+ * (`NODE_ENV=production`): a notification endpoint that names an internal address or name is
+ * refused at registration with `invalid_client_metadata`, and one whose host resolves to an
+ * internal address when the server is about to call it gets no connection at all.
+ */
+
+const NOTIFICATION_TOKEN = 'cnt_5d41402abc4b2a76b9719d911017c592';
+
+/** The Store methods that only read; any other call during a refusal is a write. */
+const READS = new Set(['get', 'hashGet', 'hashGetField', 'hashLength', 'setMembers', 'sortedRangeByScore', 'sortedWindowMembers', 'listRange', 'streamGet', 'streamIndexRead', 'streamRange', 'streamPendingCount']);
+
+/** Records every call of a Store method that is not a read, from now until `stop()`. */
+function watchWrites(store: Store): { writes: string[]; stop(): void } {
+  const writes: string[] = [];
+  const originals = new Map<string, unknown>();
+  let proto: object | null = store;
+  const names = new Set<string>();
+  while (proto && proto !== Object.prototype) {
+    for (const name of Object.getOwnPropertyNames(proto)) names.add(name);
+    proto = Object.getPrototypeOf(proto);
+  }
+  const target = store as unknown as Record<string, unknown>;
+  for (const name of names) {
+    const method = target[name];
+    if (name === 'constructor' || READS.has(name) || typeof method !== 'function') continue;
+    originals.set(name, Object.hasOwn(store, name) ? method : undefined);
+    target[name] = (...args: unknown[]) => {
+      writes.push(`${name} ${String(args[0])}`);
+      return (method as (...a: unknown[]) => unknown).apply(store, args);
+    };
+  }
+  return {
+    writes,
+    stop() {
+      for (const [name, own] of originals) {
+        if (own === undefined) delete target[name];
+        else target[name] = own;
+      }
+    },
+  };
+}
+
+/** A resolver that answers `address` for every name, as a DNS server rebinding the name would. */
+function answering(address: string): HostResolver & { asked: string[] } {
+  const asked: string[] = [];
+  return Object.assign(
+    async (hostname: string) => {
+      asked.push(hostname);
+      return [{ address, family: address.includes(':') ? (6 as const) : (4 as const) }];
+    },
+    { asked },
+  );
+}
+
+/** A TCP listener on loopback that counts connections (before any TLS): the internal service an attacker aims at. */
+async function startCountingListener(): Promise<{ port: number; connections(): number; close(): Promise<void> }> {
+  let count = 0;
+  const server: Server = createServer((socket) => {
+    count += 1;
+    socket.destroy();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    connections: () => count,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe.each(['memory', 'redis'] as const)('SSRF through client endpoints, in production (%s store)', (storeKind) => {
+  describe('at registration', () => {
+    let harness: Harness;
+    beforeEach(async () => {
+      harness = await createHarness({ store: storeKind, publicUrl: PRODUCTION_URL, env: productionEnv() });
+    });
+    afterEach(async () => {
+      await harness.close();
+    });
+
+    it.each([
+      ['https://169.254.169.254/latest/meta-data/', 'its host 169.254.169.254 is a link-local address'],
+      ['https://2852039166/latest/meta-data/', 'its host 169.254.169.254 is a link-local address'],
+      ['https://0251.0376.0251.0376/latest/meta-data/', 'its host 169.254.169.254 is a link-local address'],
+      ['https://[::ffff:169.254.169.254]/latest/meta-data/', 'its host [::ffff:a9fe:a9fe] is an IPv4-mapped address embedding 169.254.169.254, a link-local address'],
+      ['https://[64:ff9b::a9fe:a9fe]/', 'its host [64:ff9b::a9fe:a9fe] is a NAT64 address embedding 169.254.169.254, a link-local address'],
+      ['https://127.0.0.1:8443/cb', 'its host 127.0.0.1 is a loopback address'],
+      ['https://[::1]/cb', 'its host [::1] is a loopback address'],
+      ['https://0.0.0.0/cb', 'its host 0.0.0.0 is an unspecified address'],
+      ['https://[::]/cb', 'its host [::] is an unspecified address'],
+      ['https://10.1.2.3/cb', 'its host 10.1.2.3 is a private address (RFC 1918)'],
+      ['https://192.168.0.10/cb', 'its host 192.168.0.10 is a private address (RFC 1918)'],
+      ['https://100.64.1.1/cb', 'its host 100.64.1.1 is a carrier-grade NAT address (100.64.0.0/10)'],
+      ['https://[fd00:ec2::254]/cb', 'its host [fd00:ec2::254] is a unique-local address (fc00::/7)'],
+      ['https://[fe80::1]/cb', 'its host [fe80::1] is a link-local address'],
+      ['https://224.0.0.251/cb', 'its host 224.0.0.251 is a multicast address'],
+      ['https://255.255.255.255/cb', 'its host 255.255.255.255 is the broadcast address'],
+      ['https://240.0.0.1/cb', 'its host 240.0.0.1 is a reserved address'],
+      ['https://localhost/cb', 'its host localhost names this machine (localhost)'],
+      ['https://localhost./cb', 'its host localhost. names this machine (localhost)'],
+      ['https://admin.localhost/cb', 'its host admin.localhost names this machine (localhost)'],
+      ['https://vault.internal/cb', 'its host vault.internal is under .internal, which is reserved and never reachable'],
+      ['https://nas.local./cb', 'its host nas.local. is under .local, which is reserved and never reachable'],
+      ['https://metadata.google.internal/computeMetadata/v1/', 'its host metadata.google.internal names a cloud metadata service'],
+      ['https://metadata.tencentyun.com/latest/meta-data/', 'its host metadata.tencentyun.com names a cloud metadata service'],
+      ['https://intranet/cb', 'its host intranet is a single-label name, not a public domain'],
+      ['https://agent:s3cret@callback.acme-payments.com/cb', 'it carries user:pass@ credentials'],
+      ['http://callback.acme-payments.com/cb', 'it must be https'],
+      ['http://localhost:9000/cb', 'it must be https'],
+    ])('refuses %s with invalid_client_metadata, storing nothing', async (endpoint, reason) => {
+      const watch = watchWrites(harness.store);
+      let response: { status: number; body: any };
+      try {
+        response = await harness.admin('POST', '/clients', { name: 'Ping agent', token_delivery_mode: 'ping', backchannel_client_notification_endpoint: endpoint });
+      } finally {
+        watch.stop();
+      }
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({ error: 'invalid_client_metadata', error_description: `backchannel_client_notification_endpoint is refused: ${reason}.` });
+      expect(watch.writes).toEqual([]);
+    });
+
+    it('registers a client whose endpoint is https on a public name (the control)', async () => {
+      const { status, body } = await harness.admin('POST', '/clients', { name: 'Ping agent', token_delivery_mode: 'ping', backchannel_client_notification_endpoint: 'https://callback.acme-payments.com:8443/ciba' });
+      expect(status).toBe(201);
+      expect(body.backchannel_client_notification_endpoint).toBe('https://callback.acme-payments.com:8443/ciba');
+    });
+  });
+
+  describe('at send time', () => {
+    let harness: Harness;
+    let listener: Awaited<ReturnType<typeof startCountingListener>>;
+    let customer: EnrolledUser;
+
+    afterEach(async () => {
+      await harness.close();
+      await listener.close();
+    });
+
+    async function start(options: Parameters<typeof createHarness>[0]): Promise<void> {
+      listener = await startCountingListener();
+      harness = await createHarness({ store: storeKind, publicUrl: PRODUCTION_URL, env: productionEnv(), ...options });
+      customer = await harness.enrollUser('customer_1');
+    }
+
+    async function agentFor(mode: 'ping' | 'push', endpoint: string): Promise<{ agent: AgentClient; clientId: string }> {
+      const { status, body } = await harness.admin('POST', '/clients', { name: `${mode} agent`, token_delivery_mode: mode, backchannel_client_notification_endpoint: endpoint });
+      expect(status).toBe(201);
+      return { agent: createAgentClient({ issuer: harness.issuer, clientId: body.client_id, clientSecret: body.client_secret, fetch: harness.fetch }), clientId: body.client_id };
+    }
+
+    async function notifyFailures(authReqId: string) {
+      const events: { type: string; reason?: string; detail?: Record<string, unknown> }[] = (await harness.admin('GET', `/audit?auth_req_id=${authReqId}`)).body.events;
+      return events.filter((event) => event.type === 'notify_failed' || event.type === 'notified');
+    }
+
+    it.each([
+      ['ping', '127.0.0.1', 'a loopback address'],
+      ['ping', '169.254.169.254', 'a link-local address'],
+      ['push', '127.0.0.1', 'a loopback address'],
+      ['push', '::ffff:169.254.169.254', 'an IPv4-mapped address embedding 169.254.169.254, a link-local address'],
+    ] as const)('%s: a registered name that resolves to %s gets no connection, and the delivery is audited endpoint_forbidden, not retried', async (mode, address, why) => {
+      const resolve = answering(address);
+      await start({ notifications: { resolve, timeoutMs: 1000 } });
+      // A public-looking name passes registration; what it resolves to is only known when the server connects.
+      const { agent } = await agentFor(mode, `https://callback.acme-payments.com:${listener.port}/cb`);
+      const asked = await agent.requestApproval({ login_hint: customer.sub, authorization_details: payment(), client_notification_token: NOTIFICATION_TOKEN });
+      expect((await harness.decide(customer, asked.auth_req_id, 'approve')).status).toBe(200);
+      await harness.drain();
+
+      expect(resolve.asked).toEqual(['callback.acme-payments.com']);
+      expect(listener.connections()).toBe(0);
+      expect(harness.sleeps).toEqual([]);
+      expect(await notifyFailures(asked.auth_req_id)).toEqual([
+        expect.objectContaining({ type: 'notify_failed', reason: 'endpoint_forbidden', detail: { mode, attempts: 1, problem: `its host callback.acme-payments.com resolves to ${address}, ${why}` } }),
+      ]);
+    });
+
+    it('refuses an internal endpoint stored before these rules, before issuing anything or calling the transport', async () => {
+      const calls: string[] = [];
+      await start({
+        notifications: {
+          fetch: async (url) => {
+            calls.push(url);
+            return new Response(null, { status: 204 });
+          },
+        },
+      });
+      const { agent, clientId } = await agentFor('push', 'https://callback.acme-payments.com/cb');
+      // As a record written under older rules, or by hand, would hold it.
+      const record = JSON.parse((await harness.store.get(keys.client(clientId)))!);
+      await harness.store.set(keys.client(clientId), JSON.stringify({ ...record, backchannel_client_notification_endpoint: `https://169.254.169.254:${listener.port}/latest/meta-data/` }));
+      const asked = await agent.requestApproval({ login_hint: customer.sub, authorization_details: payment(), client_notification_token: NOTIFICATION_TOKEN });
+      expect((await harness.decide(customer, asked.auth_req_id, 'approve')).status).toBe(200);
+      await harness.drain();
+
+      expect(calls).toEqual([]);
+      expect(listener.connections()).toBe(0);
+      expect(await notifyFailures(asked.auth_req_id)).toEqual([
+        expect.objectContaining({ type: 'notify_failed', reason: 'endpoint_forbidden', detail: { mode: 'push', attempts: 1, problem: 'its host 169.254.169.254 is a link-local address' } }),
+      ]);
+      // No approval token was issued for an endpoint that could never receive it.
+      const fields = await harness.store.hashGet(keys.request('default', asked.auth_req_id));
+      expect(fields?.token_jti ?? '').toBe('');
+    });
+  });
+  describe('push subscription endpoints', () => {
+    let harness: Harness;
+    let customer: EnrolledUser;
+    beforeEach(async () => {
+      harness = await createHarness({ store: storeKind, publicUrl: PRODUCTION_URL, env: productionEnv() });
+      customer = await harness.enrollUser('customer_1');
+    });
+    afterEach(async () => {
+      await harness.close();
+    });
+
+    const subscribe = (endpoint: string) =>
+      harness.call('PUT', '/api/device/push-subscription', {
+        body: { endpoint, expirationTime: null, keys: { p256dh: `B${'A'.repeat(86)}`, auth: 'A'.repeat(22) } },
+        headers: { cookie: customer.cookie, origin: harness.issuer },
+      });
+
+    it.each([
+      'https://fcm.googleapis.com:8443/fcm/send/abc',
+      'https://web.push.apple.com:80/QGuQyavXutnMH',
+      'https://10.0.0.5;.push.apple.com/x',
+      'https://fcm.googleapis.com.attacker.example/fcm/send/abc',
+      'https://169.254.169.254/latest/meta-data/',
+    ])('refuses %s, storing nothing', async (endpoint) => {
+      const watch = watchWrites(harness.store);
+      let response: Awaited<ReturnType<typeof subscribe>>;
+      try {
+        response = await subscribe(endpoint);
+      } finally {
+        watch.stop();
+      }
+      expect([response.status, response.body.error]).toEqual([400, 'invalid_request']);
+      expect(watch.writes).toEqual([]);
+    });
+
+    it.each(['https://fcm.googleapis.com/fcm/send/abc', 'https://fcm.googleapis.com:443/fcm/send/abc'])('accepts an allowed push service on port 443: %s', async (endpoint) => {
+      expect((await subscribe(endpoint)).status).toBe(204);
+    });
+  });
+});
