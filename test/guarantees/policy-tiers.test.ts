@@ -59,6 +59,16 @@ describe('the policy file', () => {
     expect(() => parsePolicy(unknown)).toThrow('types.wire: not a registered authorization_details type');
   });
 
+  it('takes max_wrong_code_picks only as 1 (what always happens) and refuses any other number of picks', () => {
+    const one = shippedPolicy();
+    one.limits.max_wrong_code_picks = 1;
+    expect(parsePolicy(one).limits.max_wrong_code_picks).toBe(1);
+    expect(parsePolicy(shippedPolicy()).limits).not.toHaveProperty('max_wrong_code_picks');
+    const three = shippedPolicy();
+    three.limits.max_wrong_code_picks = 3;
+    expect(() => parsePolicy(three, 'old.json')).toThrow('limits.max_wrong_code_picks: must be 1 or left out: the first wrong pick denies the request');
+  });
+
   it('refuses a POLICY_FILE that does not exist rather than falling back to the default', async () => {
     await expect(loadPolicy('/nonexistent/policy.json')).rejects.toThrow('cannot read the policy file /nonexistent/policy.json');
   });
