@@ -132,6 +132,8 @@ describe.each(['memory', 'redis'] as const)('a tier decided at request time (%s 
   it('stores the tier with the request and shows it on the device and to the operator', async () => {
     await start();
     const small = (await bcAuthorize(harness, client, { login_hint: customer.sub, details: pay('txn_1', 49_000) })).body.auth_req_id;
+    // The high tier needs a finance reviewer, and a request nobody could approve is refused (no_approver).
+    expect((await harness.admin('POST', '/users', { sub: 'rita', roles: ['reviewer:finance'] })).status).toBe(201);
     const large = (await bcAuthorize(harness, client, { login_hint: customer.sub, details: pay('txn_2', 2_000_000) })).body.auth_req_id;
     const smallView = await device(harness, customer, 'GET', `/requests/${small}`);
     expect(smallView.body.request).toMatchObject({ tier: 'standard', approvals: [{ party: 'customer', label: 'Customer', status: 'waiting', approved_at: null }], number_matching: null, viewer: { party: 'customer', can_decide: true, can_report: true } });
