@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 const here = fileURLToPath(new URL('.', import.meta.url));
 const table = readFileSync(`${here}ciba-conformance.md`, 'utf8');
 
-/** Every `file` › `name` reference in the table's test column. */
-const references = [...table.matchAll(/`([\w.-]+\.test\.ts)` › `([^`]+)`/g)].map(([, file, name]) => ({ file: file!, name: name! }));
+/** Every `file` › `name` reference in the table's test column (`file` relative to test/, e.g. `guarantees/…`). */
+const references = [...table.matchAll(/`([\w.-]+(?:\/[\w.-]+)*\.test\.ts)` › `([^`]+)`/g)].map(([, file, name]) => ({ file: file!, name: name! }));
 
 /**
  * The conformance table (`ciba-conformance.md`) names, for each CIBA Core requirement, the test

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, freePort, type EnrolledUser, type Harness } from './support/harness.ts';
 import { startNotificationReceiver, type NotificationReceiver } from './support/notification-receiver.ts';
 import { payment } from './support/payment.ts';
+import { answer } from './guarantees/policy-support.ts';
 
 /**
  * Ping and push delivery (CIBA Core §10.2, §10.3, §12) against a real HTTP notification endpoint
@@ -67,6 +68,20 @@ describe.each(['memory', 'redis'] as const)('ping and push notifications (%s sto
     await harness.drain();
   }
 
+  /**
+   * Asks for EUR 1,500.00 (the shipped policy's `elevated` tier: number matching), and the customer
+   * picks a code that is not the agent's: the request is denied at that first wrong pick.
+   */
+  async function pickedWrong(agent: AgentClient) {
+    const asked = await agent.requestApproval({ login_hint: customer.sub, authorization_details: payment({ amount_minor: 150_000 }), client_notification_token: NOTIFICATION_TOKEN });
+    expect(asked.binding_code).toMatch(/^[0-9]{2}$/);
+    const view = await harness.call('GET', `/api/device/requests/${asked.auth_req_id}`, { headers: { cookie: customer.cookie } });
+    const decoy = (view.body.request.number_matching.candidates as string[]).find((code) => code !== asked.binding_code)!;
+    expect((await answer(harness, customer, asked.auth_req_id, { decision: 'approve', code: decoy })).body.error).toBe('wrong_binding_code');
+    await harness.drain();
+    return asked;
+  }
+
   describe('ping', () => {
     it('POSTs {auth_req_id} as JSON with the bearer token on approval; the token is then pollable', async () => {
       const agent = await agentFor('ping');
@@ -106,6 +121,15 @@ describe.each(['memory', 'redis'] as const)('ping and push notifications (%s sto
       await decided(asked.auth_req_id, 'deny');
       expect(receiver.received.map((request) => request.json)).toEqual([{ auth_req_id: asked.auth_req_id }]);
       expect(await agent.pollToken(asked.auth_req_id)).toEqual({ status: 'denied' });
+    });
+
+    it('pings when a wrong number-matching pick denies the request; the poll then answers access_denied', async () => {
+      const agent = await agentFor('ping');
+      const asked = await pickedWrong(agent);
+      expect(receiver.received.map((request) => request.json)).toEqual([{ auth_req_id: asked.auth_req_id }]);
+      expect(receiver.received[0]!.headers.authorization).toBe(`Bearer ${NOTIFICATION_TOKEN}`);
+      expect(await agent.pollToken(asked.auth_req_id)).toEqual({ status: 'denied' });
+      expect((await auditOf(asked.auth_req_id)).filter((event) => event.type === 'token_issued')).toEqual([]);
     });
 
     it('pings on expiry found by the sweeper, with nobody polling; a late approval then sends nothing', async () => {
@@ -244,6 +268,15 @@ describe.each(['memory', 'redis'] as const)('ping and push notifications (%s sto
         { error: 'access_denied', error_description: expect.any(String), auth_req_id: asked.auth_req_id },
       ]);
       expect(receiver.received[0]!.headers.authorization).toBe(`Bearer ${NOTIFICATION_TOKEN}`);
+    });
+
+    it('pushes the error payload access_denied when a wrong number-matching pick denies the request, and no token', async () => {
+      const agent = await agentFor('push');
+      const asked = await pickedWrong(agent);
+      expect(receiver.received.map((request) => request.json)).toEqual([
+        { error: 'access_denied', error_description: expect.any(String), auth_req_id: asked.auth_req_id },
+      ]);
+      expect((await auditOf(asked.auth_req_id)).filter((event) => event.type === 'token_issued')).toEqual([]);
     });
 
     it('pushes the error payload expired_token when the sweeper finds the request expired', async () => {

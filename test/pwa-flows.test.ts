@@ -32,7 +32,7 @@ async function expectAccessible(page: Page, name: string): Promise<void> {
 
 /**
  * The approver's main journeys in headless Chromium at a phone's and a desktop's viewport, against
- * the real server under the shipped policy: approving with number matching (a wrong code first),
+ * the real server under the shipped policy: number matching (a wrong code denies; the right one approves),
  * denying, "this wasn't me" (after which the same agent is refused for that person), a finance
  * reviewer approving after the customer, the history, and device management (rename, a link that
  * adds a second device, removing it). Every screen passes axe-core and is kept as a screenshot in
@@ -104,7 +104,25 @@ describe.each(Object.keys(VIEWPORTS) as ViewportName[])('the approver’s journe
     await reviewer.page.getByTestId('inbox-empty').waitFor();
   });
 
-  it('approves an elevated request by picking the code the agent shows, after a wrong pick', async () => {
+  it('denies an elevated request at the first wrong pick, and says plainly what happened and what to do', async () => {
+    const asked = await ask(ELEVATED, agent, { binding_message: 'Order 2076' });
+    await open(asked.auth_req_id);
+    const shown = await page.locator('[data-testid="code-buttons"] button').evaluateAll((buttons) => buttons.map((button) => (button as HTMLElement).dataset.code));
+    const wrong = shown.find((candidate) => candidate !== asked.binding_code)!;
+    await page.getByTestId(`code-${wrong}`).click();
+    await page.locator('[data-testid="result"][data-result="denied"]').waitFor();
+    expect(await page.getByTestId('result-headline').textContent()).toContain('Denied: wrong code');
+    expect(await page.getByTestId('result-detail').textContent()).toBe('That was not the code shown by the agent, so the request was denied. Ask the agent to send it again.');
+    expect(await focused()).toBe('result');
+    // Nothing left to pick, and nothing that says to try again.
+    expect(await page.getByTestId('code-buttons').count()).toBe(0);
+    expect(await page.getByTestId('error').count()).toBe(0);
+    expect(await page.getByTestId('request-screen').textContent()).not.toMatch(/pick again|tries left/);
+    expect(await agent.pollToken(asked.auth_req_id)).toEqual({ status: 'denied' });
+    await check('number-matching-wrong-code');
+  });
+
+  it('approves an elevated request by picking the code the agent shows', async () => {
     const asked = await ask(ELEVATED, agent, { binding_message: 'Order 2077' });
     const code = asked.binding_code!;
     expect(code).toMatch(/^[0-9]{2}$/);
@@ -122,12 +140,6 @@ describe.each(Object.keys(VIEWPORTS) as ViewportName[])('the approver’s journe
     expect(await page.getByTestId('report').isVisible()).toBe(true);
     await check('number-matching');
     if (viewport === 'phone' && process.env.UPDATE_SCREENSHOTS === '1') await copyFile(`${ARTIFACTS}flow-number-matching-phone.png`, `${ROOT}docs/screenshots/approval-number-matching.png`);
-
-    const wrong = shown.find((candidate) => candidate !== code)!;
-    await page.getByTestId(`code-${wrong}`).click();
-    await expect.poll(() => page.getByTestId('error').textContent(), poll).toContain('2 tries left');
-    expect(await agent.pollToken(asked.auth_req_id)).toEqual({ status: 'pending' });
-    await check('number-matching-wrong-code');
 
     await page.getByTestId(`code-${code}`).click();
     await page.locator('[data-testid="result"][data-result="approved"]').waitFor();
@@ -226,14 +238,15 @@ describe.each(Object.keys(VIEWPORTS) as ViewportName[])('the approver’s journe
     await page.getByTestId('history-screen').waitFor();
     expect(await page.getByTestId('nav-history').getAttribute('aria-current')).toBe('page');
     const items = page.getByTestId('history-item');
-    await expect.poll(() => items.count(), poll).toBe(4);
-    expect(await items.evaluateAll((all) => all.map((item) => (item as HTMLElement).dataset.result))).toEqual(['executed', 'denied', 'denied', 'approved']);
+    await expect.poll(() => items.count(), poll).toBe(5);
+    expect(await items.evaluateAll((all) => all.map((item) => (item as HTMLElement).dataset.result))).toEqual(['executed', 'denied', 'denied', 'approved', 'denied']);
     expect(await items.nth(0).locator('h2').textContent()).toBe('Pay EUR 12,000.00 to ACME Ltd');
     expect(await items.nth(0).getByTestId('history-result').textContent()).toContain('Executed');
     expect(await items.nth(0).getByTestId('history-part').textContent()).toContain('You approved it');
     expect(await items.nth(1).getByTestId('history-result').textContent()).toContain('Reported');
     expect(await items.nth(1).getByTestId('history-part').textContent()).toContain('this wasn’t me');
     expect(await items.nth(2).getByTestId('history-part').textContent()).toContain('You denied it');
+    expect(await items.nth(4).getByTestId('history-part').textContent()).toBe('Denied: the code picked was not the one the agent showed.');
     await check('history');
     if (viewport === 'phone' && process.env.UPDATE_SCREENSHOTS === '1') await copyFile(`${ARTIFACTS}flow-history-phone.png`, `${ROOT}docs/screenshots/history.png`);
     // The details open from the keyboard.

@@ -59,6 +59,16 @@ describe('the policy file', () => {
     expect(() => parsePolicy(unknown)).toThrow('types.wire: not a registered authorization_details type');
   });
 
+  it('takes max_wrong_code_picks only as 1 (what always happens) and refuses any other number of picks', () => {
+    const one = shippedPolicy();
+    one.limits.max_wrong_code_picks = 1;
+    expect(parsePolicy(one).limits.max_wrong_code_picks).toBe(1);
+    expect(parsePolicy(shippedPolicy()).limits).not.toHaveProperty('max_wrong_code_picks');
+    const three = shippedPolicy();
+    three.limits.max_wrong_code_picks = 3;
+    expect(() => parsePolicy(three, 'old.json')).toThrow('limits.max_wrong_code_picks: must be 1 or left out: the first wrong pick denies the request');
+  });
+
   it('refuses a POLICY_FILE that does not exist rather than falling back to the default', async () => {
     await expect(loadPolicy('/nonexistent/policy.json')).rejects.toThrow('cannot read the policy file /nonexistent/policy.json');
   });
@@ -122,6 +132,8 @@ describe.each(['memory', 'redis'] as const)('a tier decided at request time (%s 
   it('stores the tier with the request and shows it on the device and to the operator', async () => {
     await start();
     const small = (await bcAuthorize(harness, client, { login_hint: customer.sub, details: pay('txn_1', 49_000) })).body.auth_req_id;
+    // The high tier needs a finance reviewer, and a request nobody could approve is refused (no_approver).
+    expect((await harness.admin('POST', '/users', { sub: 'rita', roles: ['reviewer:finance'] })).status).toBe(201);
     const large = (await bcAuthorize(harness, client, { login_hint: customer.sub, details: pay('txn_2', 2_000_000) })).body.auth_req_id;
     const smallView = await device(harness, customer, 'GET', `/requests/${small}`);
     expect(smallView.body.request).toMatchObject({ tier: 'standard', approvals: [{ party: 'customer', label: 'Customer', status: 'waiting', approved_at: null }], number_matching: null, viewer: { party: 'customer', can_decide: true, can_report: true } });

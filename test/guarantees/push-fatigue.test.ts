@@ -3,7 +3,7 @@ import { base64url, decisionChallenge } from '@countersign/shared';
 import { afterEach, describe, expect, it } from 'vitest';
 import { drawBindingCodes } from '../../server/src/policy/index.ts';
 import { createHarness, type EnrolledUser, type Harness } from '../support/harness.ts';
-import { answer, bcAuthorize, device, pay, pollToken, testPolicy, watchAudit, type SeenEvent } from './policy-support.ts';
+import { answer, bcAuthorize, device, enrollWithRoles, pay, pollToken, testPolicy, watchAudit, type SeenEvent } from './policy-support.ts';
 
 type Client = { client_id: string; client_secret: string };
 
@@ -137,43 +137,62 @@ describe.each(['memory', 'redis'] as const)('push fatigue (%s store)', (storeKin
       expect((await pollToken(harness, client, id)).body.expires_in).toBe(300);
     });
 
-    it('refuses a wrong pick with wrong_binding_code and audits it; the third wrong pick denies the request', async () => {
+    it('denies the request at the first wrong pick: no later pick approves it, the right code included, and no token is ever issued', async () => {
       await start();
       const asked = await elevated();
       const id = asked.body.auth_req_id;
+      // Every prompt the phone was offered, held on to: someone tapping each code in turn has them all.
       const view = await device(harness, customer, 'GET', `/requests/${id}`);
-      const decoys = (view.body.request.number_matching.candidates as string[]).filter((code) => code !== asked.body.binding_code);
-      const picks = [];
-      for (const code of [decoys[0]!, decoys[1]!, decoys[0]!]) {
-        const reply = await answer(harness, customer, id, { decision: 'approve', code });
-        picks.push([reply.status, reply.body.error, reply.body.attempts_left]);
+      const prompts = view.body.options.approve_by_code as Record<string, { challenge: string }>;
+      const candidates = view.body.request.number_matching.candidates as string[];
+      const decoys = candidates.filter((code) => code !== asked.body.binding_code);
+      const pick = async (code: string) =>
+        device(harness, customer, 'POST', `/requests/${id}/decision`, { decision: 'approve', response: await customer.authenticator.authenticate(prompts[code]!), selected_code: code });
+
+      const wrong = await pick(decoys[0]!);
+      expect([wrong.status, wrong.body.error, wrong.body.error_description]).toEqual([400, 'wrong_binding_code', 'That was not the code shown by the agent, so the request was denied. Ask the agent to send it again.']);
+      expect(wrong.body).not.toHaveProperty('attempts_left');
+      expect((await harness.admin('GET', `/requests/${id}`)).body.request.state).toBe('denied');
+      for (const code of [decoys[1]!, asked.body.binding_code as string]) {
+        const later = await pick(code);
+        expect([code, later.status, later.body.error]).toEqual([code, 409, 'request_not_pending']);
       }
-      expect(picks).toEqual([
-        [400, 'wrong_binding_code', 2],
-        [400, 'wrong_binding_code', 1],
-        [400, 'wrong_binding_code', 0],
-      ]);
+      // Opened again, it offers nothing to pick.
+      const again = await device(harness, customer, 'GET', `/requests/${id}`);
+      expect([again.body.request.state, again.body.request.number_matching, again.body.options]).toEqual(['denied', null, null]);
+
       expect((await pollToken(harness, client, id)).body.error).toBe('access_denied');
-      expect(audit.filter((event) => event.type === 'refused').map((event) => [event.reason, event.detail?.wrong_picks])).toEqual([
-        ['wrong_binding_code', 1],
-        ['wrong_binding_code', 2],
-        ['wrong_binding_code', 3],
+      harness.clock.advance(10);
+      expect((await pollToken(harness, client, id)).body.error).toBe('access_denied');
+      expect((await harness.admin('GET', `/requests/${id}`)).body.request).toMatchObject({ state: 'denied' });
+      expect((await harness.admin('GET', `/requests/${id}`)).body.request.token_jti).toBeUndefined();
+      const trail = (await harness.admin('GET', `/audit?auth_req_id=${id}`)).body.events as SeenEvent[];
+      expect(trail.filter((event) => ['refused', 'denied', 'party_approved', 'approved', 'token_issued'].includes(event.type)).map((event) => [event.type, event.reason ?? event.detail?.cause])).toEqual([
+        ['refused', 'wrong_binding_code'],
+        ['denied', 'wrong_binding_code'],
       ]);
-      expect(audit.find((event) => event.type === 'denied')?.detail).toEqual({ party: 'customer', cause: 'wrong_binding_code' });
+      expect(trail.find((event) => event.type === 'denied')).toMatchObject({ sub: customer.sub, channel: 'device', detail: { party: 'customer', cause: 'wrong_binding_code' } });
+      const history = (await device(harness, customer, 'GET', '/history')).body.entries as { auth_req_id: string; denial: string }[];
+      expect(history.find((entry) => entry.auth_req_id === id)?.denial).toBe('wrong_binding_code');
     });
 
-    it('stays pending after a wrong pick, so the right pick still approves', async () => {
+    it('denies for everyone at the customer’s wrong pick, also after a reviewer approved, and the request leaves the reviewer’s inbox', async () => {
       await start();
-      const asked = await elevated();
+      const reviewer = await enrollWithRoles(harness, 'rita', ['reviewer:finance']);
+      // EUR 12,000.00: the shipped policy's `high` tier, the customer with number matching and a finance reviewer.
+      const asked = await ask('txn_high', 1_200_000);
       const id = asked.body.auth_req_id;
+      expect((await answer(harness, reviewer, id, { decision: 'approve' })).body.request.state).toBe('pending');
       const candidates = (await device(harness, customer, 'GET', `/requests/${id}`)).body.request.number_matching.candidates as string[];
       const decoy = candidates.find((code) => code !== asked.body.binding_code)!;
       expect((await answer(harness, customer, id, { decision: 'approve', code: decoy })).body.error).toBe('wrong_binding_code');
-      expect((await harness.admin('GET', `/requests/${id}`)).body.request).toMatchObject({ state: 'pending', wrong_picks: 1 });
-      expect((await answer(harness, customer, id, { decision: 'approve', code: asked.body.binding_code })).body.request.state).toBe('approved');
+      expect((await harness.admin('GET', `/requests/${id}`)).body.request.state).toBe('denied');
+      expect((await answer(harness, customer, id, { decision: 'approve', code: asked.body.binding_code })).body.options).toBeNull();
+      expect((await pollToken(harness, client, id)).body.error).toBe('access_denied');
+      expect(((await device(harness, reviewer, 'GET', '/requests')).body.requests as unknown[]).length).toBe(0);
     });
 
-    it('refuses a decoy’s prompt sent as the right code, without counting a pick', async () => {
+    it('refuses a decoy’s prompt sent as the right code, without counting it as a pick', async () => {
       await start();
       const asked = await elevated();
       const id = asked.body.auth_req_id;
@@ -184,7 +203,10 @@ describe.each(['memory', 'redis'] as const)('push fatigue (%s store)', (storeKin
       expect([passedOff.status, passedOff.body.error]).toEqual([400, 'invalid_assertion']);
       const plainApprove = await device(harness, customer, 'POST', `/requests/${id}/decision`, { decision: 'approve', response: await customer.authenticator.authenticate(view.body.options.deny) });
       expect(plainApprove.body.error).toBe('invalid_assertion');
-      expect((await harness.admin('GET', `/requests/${id}`)).body.request).toMatchObject({ state: 'pending', wrong_picks: 0 });
+      // A prompt that does not match is no pick: nothing is denied, and the right code still approves.
+      expect((await harness.admin('GET', `/requests/${id}`)).body.request.state).toBe('pending');
+      expect(audit.filter((event) => event.type === 'denied')).toEqual([]);
+      expect((await answer(harness, customer, id, { decision: 'approve', code: asked.body.binding_code })).body.request.state).toBe('approved');
     });
   });
 });

@@ -1,7 +1,8 @@
 import { keys } from '@countersign/server';
-import { base64url, decisionChallenge } from '@countersign/shared';
+import { base64url, createAgentClient, decisionChallenge } from '@countersign/shared';
 import { decodeJwt } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { Store } from '../../server/src/store/index.ts';
 import { createHarness, type EnrolledUser, type Harness } from '../support/harness.ts';
 import { createSoftAuthenticator } from '../support/soft-authenticator.ts';
 import { payment } from '../support/payment.ts';
@@ -17,6 +18,39 @@ const customerAndFinance = () =>
     policy.types.payment.amount_tiers = {};
     policy.types.payment.unlisted_currency_tier = 'dual';
   });
+
+/** A tier of two reviewers of different roles, and no customer. */
+const twoReviewers = () =>
+  testPolicy((policy) => {
+    policy.tiers = [{ name: 'two-reviewers', approvers: [{ role: 'reviewer:finance' }, { role: 'reviewer:risk' }], number_matching: false }];
+    policy.floors = { reversibility: { reversible: 'two-reviewers', costly: 'two-reviewers', irreversible: 'two-reviewers' }, blast_radius: { one: 'two-reviewers', many: 'two-reviewers', all: 'two-reviewers' } };
+    policy.types.payment.amount_tiers = {};
+    policy.types.payment.unlisted_currency_tier = 'two-reviewers';
+  });
+
+/** Store operations that only read. */
+const READS = new Set(['get', 'hashGet', 'hashGetField', 'hashLength', 'setMembers', 'sortedWindowMembers', 'sortedRangeByScore', 'listRange', 'streamGet', 'streamIndexRead', 'streamRange', 'streamPendingCount']);
+
+/** Every store operation that writes, from now on, with the key it writes (its first argument). */
+function watchWrites(store: Store): string[] {
+  const writes: string[] = [];
+  const target = store as unknown as Record<string, unknown>;
+  let proto = Object.getPrototypeOf(store);
+  const names = new Set<string>();
+  while (proto && proto !== Object.prototype) {
+    for (const name of Object.getOwnPropertyNames(proto)) if (typeof target[name] === 'function' && name !== 'constructor' && name !== 'close') names.add(name);
+    proto = Object.getPrototypeOf(proto);
+  }
+  for (const name of names) {
+    if (READS.has(name)) continue;
+    const original = (target[name] as (...args: unknown[]) => unknown).bind(store);
+    target[name] = (...args: unknown[]) => {
+      writes.push(`${name} ${String(args[0])}`);
+      return original(...args);
+    };
+  }
+  return writes;
+}
 
 /** Issue 4, "Reviewers": every required party approves with its own passkey; any one denies. */
 describe.each(['memory', 'redis'] as const)('reviewers (%s store)', (storeKind) => {
@@ -140,6 +174,8 @@ describe.each(['memory', 'redis'] as const)('reviewers (%s store)', (storeKind) 
         policy.types.payment.unlisted_currency_tier = 'two-reviewers';
       }) });
       await harness.admin('PUT', '/users/rita/roles', { roles: ['reviewer:finance', 'reviewer:risk'] });
+      // Someone else can fill the other role (rita alone could fill only one: no_approver, below).
+      await harness.admin('POST', '/users', { sub: 'rob', roles: ['reviewer:risk'] });
       return ask('txn_2');
     })();
     expect((await answer(harness, reviewer, two, { decision: 'approve' })).body.request).toMatchObject({ state: 'pending', approvals: [{ status: 'approved' }, { status: 'waiting' }] });
@@ -191,5 +227,130 @@ describe.each(['memory', 'redis'] as const)('reviewers (%s store)', (storeKind) 
     expect((await answer(harness, customer, asked.body.auth_req_id, { decision: 'approve', code: asked.body.binding_code })).body.request.state).toBe('pending');
     expect((await answer(harness, reviewer, asked.body.auth_req_id, { decision: 'approve' })).body.request.state).toBe('approved');
     expect((await pollToken(harness, client, asked.body.auth_req_id)).body.expires_in).toBe(120);
+  });
+  describe('a request nobody can approve (issue 10)', () => {
+    /** Asks, watching every store write and every push of this one request. */
+    async function askWatched(transactionId: string) {
+      const pushed: string[] = [];
+      const notifyUser = harness.deps.push.notifyUser.bind(harness.deps.push);
+      harness.deps.push.notifyUser = async (input) => {
+        pushed.push(input.sub);
+        return notifyUser(input);
+      };
+      const writes = watchWrites(harness.deps.store);
+      const reply = await bcAuthorize(harness, client, { login_hint: customer.sub, details: pay(transactionId) });
+      // Whatever the request started in the background (a push) has run.
+      await harness.deps.background.drain();
+      return { reply, writes: [...writes], pushed };
+    }
+
+    /** Nothing of the refused request is anywhere: no record, no transaction, no place in a window, no queue, no push; only its audit. */
+    async function expectNothingStored(transactionId: string, refused: Awaited<ReturnType<typeof askWatched>>) {
+      expect(refused.writes.filter((write) => !/ audit/.test(write))).toEqual([]);
+      expect(refused.pushed).toEqual([]);
+      const now = harness.clock.now();
+      expect(await harness.store.get(keys.transaction('default', client.client_id, transactionId))).toBeNull();
+      expect(await harness.store.sortedWindowMembers(keys.pendingRequests('default', customer.sub), now, 0)).toEqual([]);
+      const inWindow = (key: string) => harness.store.windowAdd(key, { nowMs: now, windowMs: 3_600_000, member: '-', maxCount: 0 });
+      expect(await inWindow(keys.window('default', 'velocity-user', customer.sub))).toMatchObject({ count: 0, totals: {} });
+      expect(await inWindow(keys.window('default', 'velocity-client', client.client_id))).toMatchObject({ count: 0, totals: {} });
+      expect(await harness.store.setMembers(keys.roleRequests('default', 'reviewer:finance'))).toEqual([]);
+      expect(await harness.store.sortedRangeByScore(keys.deadlines(), Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
+      expect([await inbox(customer), await inbox(reviewer)]).toEqual([[], []]);
+      expect(audit.filter((event) => event.type !== 'roles_changed').map((event) => [event.type, event.reason, event.client_id])).toEqual([['refused', 'no_approver', client.client_id]]);
+    }
+
+    it('refuses with 400 no_approver, naming the role, when nobody in the tenant holds it: nothing stored, counted or pushed', async () => {
+      await start();
+      await harness.admin('PUT', '/users/rita/roles', { roles: [] });
+      // A finance reviewer of another tenant does not count.
+      await harness.admin('POST', '/users', { sub: 'tina', roles: ['reviewer:finance'], tenant: 'tenant-b' });
+      const refused = await askWatched('txn_1');
+      expect([refused.reply.status, refused.reply.body.error]).toEqual([400, 'no_approver']);
+      expect(refused.reply.body.error_description).toBe(
+        "No one in this tenant but the user holds the role 'reviewer:finance', which this request needs (no one reviews their own request). An operator must assign it first.",
+      );
+      await expectNothingStored('txn_1', refused);
+
+      // Once someone holds the role, the same action is taken.
+      await harness.admin('PUT', '/users/rita/roles', { roles: ['reviewer:finance'] });
+      expect((await bcAuthorize(harness, client, { login_hint: customer.sub, details: pay('txn_1') })).status).toBe(200);
+    });
+
+    it('counts no role held only by the user the request is for: they may not review their own request', async () => {
+      await start();
+      await harness.admin('PUT', '/users/rita/roles', { roles: [] });
+      await harness.admin('PUT', '/users/customer_1/roles', { roles: ['reviewer:finance'] });
+      const refused = await askWatched('txn_1');
+      expect([refused.reply.status, refused.reply.body.error]).toEqual([400, 'no_approver']);
+      expect(refused.reply.body.error_description).toContain("No one in this tenant but the user holds the role 'reviewer:finance'");
+      await expectNothingStored('txn_1', refused);
+    });
+
+    it('refuses before the limits are asked: with the user’s pending limit full, the answer is still no_approver', async () => {
+      await start({
+        POLICY_FILE: testPolicy((policy) => {
+          policy.tiers = [{ name: 'dual', approvers: ['customer', { role: 'reviewer:finance' }], number_matching: false }];
+          policy.floors = { reversibility: { reversible: 'dual', costly: 'dual', irreversible: 'dual' }, blast_radius: { one: 'dual', many: 'dual', all: 'dual' } };
+          policy.types.payment.amount_tiers = {};
+          policy.types.payment.unlisted_currency_tier = 'dual';
+          policy.limits.max_pending_per_user = 1;
+        }),
+      });
+      const first = await ask('txn_1');
+      await harness.admin('PUT', '/users/rita/roles', { roles: [] });
+      expect((await bcAuthorize(harness, client, { login_hint: customer.sub, details: pay('txn_2') })).body.error).toBe('no_approver');
+      expect(await harness.store.sortedWindowMembers(keys.pendingRequests('default', customer.sub), harness.clock.now(), 0)).toEqual([first]);
+    });
+
+    it('names the role nobody holds among several, and refuses two roles that only one person holds (one person fills one role)', async () => {
+      await start({ POLICY_FILE: twoReviewers() });
+      const risk = await bcAuthorize(harness, client, { login_hint: customer.sub, details: pay('txn_1') });
+      expect([risk.status, risk.body.error]).toEqual([400, 'no_approver']);
+      expect(risk.body.error_description).toContain("holds the role 'reviewer:risk', which");
+      expect(risk.body.error_description).not.toContain('reviewer:finance');
+
+      await harness.admin('PUT', '/users/rita/roles', { roles: ['reviewer:finance', 'reviewer:risk'] });
+      const one = await bcAuthorize(harness, client, { login_hint: customer.sub, details: pay('txn_1') });
+      expect([one.status, one.body.error]).toEqual([400, 'no_approver']);
+      expect(one.body.error_description).toBe("This request needs 2 different reviewers ('reviewer:finance' and 'reviewer:risk'); fewer people hold those roles in this tenant, the user aside. An operator must assign them first.");
+
+      await harness.admin('POST', '/users', { sub: 'rob', roles: ['reviewer:finance'] });
+      expect((await bcAuthorize(harness, client, { login_hint: customer.sub, details: pay('txn_1') })).status).toBe(200);
+    });
+  });
+
+  describe('a request waiting for a reviewer (issue 10)', () => {
+    const basic = () => ({ authorization: `Basic ${Buffer.from(`${encodeURIComponent(client.client_id)}:${encodeURIComponent(client.client_secret)}`).toString('base64')}` });
+
+    it('says in /token’s authorization_pending and in the client’s view which parties are still needed, before and after the customer approves', async () => {
+      await start();
+      const id = await ask();
+      const agent = createAgentClient({ issuer: harness.issuer, clientId: client.client_id, clientSecret: client.client_secret, fetch: harness.fetch });
+      const polled = await pollToken(harness, client, id);
+      expect([polled.body.error, polled.body.error_description]).toEqual(['authorization_pending', "Waiting for the approval of the user and a reviewer with the role 'reviewer:finance'."]);
+      const before = await harness.call('GET', `/requests/${id}`, { headers: basic() });
+      expect(before.body).toEqual({ auth_req_id: id, state: 'pending', expires_at: expect.any(String), outcome: null, awaiting: ['customer', 'role:reviewer:finance'] });
+
+      expect((await answer(harness, customer, id, { decision: 'approve' })).body.request.state).toBe('pending');
+      harness.clock.advance(5);
+      const waiting = await pollToken(harness, client, id);
+      expect([waiting.body.error, waiting.body.error_description]).toEqual(['authorization_pending', "The user has approved; still waiting for the approval of a reviewer with the role 'reviewer:finance'."]);
+      expect((await harness.call('GET', `/requests/${id}`, { headers: basic() })).body.awaiting).toEqual(['role:reviewer:finance']);
+      expect(await agent.getRequest(id)).toMatchObject({ state: 'pending', awaiting: ['role:reviewer:finance'] });
+
+      expect((await answer(harness, reviewer, id, { decision: 'approve' })).body.request.state).toBe('approved');
+      expect(await agent.getRequest(id)).toMatchObject({ state: 'approved', awaiting: [] });
+    });
+
+    it('says who approved and who is still needed when one of two reviewers has approved', async () => {
+      await start({ POLICY_FILE: twoReviewers() });
+      await harness.admin('POST', '/users', { sub: 'rob', roles: ['reviewer:risk'] });
+      const id = await ask();
+      expect((await answer(harness, reviewer, id, { decision: 'approve' })).body.request.state).toBe('pending');
+      const waiting = await pollToken(harness, client, id);
+      expect(waiting.body.error_description).toBe("A reviewer with the role 'reviewer:finance' has approved; still waiting for the approval of a reviewer with the role 'reviewer:risk'.");
+      expect((await harness.call('GET', `/requests/${id}`, { headers: basic() })).body.awaiting).toEqual(['role:reviewer:risk']);
+    });
   });
 });

@@ -12,7 +12,7 @@ export class ApiError extends Error {
   readonly code: ApiErrorCode;
   /** HTTP status; 0 when the server was not reached. */
   readonly status: number;
-  /** Extra members of the error body, e.g. `attempts_left` with `wrong_binding_code`. */
+  /** Extra members of the error body beside `error` and `error_description`, if any. */
   readonly details: Readonly<Record<string, unknown>>;
 
   constructor(code: ApiErrorCode, description: string, status: number, options?: { cause?: unknown; details?: Record<string, unknown> }) {

@@ -137,7 +137,7 @@ function partText(entry: HistoryEntry): string {
   const as = part && part.party !== 'customer' ? ` as ${asParty(part.party)}` : '';
   if (part?.decision === 'reported') return `You said “this wasn’t me”. ${entry.client_name} is blocked until your administrator clears it.`;
   if (part?.decision === 'denied') return `You denied it${as}.`;
-  if (entry.denial === 'wrong_binding_code') return 'Denied after three wrong codes.';
+  if (entry.denial === 'wrong_binding_code') return 'Denied: the code picked was not the one the agent showed.';
   if (part?.decision === 'approved') {
     const others = entry.state === 'denied' ? ' Someone else denied it.' : '';
     return `You approved it${as}.${others}`;

@@ -4,6 +4,7 @@ import { confirmDialog } from '../ui/confirm-dialog.ts';
 import { h } from '../ui/dom.ts';
 import { errorMessage } from './messages.ts';
 import { asParty } from './request-facts.ts';
+import { WRONG_CODE_TEXT } from './request-result.ts';
 
 /** Asks before "this wasn't me": it denies, and blocks the agent until an administrator clears it. */
 export function confirmReport(parent: HTMLElement, clientName: string): Promise<boolean> {
@@ -29,13 +30,9 @@ export function reviewerNote(party: ApprovalParty): HTMLElement {
   );
 }
 
-/** The sentence for a failed decision: a wrong code says how many tries are left. */
+/** The sentence for a failed decision; a wrong code has denied the request (see {@link WRONG_CODE_TEXT}). */
 export function describeFailure(error: unknown): string {
-  if (isApiError(error, 'wrong_binding_code')) {
-    const left = error.details.attempts_left;
-    if (typeof left === 'number' && left > 0) return `That is not the code the agent shows. ${left === 1 ? 'One try' : `${left} tries`} left: check the agent’s screen and pick again, or deny.`;
-    return 'That was not the code the agent shows, again. The request is denied.';
-  }
+  if (isApiError(error, 'wrong_binding_code')) return WRONG_CODE_TEXT;
   return errorMessage(error);
 }
 

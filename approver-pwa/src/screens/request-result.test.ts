@@ -25,6 +25,12 @@ describe('describeResult', () => {
     expect(describeResult({ state: 'denied', outcome: null, client_name: 'Support agent' }, { reported: true })).toMatchObject({ kind: 'denied', headline: 'Denied and reported', detail: expect.stringContaining('Support agent is blocked') });
   });
 
+  it('says a wrong code denied the request and that the agent must send it again, never to pick again', () => {
+    const wrong = describeResult({ state: 'denied', outcome: null }, { wrongCode: true });
+    expect(wrong).toEqual({ kind: 'denied', headline: 'Denied: wrong code', detail: 'That was not the code shown by the agent, so the request was denied. Ask the agent to send it again.' });
+    expect(wrong.detail).not.toMatch(/pick again|tries left/);
+  });
+
   it('says denied and expired requests lead to nothing', () => {
     expect(describeResult({ state: 'denied', outcome: null })).toMatchObject({ kind: 'denied', headline: 'Denied' });
     expect(describeResult({ state: 'expired', outcome: null })).toMatchObject({ kind: 'expired', headline: 'Expired' });

@@ -21,7 +21,15 @@ export interface ResultText {
 export interface ResultContext {
   /** This person just said "this wasn't me" about it. */
   reported?: boolean;
+  /** This person just picked a code that was not the agent's, which denied it. */
+  wrongCode?: boolean;
 }
+
+/**
+ * What a wrong number-matching pick did, and what to do now. The server denies the request at the
+ * first wrong pick (otherwise tapping each code in turn would approve), so there is no "pick again".
+ */
+export const WRONG_CODE_TEXT = 'That was not the code shown by the agent, so the request was denied. Ask the agent to send it again.';
 
 /**
  * Describes what became of a request; the words come from its state, never from the client. A
@@ -40,6 +48,7 @@ export function describeResult(request: Pick<RequestDisplay, 'state' | 'outcome'
     case 'approved':
       return { kind: 'approved', headline: 'Approved', detail: 'The agent may now carry out this action, once. This screen shows when it has.' };
     case 'denied':
+      if (context.wrongCode) return { kind: 'denied', headline: 'Denied: wrong code', detail: WRONG_CODE_TEXT };
       return context.reported
         ? {
             kind: 'denied',

@@ -30,6 +30,8 @@ export function mountRequestScreen(ctx: ScreenContext, authReqId: string): Dispo
   let error: string | null = null;
   /** This person said "this wasn't me" here: the denial is also a report and a block. */
   let reported = false;
+  /** This person picked a wrong code here, which denied the request. */
+  let wrongCode = false;
   /** The party this person approves as, once known (it is null in the display after they approved). */
   let you: ApprovalParty | null = null;
   let stopCountdown: Dispose = () => undefined;
@@ -119,9 +121,11 @@ export function mountRequestScreen(ctx: ScreenContext, authReqId: string): Dispo
       if (ctx.signal.aborted) return;
       if (isApiError(caught, 'login_required')) return ctx.loginRequired();
       error = describeFailure(caught);
-      refocus = choiceTestId(choice);
+      wrongCode = isApiError(caught, 'wrong_binding_code');
+      // A wrong code denied the request: its buttons are gone, and what became of it is the result.
+      refocus = wrongCode ? 'result' : choiceTestId(choice);
       // A cancelled prompt sent nothing; anything else may have spent this challenge or changed
-      // the request (a wrong code counts), so fetch it again with fresh options.
+      // the request (a wrong code denies it), so fetch it again.
       if (isPasskeyCancelled(caught)) render();
       else await load();
     } finally {
@@ -152,7 +156,10 @@ export function mountRequestScreen(ctx: ScreenContext, authReqId: string): Dispo
     const timeLeft = h('span', { class: 'time-left', testid: 'time-left', attrs: { role: 'timer' } });
     const deciding = pending && view.options !== null;
     const shown = expiredLocally ? { ...request, state: 'expired' as const } : request;
-    const result = describeResult(shown, { reported });
+    const context = { reported, wrongCode };
+    const result = describeResult(shown, context);
+    // A wrong code's denial is said in the result panel, not again in an error line.
+    const errorShown = error && !(wrongCode && request.state === 'denied') ? error : null;
     const reviewer = request.viewer?.party && request.viewer.party !== 'customer' ? request.viewer.party : null;
     ctx.root.replaceChildren(
       h(
@@ -164,14 +171,14 @@ export function mountRequestScreen(ctx: ScreenContext, authReqId: string): Dispo
         h('h1', { testid: 'request-title', attrs: { tabindex: -1 } }, requestTitle(request)),
         tierLine(request),
         // Once decided (or this person's part is done), what became of it comes first.
-        result.kind === 'pending' ? null : resultPanel(shown, { reported }),
+        result.kind === 'pending' ? null : resultPanel(shown, context),
         reviewer ? reviewerNote(reviewer) : null,
         ...request.actions.map((action) => actionCard(action, request.actions.length > 1)),
         approvalsList(request, you),
         request.binding_message ? (pending ? bindingBox(request.binding_message) : bindingLine(request.binding_message)) : null,
         // While deciding, an error belongs next to the buttons, which stay in view.
-        error && !deciding ? errorBanner(error) : null,
-        deciding ? decisionBar({ request, options: view.options!, busy, error, choose: (choice) => void choose(choice) }) : null,
+        errorShown && !deciding ? errorBanner(errorShown) : null,
+        deciding ? decisionBar({ request, options: view.options!, busy, error: errorShown, choose: (choice) => void choose(choice) }) : null,
         !pending ? h('p', {}, h('a', { attrs: { href: '#/' } }, 'Back to your requests')) : null,
       ),
     );

@@ -2,10 +2,10 @@ import { CountersignError, detailsHash } from '@countersign/shared';
 import type { ClientRecord } from '../clients/index.ts';
 import type { Config } from '../config/index.ts';
 import type { Deps } from '../deps.ts';
-import { decideTier, drawBindingCodes, partiesOf, requestAmounts, reserveRequest, roleOf, type Tier } from '../policy/index.ts';
+import { approverCoverage, decideTier, drawBindingCodes, partiesOf, requestAmounts, reserveRequest, roleOf, type ApproverCoverage, type Tier } from '../policy/index.ts';
 import type { ApprovalRequest } from '../requests/index.ts';
 import { keys } from '../store/index.ts';
-import { findClientBlock, findUser } from '../users/index.ts';
+import { findClientBlock, findUser, usersWithRole } from '../users/index.ts';
 import type { BackchannelRequest } from './parse-backchannel-request.ts';
 import { pushRequest } from './push-request.ts';
 import { sameTransaction, storeRequest } from './store-request.ts';
@@ -22,6 +22,23 @@ export interface CreatedRequest {
   request: ApprovalRequest;
   /** False when an earlier request with the same `transaction_id` and details was returned. */
   created: boolean;
+}
+
+/**
+ * The refusal of a request that nobody could approve: it names the roles nobody but the user holds
+ * or, when each is held but not by enough different people, every role the tier needs.
+ */
+function noApprover(roles: string[], coverage: ApproverCoverage): CountersignError {
+  // Single quotes: an error_description may not hold `"` (RFC 6749 §5.2), and stays under 200 characters.
+  const named = (list: string[]) => new Intl.ListFormat('en', { type: 'conjunction' }).format(list.map((role) => `'${role}'`));
+  if (coverage.unheld.length > 0) {
+    const [what, it] = coverage.unheld.length === 1 ? [`the role ${named(coverage.unheld)}`, 'it'] : [`the roles ${named(coverage.unheld)}`, 'them'];
+    return new CountersignError('no_approver', `No one in this tenant but the user holds ${what}, which this request needs (no one reviews their own request). An operator must assign ${it} first.`);
+  }
+  return new CountersignError(
+    'no_approver',
+    `This request needs ${roles.length} different reviewers (${named(roles)}); fewer people hold those roles in this tenant, the user aside. An operator must assign them first.`,
+  );
 }
 
 function transactionKey(client: ClientRecord, input: BackchannelRequest): string | null {
@@ -45,19 +62,22 @@ function expirySeconds(config: Config, tier: Tier, requested: number | null): nu
  *
  * The checks, each before anything is stored or pushed, refused in this order: the user and a
  * device; no block of this client by this user; the `transaction_id` (the same details return the
- * same `auth_req_id` without counting again; other details are refused); the tier; then the
- * user's pending limit and the velocity windows, atomically each. Only then is the request
+ * same `auth_req_id` without counting again; other details are refused); an approver for each role
+ * the tier needs ({@link approverCoverage}: a holder of it other than the user, who never reviews
+ * their own request, and a different person for each role; a holder counts whether or not they
+ * have enrolled a device yet); then the user's pending limit and the velocity windows, atomically each. Only then is the request
  * written; if writing fails, everything written for it is taken back and its places in the
  * windows are given back, so only requests that exist are counted.
  *
  * What does not depend on each other goes to the store together, so a request waits on four
- * round trips in sequence: (user ∥ devices ∥ blocks ∥ `transaction_id`) → (the three windows, one
- * of them the user's pending requests: their inbox) →
- * (request ∥ `transaction_id` SET NX ∥ role queues ∥ deadline index ∥ reviewers) →
+ * round trips in sequence: (user ∥ devices ∥ blocks ∥ `transaction_id` ∥ the holders of each role
+ * the tier needs) → (the three windows, one of them the user's pending requests: their inbox) →
+ * (request ∥ `transaction_id` SET NX ∥ role queues ∥ deadline index) →
  * (audit ∥ live update). A known `transaction_id` costs one more (its request is read).
  *
  * @throws CountersignError `unknown_user_id` (no such user, or no enrolled device), `client_blocked`
- *   (403), `transaction_conflict` (409), `too_many_pending` (429), `velocity_exceeded` (429);
+ *   (403), `transaction_conflict` (409), `no_approver` (naming the roles nobody can approve as),
+ *   `too_many_pending` (429), `velocity_exceeded` (429);
  *   nothing is stored and nothing is sent.
  * @see CIBA Core 1.0 §7.1–§7.3; issue 4 (policy tiers, velocity, push fatigue)
  */
@@ -67,12 +87,17 @@ export async function createRequest(deps: Deps, client: ClientRecord, input: Bac
   const sub = input.login_hint;
   const hash = await detailsHash(input.authorization_details);
   const txKey = transactionKey(client, input);
+  // The tier depends on the action alone, so the holders of the roles it needs are read beside the user.
+  const { tier } = decideTier(deps.policy, input.authorization_details);
+  const parties = partiesOf(tier);
+  const roles = parties.map(roleOf).filter((role): role is string => role !== null);
   // The user record is stored under its `sub`, so its blocks can be read beside it.
-  const [user, devices, block, heldBy] = await Promise.all([
+  const [user, devices, block, heldBy, holders] = await Promise.all([
     findUser(store, tenant, sub),
     store.setMembers(keys.userDevices(tenant, sub)),
     findClientBlock(store, tenant, sub, client.client_id),
     txKey ? store.get(txKey) : null,
+    Promise.all(roles.map((role) => usersWithRole(store, tenant, role))),
   ]);
   if (!user || devices.length === 0) throw new CountersignError('unknown_user_id', 'The user is not known or has no enrolled device.');
   if (block) {
@@ -80,9 +105,13 @@ export async function createRequest(deps: Deps, client: ClientRecord, input: Bac
   }
   const earlier = heldBy ? await sameTransaction(deps, heldBy, tenant, { details_hash: hash, sub: user.sub }) : null;
   if (earlier) return { request: earlier, created: false };
+  // A request nobody could approve would wait out its lifetime holding a place in the limits:
+  // refused before any place in a limit window is taken (separation of duties: a role only the user
+  // holds is a role nobody holds, and one person fills one role).
+  const coverage = approverCoverage(roles, holders, user.sub);
+  if (!coverage.fillable) throw noApprover(roles, coverage);
+  const reviewers = [...new Set(holders.flat())].filter((holder) => holder !== user.sub);
 
-  const { tier } = decideTier(deps.policy, input.authorization_details);
-  const parties = partiesOf(tier);
   const expiresIn = expirySeconds(deps.config, tier, input.requested_expiry ?? null);
   const now = clock.now();
   // Number matching is about the agent's screen in front of the person the request is for, so only they pick.
@@ -111,11 +140,9 @@ export async function createRequest(deps: Deps, client: ClientRecord, input: Bac
   };
 
   const reservation = await reserveRequest(deps, { tenant, sub: user.sub, client_id: client.client_id, auth_req_id: request.auth_req_id, expires_at: request.expires_at, amounts: requestAmounts(input.authorization_details) });
-  const roles = parties.map(roleOf).filter((role): role is string => role !== null);
   const notificationToken = client.token_delivery_mode === 'poll' ? null : input.client_notification_token;
   const stored = await storeRequest(deps, request, { txKey, expiresIn, roles, notificationToken, reservation });
   if (!stored.created) return { request: stored.raced, created: false };
-  const reviewers = stored.reviewers.filter((reviewer) => reviewer !== user.sub);
 
   const proposed = deps.audit.record({
     type: 'proposed',

@@ -3,7 +3,6 @@ import type { Deps } from '../deps.ts';
 import type { Reservation } from '../policy/index.ts';
 import { effectiveState, loadRequest, toFields, trackDeadline, untrackDeadline, type ApprovalRequest } from '../requests/index.ts';
 import { keys } from '../store/index.ts';
-import { usersWithRole } from '../users/index.ts';
 
 /**
  * The live request holding a `transaction_id` (whose key held `existingId`), when it is the same
@@ -33,13 +32,12 @@ export interface StoreRequestInput {
 /**
  * Writes a new request and what finds it, all at once: its record (hashCreate), the
  * `transaction_id` (SET NX), the reviewer queues, the deadline index (the person's inbox is their
- * pending requests, which the reservation wrote); and
- * reads the holders of its roles meanwhile. When the `transaction_id` was taken since it was
+ * pending requests, which the reservation wrote). When the `transaction_id` was taken since it was
  * checked (a concurrent retry of the same action), the raced request is answered and everything
  * written for this one is taken back; when any write fails, likewise, and the error is thrown.
  * Either way its places in the windows are given back.
  */
-export async function storeRequest(deps: Deps, request: ApprovalRequest, input: StoreRequestInput): Promise<{ created: true; reviewers: string[] } | { created: false; raced: ApprovalRequest }> {
+export async function storeRequest(deps: Deps, request: ApprovalRequest, input: StoreRequestInput): Promise<{ created: true } | { created: false; raced: ApprovalRequest }> {
   const { store, config } = deps;
   const { tenant, auth_req_id } = request;
   const requestKey = keys.request(tenant, auth_req_id);
@@ -62,7 +60,6 @@ export async function storeRequest(deps: Deps, request: ApprovalRequest, input: 
   const [written, txTaken, ...rest] = await Promise.allSettled([
     store.hashCreate(requestKey, fields, input.expiresIn + config.graceSeconds),
     input.txKey ? store.set(input.txKey, auth_req_id, { onlyIfAbsent: true, ttlSeconds: config.retentionSeconds }) : Promise.resolve(true),
-    Promise.all(input.roles.map((role) => usersWithRole(store, tenant, role))),
     ...indexKeys.map((key) => store.setAdd(key, auth_req_id, indexTtl)),
     trackDeadline(store, request, indexTtl),
   ]);
@@ -83,6 +80,5 @@ export async function storeRequest(deps: Deps, request: ApprovalRequest, input: 
     await takeBack().catch(() => undefined);
     throw error;
   }
-  const reviewers = (rest[0] as PromiseFulfilledResult<string[][]>).value;
-  return { created: true, reviewers: [...new Set(reviewers.flat())] };
+  return { created: true };
 }

@@ -6,12 +6,14 @@ import { readForm } from '../http/index.ts';
 import { effectiveState, loadRequest, settleExpiry } from '../requests/index.ts';
 import { keys } from '../store/index.ts';
 import { issueTokens } from './issue-tokens.ts';
+import { pendingDescription } from './pending-description.ts';
 
 /** A poll that arrives this early is still on time: timers and clocks of two machines drift a little. */
 const POLL_LEEWAY_MS = 250;
 
 /**
- * `POST /token` for the CIBA grant: `authorization_pending`, `slow_down`, `access_denied`,
+ * `POST /token` for the CIBA grant: `authorization_pending` (its description says which parties
+ * are still needed, see {@link pendingDescription}), `slow_down`, `access_denied`,
  * `expired_token`, `invalid_grant`, or the token response (once). Poll and ping clients are
  * answered alike (a ping only says when to ask); a push client gets `unauthorized_client`.
  *
@@ -53,7 +55,7 @@ export function tokenHandler(deps: Deps) {
     switch (effectiveState(request, deps.clock.now())) {
       case 'pending':
         if (poll?.status === 'slow_down') throw new CountersignError('slow_down', `Poll at most every ${poll.fields?.interval ?? request.interval} seconds.`);
-        throw new CountersignError('authorization_pending', 'The user has not decided yet.');
+        throw new CountersignError('authorization_pending', pendingDescription(request));
       case 'denied':
         throw new CountersignError('access_denied', 'The user denied the request.');
       case 'expired':

@@ -8,7 +8,7 @@ import { afterSettled } from './settle-decision.ts';
 import { auditRefusal, type VerifiedAssertion } from './verify-assertion.ts';
 import type { DeviceSession } from './session.ts';
 
-/** Why a request is denied: a party said no, the person said "this wasn't me", or too many wrong codes. */
+/** Why a request is denied: a party said no, the person said "this wasn't me", or the person picked a wrong number-matching code. */
 export type DenialCause = 'denied' | 'fraud_reported' | 'wrong_binding_code';
 
 /**
@@ -55,49 +55,23 @@ export async function recordDenial(deps: Deps, verified: VerifiedAssertion, part
 }
 
 /**
- * A number-matching approval that picked the wrong code: refused (`wrong_binding_code`) and
- * audited, and counted on the request with a compare-and-swap; the pick that reaches the policy's
- * `max_wrong_code_picks` denies the request. Someone who does not see the agent's screen can only
- * guess, and three guesses out of three candidates must not add up to an approval.
+ * A number-matching approval that picked the wrong code: the pick is refused and audited
+ * (`refused`, `wrong_binding_code`), and the request is denied at once (`denied`, cause
+ * `wrong_binding_code`), so the agent gets `access_denied` and a ping or push client its
+ * notification. With three candidates, a person who does not see the agent's screen could
+ * otherwise tap each code in turn and be sure to approve; one pick gives a guess one chance in
+ * three, and the request it was spent on is gone (as Microsoft Authenticator and Duo Verified Push
+ * do). A new request draws new codes.
  *
- * @throws CountersignError `wrong_binding_code` (400) always, with `attempts_left` in the body
- *   (0 once the request is denied).
+ * @throws CountersignError `wrong_binding_code` (400) once the request is denied;
+ *   `request_not_pending` (409) or `expired_token` when it was settled or expired meanwhile (the
+ *   wrong pick is audited either way).
+ * @see docs/guarantees.md "Push fatigue"; CIBA Core 1.0 §10.2, §10.3 (the client is told of the denial)
  */
 export async function recordWrongPick(deps: Deps, session: DeviceSession, verified: VerifiedAssertion): Promise<never> {
   const { request, device } = verified;
-  const max = deps.policy.limits.max_wrong_code_picks;
-  const key = keys.request(request.tenant, request.auth_req_id);
-  let picks = request.wrong_picks ?? 0;
-  let counted = false;
-  for (let attempt = 0; attempt < 8 && !counted; attempt++) {
-    const now = deps.clock.now();
-    const result = await deps.store.compareAndSet(
-      key,
-      [
-        { field: 'state', op: 'eq', value: 'pending' },
-        { field: 'expires_at', op: 'gt', value: now },
-        picks === 0 ? { field: 'wrong_picks', op: 'absent' } : { field: 'wrong_picks', op: 'eq', value: String(picks) },
-      ],
-      { wrong_picks: String(picks + 1) },
-    );
-    if (result.ok) {
-      counted = true;
-      picks += 1;
-      continue;
-    }
-    const current = result.fields ? fromFields(result.fields) : null;
-    if (!current || current.state !== 'pending' || now >= current.expires_at) break;
-    picks = current.wrong_picks ?? 0;
-  }
-  await auditRefusal(deps, session, request.auth_req_id, 'wrong_binding_code', { decision: 'approve', wrong_picks: picks }, device);
-  if (!counted) throw new CountersignError('request_not_pending', 'The request was settled meanwhile.');
-  if (picks >= max) {
-    await recordDenial(deps, verified, 'customer', 'wrong_binding_code').catch((error: unknown) => {
-      // Settled meanwhile by someone else: the request is no longer approvable either way.
-      if (!(error instanceof CountersignError)) throw error;
-    });
-  }
-  throw new CountersignError('wrong_binding_code', picks >= max ? 'That was not the code shown to you. The request is denied.' : 'That is not the code shown to you. Check the code and pick again.', {
-    body: { attempts_left: Math.max(0, max - picks) },
-  });
+  // The refusal is audited first: the pick was wrong whatever the denial below finds.
+  await auditRefusal(deps, session, request.auth_req_id, 'wrong_binding_code', { decision: 'approve' }, device);
+  await recordDenial(deps, verified, 'customer', 'wrong_binding_code');
+  throw new CountersignError('wrong_binding_code', 'That was not the code shown by the agent, so the request was denied. Ask the agent to send it again.');
 }

@@ -44,7 +44,7 @@ export interface StoredHistoryEntry extends HistoryEntry {
 export interface HistoryActor {
   sub: string;
   party: ApprovalParty;
-  /** `denied`: they said no; `fraud_reported`: "this wasn't me"; `wrong_binding_code`: their third wrong code denied it. */
+  /** `denied`: they said no; `fraud_reported`: "this wasn't me"; `wrong_binding_code`: their wrong number-matching code denied it. */
   cause: NonNullable<HistoryEntry['denial']>;
 }
 

@@ -22,7 +22,7 @@ export interface DecisionExtras {
  *
  * - **approve**: the user must still have a party to approve as (the person the request is for,
  *   or a reviewer holding a role it needs); under number matching the code the prompt signed must
- *   be the request's `binding_code`, else the pick is refused and counted ({@link recordWrongPick}).
+ *   be the request's `binding_code`, else the pick is refused and the request denied ({@link recordWrongPick}).
  *   The approval is recorded for that party; the request becomes `approved` only with the last one.
  * - **deny**: any party still to approve, or the person the request is for, denies it for everyone.
  * - **report** ("this wasn't me", with the deny prompt): only the person the request is for; it

@@ -56,3 +56,50 @@ export function partyFor(request: PartiesOfRequest, viewer: Viewer): ApprovalPar
   if (request.approvals.some((approval) => approval.sub === viewer.sub)) return null;
   return request.parties.find((party) => !done.has(party) && party !== 'customer' && viewer.roles.includes(roleOf(party)!)) ?? null;
 }
+
+/**
+ * The parties whose approval a request still waits for, in the policy's order: those of its
+ * parties that have no approval yet. Meaningful while it is pending.
+ */
+export function awaitingParties(request: Pick<PartiesOfRequest, 'parties' | 'approvals'>): ApprovalParty[] {
+  const done = new Set(request.approvals.map((approval) => approval.party));
+  return request.parties.filter((party) => !done.has(party));
+}
+
+/** What {@link approverCoverage} finds. */
+export interface ApproverCoverage {
+  /** The roles nobody holds but the user the request is for (who never reviews their own request). */
+  unheld: string[];
+  /** True when every role can have an approver of its own: a holder other than the user, a different person for each role. */
+  fillable: boolean;
+}
+
+/**
+ * Whether a request whose parties need `roles` could ever be approved by the tenant's users as they
+ * stand: each role needs one approver holding it, never the user the request is for, and one user
+ * fills one party (see {@link partyFor}), so two roles held by the same single person cannot both
+ * be filled. Finds an approver for each role by augmenting paths (a bipartite matching; a tier
+ * names at most five approvers).
+ *
+ * @param holders - per role, in the order of `roles`, the `sub`s holding it.
+ * @param sub - the user the request is for.
+ */
+export function approverCoverage(roles: string[], holders: string[][], sub: string): ApproverCoverage {
+  const candidates = roles.map((_, i) => (holders[i] ?? []).filter((holder) => holder !== sub));
+  const unheld = roles.filter((_, i) => candidates[i]!.length === 0);
+  if (unheld.length > 0) return { unheld, fillable: false };
+  const filledBy = new Map<string, number>();
+  const fill = (role: number, tried: Set<string>): boolean => {
+    for (const holder of candidates[role]!) {
+      if (tried.has(holder)) continue;
+      tried.add(holder);
+      const other = filledBy.get(holder);
+      if (other === undefined || fill(other, tried)) {
+        filledBy.set(holder, role);
+        return true;
+      }
+    }
+    return false;
+  };
+  return { unheld, fillable: candidates.every((_, role) => fill(role, new Set())) };
+}

@@ -87,8 +87,17 @@ export const policySchema = z
       /** Pushes one user may get in a window; a push over it is skipped and audited, the request stands. */
       pushes_per_user: z.strictObject({ window_seconds: seconds, max_count: count(10_000) }),
       velocity: z.strictObject({ per_user: velocityWindow, per_client: velocityWindow }),
-      /** Wrong number-matching picks after which the request is denied. */
-      max_wrong_code_picks: count(10).default(3),
+      /**
+       * Not a setting any more: the first wrong number-matching pick denies the request, since with
+       * three candidates any larger number lets a person who cannot see the agent's screen tap each
+       * code in turn and approve. Only `1` (what always happens) is accepted, so a policy file that
+       * already asked for it still loads; any other value stops the server, so nobody believes
+       * they run a policy that allows more picks.
+       * @deprecated leave it out.
+       */
+      max_wrong_code_picks: z
+        .literal(1, { error: 'must be 1 or left out: the first wrong pick denies the request, so trying each code in turn cannot approve it' })
+        .optional(),
     }),
   })
   .superRefine((policy, context) => {

@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import { authenticateClient, type ClientRecord } from '../clients/index.ts';
 import type { Deps } from '../deps.ts';
 import { readJson } from '../http/index.ts';
+import { awaitingParties } from '../policy/index.ts';
 import { loadRequest, settleExpiry } from '../requests/index.ts';
 import { redeemVerified, verifyRedemptionToken } from './redeem.ts';
 import { reportOutcome } from './report-outcome.ts';
@@ -45,7 +46,8 @@ function splitAuth<T extends Partial<Record<AuthMember, string>>>(body: T): { au
 
 /**
  * The executor's side: `POST /redeem`, `POST /redemptions/{id}/outcome`, and the client's view
- * `GET /requests/{auth_req_id}`. All authenticate the client: the two POSTs with its registered
+ * `GET /requests/{auth_req_id}` (its state, deadline and outcome, and while pending the parties it
+ * still waits for, `awaiting`). All authenticate the client: the two POSTs with its registered
  * method, read from the header or from the JSON body's client authentication members (the body
  * is read first, so a malformed one answers `invalid_request` before any credential is checked);
  * the GET, which has no body, with client_secret_basic only.
@@ -86,6 +88,8 @@ export function redemptionRoutes(deps: Deps): Hono {
       state: request.state,
       expires_at: new Date(request.state === 'pending' ? request.expires_at : (request.approval_expires_at ?? request.expires_at)).toISOString(),
       outcome,
+      // Which parties the agent is still waiting on (the user, a reviewer of a role), while pending.
+      awaiting: request.state === 'pending' ? awaitingParties({ parties: request.parties ?? ['customer'], approvals: request.approvals ?? [] }) : [],
     };
     return c.json(view, 200, { 'Cache-Control': 'no-store' });
   });

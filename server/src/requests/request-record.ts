@@ -55,8 +55,6 @@ export interface ApprovalRequest {
   binding_code?: string;
   /** Number matching: the three codes the device offers, in their random order. */
   code_candidates?: string[];
-  /** Wrong number-matching picks so far. */
-  wrong_picks?: number;
   /** When the person said "this wasn't me" (epoch ms). */
   fraud_reported_at?: number;
 }
@@ -280,7 +278,6 @@ export function fromFields(stored: Fields): ApprovalRequest {
     token_lifetime: optionalNumber(fields.token_lifetime),
     binding_code: fields.binding_code,
     code_candidates: fields.code_candidates ? (JSON.parse(fields.code_candidates) as string[]) : undefined,
-    wrong_picks: Number(fields.wrong_picks ?? 0),
     fraud_reported_at: optionalNumber(fields.fraud_reported_at),
   };
 }

@@ -48,6 +48,8 @@ export const clientRequestView: z.ZodType<ClientRequestView, unknown> = z.object
   state: z.enum(REQUEST_STATES),
   expires_at: z.string(),
   outcome: outcome.nullable(),
+  // A server from before the field sends none: nothing known to be awaited.
+  awaiting: z.array(z.union([z.literal('customer'), z.templateLiteral(['role:', z.string().min(1)])])).default([]),
 });
 
 /** An OAuth 2.0 error body (RFC 6749 §5.2), with whatever extra members the server adds. */

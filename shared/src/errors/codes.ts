@@ -41,10 +41,15 @@ export const ERROR_CODES = {
   too_many_pending: 429,
   /** The user reported this client ("this wasn't me"); refused until an operator clears it. */
   client_blocked: 403,
-  /** Number matching: the code picked on the device is not the one the agent was given. */
+  /** Number matching: the code picked on the device is not the one the agent was given; the request is denied. */
   wrong_binding_code: 400,
   /** This party (the customer, or a reviewer role) has already approved this request. */
   party_already_approved: 409,
+  /**
+   * The request's tier needs a role (e.g. `reviewer:finance`) that nobody in the tenant holds, other
+   * than the user the request is for (who may not review their own request): nobody could approve it.
+   */
+  no_approver: 400,
   // Countersign: device and operator surfaces
   invalid_origin: 403,
   login_required: 401,

@@ -104,6 +104,14 @@ export interface ClientRequestView {
   /** ISO 8601. */
   expires_at: string;
   outcome: OutcomeReport | null;
+  /**
+   * While the request is `pending`, the parties whose approval it still waits for, in the policy's
+   * order: `customer` (the user the request is for) and `role:<role>` (any one holder of that role
+   * other than the user, e.g. `role:reviewer:finance`). `["role:reviewer:finance"]` means the user
+   * has approved and a finance reviewer has not yet. Empty in every other state. Added beside the
+   * fixed fields (DESIGN.md); servers before it send none, which reads as empty.
+   */
+  awaiting: ApprovalParty[];
 }
 
 /** What the approver PWA shows for one request, computed by the server. */

@@ -122,7 +122,7 @@ export interface HistoryEntry {
   tier: string;
   approvals: PartyDisplay[];
   outcome: Outcome | null;
-  /** How a denied request was denied: a party said no, "this wasn't me", or too many wrong codes. */
+  /** How a denied request was denied: a party said no, "this wasn't me", or a wrong number-matching code. */
   denial: 'denied' | 'fraud_reported' | 'wrong_binding_code' | null;
   your_part: HistoryPart | null;
   /** ISO 8601: when the request was made, and when it entered this history (the list's order, newest first). */
