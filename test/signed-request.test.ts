@@ -125,6 +125,12 @@ describe.each(['memory', 'redis'] as const)('signed authentication requests (%s 
       async () => ({ request: await signText(esKey, JSON.stringify(claims()).replace('"amount_minor":49000', '"amount_minor":49000.0')) }),
       'invalid_authorization_details',
     ],
+    [
+      'an amount_minor named twice in the signed JSON (JSON.parse keeps the last, another parser the first)',
+      async () => ({ request: await signText(esKey, JSON.stringify(claims()).replace('"amount_minor":49000', '"amount_minor":1,"amount_minor":49000')) }),
+      'invalid_authorization_details',
+    ],
+    ['a login_hint claim named twice', async () => ({ request: await signText(esKey, JSON.stringify(claims()).replace('"login_hint":', '"login_hint":"customer_2","login_hint":')) })],
     ['no openid in the signed scope', async () => ({ request: await sign(esKey, claims({ scope: 'profile' })) }), 'invalid_scope'],
   ];
 

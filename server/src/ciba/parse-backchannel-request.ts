@@ -1,6 +1,6 @@
 import { authorizationDetails, bindingMessage, CountersignError, type AuthorizationDetails } from '@countersign/shared';
 import type { Config } from '../config/index.ts';
-import { describeIssue } from '../http/index.ts';
+import { describeIssue, formatJsonPath, parseStrictJson } from '../http/index.ts';
 import type { ClientRecord } from '../clients/index.ts';
 
 /** A validated backchannel authentication request. `requested_expiry` in seconds. */
@@ -23,19 +23,35 @@ const KNOWN = new Set([
   'client_id', 'client_secret', 'client_assertion', 'client_assertion_type',
 ]);
 
-/** A JSON string (skipped), or a number written with a fraction or an exponent (captured). */
-const NUMBER_SPELLING = /"(?:[^"\\]|\\.)*"|(-?\d+(?:\.\d+)?[eE][+-]?\d+|-?\d+\.\d+)/g;
-
 /**
- * Whether JSON text writes a number as `4.9e4` or `49000.0`. Every number in an action is a whole
- * count of minor units, and the text is what the agent meant: `JSON.parse` would read both as
- * 49000, while the agent's or executor's own parser may read a float, or a decimal, and then do
- * its own rounding. Refusing the spelling keeps one meaning for the bytes that were approved.
- * @see RFC 8259 §6 (numbers), RFC 8785 §3.2.2.3 (JCS serializes numbers as ECMAScript does)
+ * Reads the JSON text of `authorization_details` as exactly one action. Refused: text that is not
+ * JSON; a member named twice in one object (`JSON.parse` keeps the last value, other parsers the
+ * first, so the person and the executor could read two amounts or payees in the same bytes); and
+ * a number not written as a canonical integer (`49000.0`, `4.9e4`, `49E3`, `-0`, past 2^53 − 1).
+ * Every number of an action is a whole count (minor units, records), and the text is what the
+ * agent meant: `JSON.parse` reads `49000.0` as 49000 while an executor's parser may read a float
+ * or a decimal and round in its own way; the canonical spelling is also the one JCS writes, so
+ * the hash of the stored action is a hash of what was sent.
+ *
+ * @param json - the parameter as sent (a form parameter, or a signed request's claim).
+ * @returns the parsed value, for the action schemas to validate.
+ * @throws CountersignError `invalid_authorization_details` naming the member and the reason.
+ * @see RFC 8259 §4 and §6, RFC 7493 §2.3, RFC 8785 §3.2.2.3, RFC 9396 §2
  */
-export function hasNonIntegerSpelling(json: string): boolean {
-  for (const match of json.matchAll(NUMBER_SPELLING)) if (match[1] !== undefined) return true;
-  return false;
+export function readAuthorizationDetailsJson(json: string): unknown {
+  const read = parseStrictJson(json);
+  if (!read.ok) {
+    if (read.problem === 'syntax') throw new CountersignError('invalid_authorization_details', 'authorization_details is not valid JSON.');
+    throw new CountersignError('invalid_authorization_details', `${formatJsonPath(read.path, 'authorization_details')}: the member is named twice; each name in an object must be unique.`);
+  }
+  const [inexact] = read.inexactNumbers;
+  if (inexact) {
+    throw new CountersignError(
+      'invalid_authorization_details',
+      `${formatJsonPath(inexact.path, 'authorization_details')}: numbers must be written as plain integers (no fraction, no exponent, no -0, at most 2^53 - 1).`,
+    );
+  }
+  return read.value;
 }
 
 /**
@@ -74,15 +90,7 @@ export function parseBackchannelRequest(form: Record<string, string>, client: Cl
   }
 
   if (form.authorization_details === undefined) throw new CountersignError('invalid_request', 'authorization_details is required: say exactly what is to be approved.');
-  let raw: unknown;
-  try {
-    raw = JSON.parse(form.authorization_details);
-  } catch {
-    throw new CountersignError('invalid_authorization_details', 'authorization_details is not valid JSON.');
-  }
-  if (hasNonIntegerSpelling(form.authorization_details)) {
-    throw new CountersignError('invalid_authorization_details', 'authorization_details: numbers must be written as plain integers (no fraction, no exponent).');
-  }
+  const raw = readAuthorizationDetailsJson(form.authorization_details);
   const details = authorizationDetails.safeParse(raw);
   if (!details.success) throw new CountersignError('invalid_authorization_details', describeIssue(details.error, 'authorization_details'));
 

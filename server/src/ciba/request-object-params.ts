@@ -1,7 +1,7 @@
 import { CountersignError } from '@countersign/shared';
 import type { JWTPayload } from 'jose';
 import type { ClientRecord } from '../clients/index.ts';
-import { hasNonIntegerSpelling } from './parse-backchannel-request.ts';
+import { formatJsonPath, parseStrictJson } from '../http/index.ts';
 
 /** The JWT's own claims: checked by the verifier, not authentication request parameters. */
 const ENVELOPE = new Set(['iss', 'aud', 'exp', 'iat', 'nbf', 'jti', 'client_id']);
@@ -22,15 +22,18 @@ function refuse(description: string): CountersignError {
  * text is passed on) or a string of JSON. Any other claim is refused, client authentication
  * parameters included: they do not belong inside.
  *
- * A JWT claims set is parsed before anything sees it, so `49000.0` would silently become `49000`;
- * when the details are given as JSON rather than as a string, the payload's own text is held to
- * the rule plain requests follow: every number written as a plain integer.
+ * A JWT claims set is parsed (by `JSON.parse`) before anything sees it, so the payload's own text
+ * is read again, strictly: a claim or member named twice is refused (the signer's library may have
+ * meant the first value, `JSON.parse` keeps the last), and, when the details are given as JSON
+ * rather than as a string, every number inside them must be written as a plain integer, as in a
+ * plain request (`49000.0` would otherwise silently become `49000`).
  *
  * @param jwt - the compact JWT the claims were verified from.
- * @throws CountersignError `invalid_request` for an unknown claim, a value of the wrong type or a
- *   `client_id` claim naming another client; `invalid_authorization_details` for a number spelled
- *   with a fraction or an exponent.
- * @see CIBA Core 1.0 §7.1 (parameters) and §7.1.1 (signed request), RFC 9396 §2
+ * @throws CountersignError `invalid_request` for an unknown claim, a claim named twice, a value of
+ *   the wrong type or a `client_id` claim naming another client; `invalid_authorization_details`
+ *   for a member named twice inside the details, or a number in them spelled with a fraction, an
+ *   exponent or as `-0`.
+ * @see CIBA Core 1.0 §7.1 (parameters) and §7.1.1 (signed request), RFC 9396 §2, RFC 7493 §2.3
  */
 export function requestObjectParams(jwt: string, claims: JWTPayload, client: ClientRecord): Record<string, string> {
   if (claims.client_id !== undefined && claims.client_id !== client.client_id) throw refuse('client_id names another client.');
@@ -50,9 +53,18 @@ export function requestObjectParams(jwt: string, claims: JWTPayload, client: Cli
       throw refuse(`unknown claim: ${name}.`);
     }
   }
-  // Last, once every other claim has its type: what is left to hold a fraction is in the details.
-  if (typeof claims.authorization_details !== 'string' && claims.authorization_details !== undefined && hasNonIntegerSpelling(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8'))) {
-    throw new CountersignError('invalid_authorization_details', 'authorization_details: numbers must be written as plain integers (no fraction, no exponent), and so must every number in the request object.');
+  // Last, once every claim has its type: the payload as written, for what parsing it erased.
+  const read = parseStrictJson(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8'));
+  if (!read.ok) {
+    if (read.problem === 'syntax') throw refuse('the claims set is not valid JSON.');
+    if (read.path[0] === 'authorization_details' && read.path.length > 1) {
+      throw new CountersignError('invalid_authorization_details', `${formatJsonPath(read.path)}: the member is named twice; each name in an object must be unique.`);
+    }
+    throw refuse(`the claims set names ${formatJsonPath(read.path)} twice; each name must be unique.`);
+  }
+  const inexact = typeof claims.authorization_details === 'string' ? undefined : read.inexactNumbers.find((number) => number.path[0] === 'authorization_details');
+  if (inexact) {
+    throw new CountersignError('invalid_authorization_details', `${formatJsonPath(inexact.path)}: numbers must be written as plain integers (no fraction, no exponent, no -0, at most 2^53 - 1).`);
   }
   return params;
 }

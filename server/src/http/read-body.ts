@@ -4,6 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import type { z } from 'zod';
 import { bodyTooLarge, MAX_BODY_BYTES } from './body-limit.ts';
 import { describeIssue } from './errors.ts';
+import { formatJsonPath, parseStrictJson, type InexactNumber } from './strict-json.ts';
 
 function mediaType(c: Context): string {
   return (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
@@ -119,14 +120,23 @@ export async function readForm(c: Context): Promise<Record<string, string>> {
   return form;
 }
 
+/** A JSON body as {@link readJsonDocument} answers it. */
+export interface JsonDocument<T> {
+  /** The body, validated by the schema. */
+  data: T;
+  /** The numbers of the body's text not written as canonical integers (see `parseStrictJson`); usually none. */
+  inexactNumbers: InexactNumber[];
+  /** How deep the body's arrays and objects nest (`{}` is 1). */
+  depth: number;
+}
+
 /**
- * Reads a JSON body and validates it with `schema`. With `optional`, an empty body (nothing but
- * white space, whatever its content type) stands for `{}`: for endpoints whose every member has a default.
- * @throws CountersignError `invalid_request` (415) for another content type; `request_too_large`
- *   (413) for a body over {@link MAX_BODY_BYTES}; `invalid_request` (400) for malformed
- *   JSON, bytes that are not UTF-8, or a body the schema refuses (unknown fields included: the schemas are strict).
+ * Reads a JSON body and validates it with `schema`, and answers with it the numbers its text
+ * spells in a way a parsed value cannot show (`49000.0`, `4.9e4`, `-0`): for `/redeem`, whose
+ * action must be the approved one as written. Otherwise as {@link readJson}.
+ * @throws CountersignError as {@link readJson}.
  */
-export async function readJson<T extends z.ZodType>(c: Context, schema: T, options: { optional?: boolean } = {}): Promise<z.infer<T>> {
+export async function readJsonDocument<T extends z.ZodType>(c: Context, schema: T, options: { optional?: boolean } = {}): Promise<JsonDocument<z.infer<T>>> {
   const json = mediaType(c) === 'application/json';
   if (!json && !options.optional) {
     throw new CountersignError('invalid_request', 'The body must be application/json.', { status: 415 });
@@ -134,13 +144,29 @@ export async function readJson<T extends z.ZodType>(c: Context, schema: T, optio
   let text = await readUtf8(c);
   if (options.optional && text.trim() === '') text = '{}';
   else if (!json) throw new CountersignError('invalid_request', 'The body must be application/json.', { status: 415 });
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new CountersignError('invalid_request', 'The body is not valid JSON.');
+  const read = parseStrictJson(text);
+  if (!read.ok) {
+    if (read.problem === 'syntax') throw new CountersignError('invalid_request', 'The body is not valid JSON.');
+    throw new CountersignError('invalid_request', `The body names the member ${formatJsonPath(read.path)} twice: each name in an object must be unique.`);
   }
-  const parsed = schema.safeParse(value);
+  const parsed = schema.safeParse(read.value);
   if (!parsed.success) throw new CountersignError('invalid_request', describeIssue(parsed.error));
-  return parsed.data;
+  return { data: parsed.data, inexactNumbers: read.inexactNumbers, depth: read.depth };
+}
+
+/**
+ * Reads a JSON body and validates it with `schema`. With `optional`, an empty body (nothing but
+ * white space, whatever its content type) stands for `{}`: for endpoints whose every member has a default.
+ *
+ * A member named twice in one object, at any depth, is refused: `JSON.parse` would keep the last
+ * value where another reader of the same bytes (a proxy, a log, the caller's own parser) keeps
+ * the first, and the server must act on the body as everyone reads it (see `parseStrictJson`).
+ * @throws CountersignError `invalid_request` (415) for another content type; `request_too_large`
+ *   (413) for a body over {@link MAX_BODY_BYTES}; `invalid_request` (400) for malformed
+ *   JSON, a member named twice, bytes that are not UTF-8, or a body the schema refuses (unknown
+ *   fields included: the schemas are strict).
+ * @see RFC 8259 §4, RFC 7493 §2.3
+ */
+export async function readJson<T extends z.ZodType>(c: Context, schema: T, options: { optional?: boolean } = {}): Promise<z.infer<T>> {
+  return (await readJsonDocument(c, schema, options)).data;
 }

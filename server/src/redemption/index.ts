@@ -1,3 +1,3 @@
-export { redeemVerified, redemptionOf, verifyRedemptionToken } from './redeem.ts';
+export { redeemVerified, redemptionOf, verifyRedemptionToken, type PresentedAction } from './redeem.ts';
 export { reportOutcome } from './report-outcome.ts';
 export { redemptionRoutes } from './routes.ts';

@@ -1,4 +1,4 @@
-import { authorizationDetails, CountersignError, detailsHash, type RedeemResponse, type Redemption } from '@countersign/shared';
+import { CountersignError, detailsHash, type AuthorizationDetails, type RedeemResponse, type Redemption } from '@countersign/shared';
 import type { ClientRecord } from '../clients/index.ts';
 import type { Deps } from '../deps.ts';
 import { fromFields, isRequestId, loadRequest, requestOf, trackOutcomeDeadline, untrackDeadline, type ApprovalRequest } from '../requests/index.ts';
@@ -32,6 +32,36 @@ function approvalMismatch(): CountersignError {
   return new CountersignError('approval_mismatch', 'The action differs from the one that was approved.');
 }
 
+/** The action an executor presents to `/redeem`, as it wrote it. */
+export interface PresentedAction {
+  /** `authorization_details` as parsed from the body, untouched by any schema. */
+  details: unknown;
+  /** Whether every number in it was written as a canonical integer (`49000`, not `49000.0`, `4.9e4` or `-0`; see `parseStrictJson`). */
+  numbersExact: boolean;
+  /** How deep its arrays and objects nest (at most: the body's depth will do). */
+  depth: number;
+}
+
+/**
+ * Deeper than any registered action nests (a payment is 3 deep: the array, the action, its
+ * payee): a presented action deeper than this cannot be the approved one, and is not hashed,
+ * since JCS recurses once per level.
+ */
+const MAX_ACTION_DEPTH = 32;
+
+/**
+ * The `details_hash` of the action as presented: JCS of exactly what the executor sent, with no
+ * schema in between. A schema would NFC-normalise and trim the display text first, so `"ACME Ltd "`
+ * or an NFD `"Zoe\u0308"` would hash as the approved `"ACME Ltd"` and `"Zoë"`: the executor would be
+ * told "approved" for bytes the person never saw, and act on them. Null when it cannot match: a
+ * number spelled otherwise than the approved (canonical) form writes it, nesting deeper than any
+ * action, or no action at all.
+ */
+async function hashAsPresented(presented: PresentedAction): Promise<string | null> {
+  if (!presented.numbersExact || presented.depth > MAX_ACTION_DEPTH || presented.details === undefined) return null;
+  return detailsHash(presented.details);
+}
+
 /**
  * Verifies an approval token presented to `/redeem` (signature, explicit algorithms, issuer,
  * audience, expiry) and answers its claims: the first step of a redemption, before
@@ -48,8 +78,12 @@ export function verifyRedemptionToken(deps: Deps, token: string): Promise<Approv
  * Redeems an approval token, whose `claims` {@link verifyRedemptionToken} answered, against the
  * exact action the executor is about to run.
  *
- * In order: the token must belong to the calling client; the presented action is validated,
- * re-hashed (JCS, SHA-256) and compared with the token's `details_hash`; each action's
+ * In order: the token must belong to the calling client; the presented action, exactly as it was
+ * written, is hashed (JCS, SHA-256) and compared with the token's `details_hash`: it must be the
+ * approved canonical form byte for byte after JCS (member order and white space aside), so display
+ * text in another normal form or with other spaces, and numbers spelled `49000.0`, `4.9e4` or `-0`,
+ * are `approval_mismatch` (`/bc-authorize` stores that form and the token response returns it, so
+ * an executor has it to present); each action's
  * `precondition` must name the version the executor states in `currentVersions` (checked against
  * the presented action, which is the approved one byte for byte once its hash is the token's); then
  * `approved → redeemed` happens in one compare-and-swap guarded by the state, the token's `jti`, the
@@ -65,13 +99,14 @@ export function verifyRedemptionToken(deps: Deps, token: string): Promise<Approv
  * beside the swap. A refusal before the swap reads the request once, so an unknown one still
  * answers `invalid_token` first, as it always has.
  *
+ * @param presented - the action as the executor wrote it (see {@link PresentedAction}).
  * @param currentVersions - record → version as the executor reads them now (`current_versions`).
  * @throws CountersignError `invalid_token` (401, for an unknown request or one no longer
  *   redeemable), `unauthorized_client` (403), `approval_mismatch` (400), `stale_record` (409, with
  *   `records`), `already_redeemed` (409, with `redemption`).
- * @see DESIGN.md guarantees 3, 6 and 7
+ * @see DESIGN.md guarantees 2, 3, 6 and 7; RFC 8785
  */
-export async function redeemVerified(deps: Deps, client: ClientRecord, claims: ApprovalClaims, presented: unknown, currentVersions: Record<string, string> = {}): Promise<RedeemResponse> {
+export async function redeemVerified(deps: Deps, client: ClientRecord, claims: ApprovalClaims, presented: PresentedAction, currentVersions: Record<string, string> = {}): Promise<RedeemResponse> {
   const now = deps.clock.now();
   if (claims.client_id !== client.client_id || claims.tenant !== client.tenant) {
     throw new CountersignError('unauthorized_client', 'This approval was not issued to this client.', { status: 403 });
@@ -80,12 +115,12 @@ export async function redeemVerified(deps: Deps, client: ClientRecord, claims: A
   const authReqId = claims.auth_req_id;
   if (!isRequestId(authReqId)) throw invalidToken('The approval no longer exists.');
 
-  const parsed = authorizationDetails.safeParse(presented);
-  const presentedHash = parsed.success ? await detailsHash(parsed.data) : null;
+  const presentedHash = await hashAsPresented(presented);
   try {
-    if (!parsed.success || presentedHash !== claims.details_hash) throw approvalMismatch();
-    // Hash-equal to what the token (and so the request) holds: the presented action is the approved one.
-    checkPreconditions(parsed.data, currentVersions);
+    if (presentedHash === null || presentedHash !== claims.details_hash) throw approvalMismatch();
+    // Hash-equal to what the token (and so the request) holds: the presented action is the approved
+    // one, validated when it was stored, member for member (equal JCS texts are equal JSON values).
+    checkPreconditions(presented.details as AuthorizationDetails, currentVersions);
   } catch (refusal) {
     // An approval that no longer exists is `invalid_token` before anything about the action.
     if (!(await loadRequest(deps.store, tenant, authReqId))) throw invalidToken('The approval no longer exists.');

@@ -2,7 +2,7 @@ import { CountersignError, outcomeBody, redeemBody, type ClientRequestView } fro
 import { Hono } from 'hono';
 import { authenticateClient, type ClientRecord } from '../clients/index.ts';
 import type { Deps } from '../deps.ts';
-import { readJson } from '../http/index.ts';
+import { readJson, readJsonDocument } from '../http/index.ts';
 import { awaitingParties } from '../policy/index.ts';
 import { loadRequest, settleExpiry } from '../requests/index.ts';
 import { redeemVerified, verifyRedemptionToken } from './redeem.ts';
@@ -56,14 +56,17 @@ export function redemptionRoutes(deps: Deps): Hono {
   const app = new Hono();
 
   app.post('/redeem', async (c) => {
-    const { auth, rest: body } = splitAuth(await readJson(c, redeemBody));
+    const { data, inexactNumbers, depth } = await readJsonDocument(c, redeemBody);
+    const { auth, rest: body } = splitAuth(data);
     const client = await authenticateClient(c, deps, auth);
     let approval: { auth_req_id: string; tenant: string } | undefined;
     try {
       const claims = await verifyRedemptionToken(deps, body.token);
       // Verified: its auth_req_id and tenant may be trusted to file a refusal under.
       approval = { auth_req_id: claims.auth_req_id, tenant: claims.tenant };
-      const result = await redeemVerified(deps, client, claims, body.authorization_details, body.current_versions);
+      // The body's other members are strings (the schema says so), so its depth and numbers are the action's.
+      const presented = { details: body.authorization_details, numbersExact: !inexactNumbers.some((number) => number.path[0] === 'authorization_details'), depth };
+      const result = await redeemVerified(deps, client, claims, presented, body.current_versions);
       return c.json(result, 200, { 'Cache-Control': 'no-store' });
     } catch (error) {
       await auditRefusal(deps, client, error, 'redeem', approval);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { formatAmount, isCurrencyCode } from '../money/index.ts';
-import { displayText, identifier } from '../schemas/text.ts';
+import { displayName, displayText, identifier } from '../schemas/text.ts';
 import type { ActionDisplay } from './display.ts';
 import { displayPrecondition, precondition } from './precondition.ts';
 
@@ -20,7 +20,8 @@ export const paymentDetails = z.strictObject({
   currency: z.string().refine(isCurrencyCode, 'must be an ISO 4217 currency code'),
   payee: z.strictObject({
     id: identifier(64),
-    name: displayText(140),
+    /** What the person reads as the payee: one script (UTS #39), nothing invisible. */
+    name: displayName(140),
   }),
   purpose: displayText(5000),
   /** Optional: run only while this record is at this version; checked at `/redeem` (`stale_record`). */

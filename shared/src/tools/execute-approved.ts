@@ -1,6 +1,6 @@
 import type { AgentClient } from '../agent/index.ts';
 import { CountersignError } from '../errors/index.ts';
-import type { OutcomeReport } from '../schemas/index.ts';
+import { toDisplayText, type OutcomeReport } from '../schemas/index.ts';
 import { buildAction } from './build-action.ts';
 import type { ApprovedRunResult, ReportedOutcome } from './result-types.ts';
 import type { GatedTool } from './tool-types.ts';
@@ -83,16 +83,11 @@ async function report(client: RedeemingClient, redemption_id: string, outcome: O
 }
 
 /**
- * A text the server accepts in an outcome (shared `displayText`): the person sees it, so control,
- * bidirectional and zero-width characters become spaces rather than get the report refused.
+ * A text the server accepts in an outcome (shared `displayText`): the person sees it, so what they
+ * could not see becomes spaces rather than get the report refused (shared `toDisplayText`).
  */
 function displayable(text: string | undefined, max: number): string | undefined {
-  const cleaned = text
-    ?.normalize('NFC')
-    .replace(/[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/gu, ' ')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .slice(0, max)
-    .trim();
+  // Cut at `max` code units, but never between the two halves of a surrogate pair.
+  const cleaned = text === undefined ? '' : toDisplayText(text).slice(0, max).replace(/[\ud800-\udbff]$/, '').trim();
   return cleaned ? cleaned : undefined;
 }

@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import { bindingMessage, displayName, displayText, toDisplayText } from './text.ts';
+
+/** The stored value, or the refusal's message. */
+function outcome(schema: z.ZodType, input: string): { value: unknown } | { refused: string } {
+  const parsed = schema.safeParse(input);
+  return parsed.success ? { value: parsed.data } : { refused: parsed.error.issues[0]!.message };
+}
+
+// [input, what is stored] — display text is canonicalised, not refused, for what a person sees the same.
+const ACCEPTED_TEXT: [string, string, string][] = [
+  ['plain ASCII', 'ACME Ltd', 'ACME Ltd'],
+  ['spaces at either end, trimmed', '  ACME Ltd ', 'ACME Ltd'],
+  ['a run of spaces, as one', 'ACME  Ltd', 'ACME Ltd'],
+  ['a no-break space, as a space', 'ACME\u00a0Ltd', 'ACME Ltd'],
+  ['an em space and an ideographic space, as spaces', 'ACME\u2003Ltd\u3000Co', 'ACME Ltd Co'],
+  ['NFD, as NFC', 'Zoe\u0308 Cafe\u0301', 'Zo\u00eb Caf\u00e9'],
+  ['Vietnamese', 'Nguy\u1ec5n V\u0103n An', 'Nguy\u1ec5n V\u0103n An'],
+  ['Devanagari with a virama and vowel signs', '\u0939\u093f\u0928\u094d\u0926\u0940', '\u0939\u093f\u0928\u094d\u0926\u0940'],
+  ['pointed Hebrew (three marks on one letter)', '\u05e9\u05c1\u05b8\u05bc\u05dc\u05d5\u05b9\u05dd', '\u05e9\u05c1\u05b8\u05bc\u05dc\u05d5\u05b9\u05dd'.normalize('NFC')],
+  ['a Tibetan stack', '\u0f56\u0f66\u0f92\u0fb2\u0f74\u0f56\u0f66', '\u0f56\u0f66\u0f92\u0fb2\u0f74\u0f56\u0f66'],
+  ['an emoji without a joiner or selector', 'Refund \u{1F600}', 'Refund \u{1F600}'],
+];
+
+// [input, the reason the refusal gives]
+const REFUSED_TEXT: [string, string, string][] = [
+  ['nothing but spaces', ' \u00a0 ', 'must not be empty'],
+  ['a Hangul filler (U+3164)', 'ACME\u3164Ltd', 'must not hold an invisible or filler character (U+3164)'],
+  ['a Hangul choseong filler (U+115F)', '\u115fACME', 'must not hold an invisible or filler character (U+115F)'],
+  ['a Hangul jungseong filler (U+1160)', 'ACME\u1160', 'must not hold an invisible or filler character (U+1160)'],
+  ['a halfwidth Hangul filler (U+FFA0)', 'AC\uffa0ME', 'must not hold an invisible or filler character (U+FFA0)'],
+  ['a braille blank (U+2800)', 'ACME\u2800Ltd', 'must not hold an invisible or filler character (U+2800)'],
+  ['a Mongolian vowel separator (U+180E)', 'ACME\u180eLtd', 'must not hold an invisible or filler character (U+180E)'],
+  ['a zero-width space', 'AC\u200bME', 'must not hold an invisible or filler character (U+200B)'],
+  ['a soft hyphen', 'AC\u00adME', 'must not hold an invisible or filler character (U+00AD)'],
+  ['a variation selector', 'ACME\ufe0f', 'must not hold an invisible or filler character (U+FE0F)'],
+  ['a tag character', 'ACME\u{E0041}', 'must not hold an invisible or filler character (U+E0041)'],
+  ['the replacement character', 'ACME\ufffd', 'must not hold an invisible or filler character (U+FFFD)'],
+  ['a right-to-left override', 'ACME\u202eLtd', 'must not hold a bidirectional control (U+202E)'],
+  ['a right-to-left isolate', 'ACME\u2067Ltd', 'must not hold a bidirectional control (U+2067)'],
+  ['the Arabic letter mark', 'ACME\u061cLtd', 'must not hold a bidirectional control (U+061C)'],
+  ['an Arabic number sign, a visible format character', '\u0600 12', 'must not hold a format character (U+0600)'],
+  ['a line feed inside', 'ACME\nLtd', 'must not hold a control character (U+000A)'],
+  ['a line separator', 'ACME\u2028Ltd', 'must not hold a line or paragraph separator (U+2028)'],
+  ['a private-use character', 'ACME\ue000', 'must not hold a private-use character (U+E000)'],
+  ['an unassigned code point', 'ACME\u0378', 'must not hold an unassigned code point (U+0378)'],
+  ['a lone surrogate', 'ACME\ud800', 'must not hold a lone surrogate (U+D800)'],
+  ['five marks stacked on one letter (Zalgo)', 'Z\u0336\u0334\u0337\u0335\u0338algo', 'must not stack more than 4 combining marks on one character (at U+0336)'],
+  ['one accent twice, hidden by NFC', 'e\u0301\u0301', 'must not repeat a combining mark (U+0301 twice in a row)'],
+];
+
+describe('displayText', () => {
+  it.each(ACCEPTED_TEXT)('accepts %s', (_name, input, stored) => {
+    expect(outcome(displayText(140), input)).toEqual({ value: stored });
+  });
+  it.each(REFUSED_TEXT)('refuses %s', (_name, input, reason) => {
+    expect(outcome(displayText(140), input)).toEqual({ refused: reason });
+  });
+});
+
+const ACCEPTED_NAMES: [string, string][] = [
+  ['Latin with digits and punctuation', 'ACME 42 & Co.'],
+  ['Cyrillic', '\u0418\u0432\u0430\u043d\u043e\u0432 \u0438 \u043f\u0430\u0440\u0442\u043d\u0451\u0440\u044b'],
+  ['Greek', '\u0395\u03bb\u03bb\u03b7\u03bd\u03b9\u03ba\u03ae \u0395\u03c4\u03b1\u03b9\u03c1\u03b5\u03af\u03b1'],
+  ['Japanese: Latin, Han and Katakana', 'Sony \u30bd\u30cb\u30fc\u682a\u5f0f\u4f1a\u793e'],
+  ['Korean: Latin, Hangul and Han', 'Samsung \uc0bc\uc131 \u96fb\u5b50'],
+  ['Chinese: Han and Bopomofo', '\u4e2d\u83ef \u3109\u3128'],
+  ['Arabic with Arabic-Indic digits', '\u0634\u0631\u0643\u0629 \u0663'],
+];
+
+const REFUSED_NAMES: [string, string, string][] = [
+  ['a Cyrillic a (U+0430) inside a Latin name', 'P\u0430yPal', 'must be written in one script: it mixes Latin and Cyrillic (U+0430)'],
+  ['a Cyrillic capital E (U+0415) ending a Latin name', 'ACM\u0415 Ltd', 'must be written in one script: it mixes Latin and Cyrillic (U+0415)'],
+  ['a Greek omicron (U+03BF) inside a Latin name', 'G\u03bfogle', 'must be written in one script: it mixes Latin and Greek (U+03BF)'],
+  ['an Arabic-Indic digit in a Latin name', 'ACME \u0663', 'must be written in one script: it mixes Latin and Arabic (U+0663)'],
+  ['Hangul with Katakana', '\uc0bc\uc131 \u30bd\u30cb\u30fc', 'must be written in one script: it mixes Hangul and Katakana (U+30BD)'],
+  ['a script no name is written in (Cherokee)', 'ACME \u13aa', 'must be written in a script accepted in names (U+13AA is not)'],
+  ['an invisible filler, before the script is looked at', 'ACME\u3164', 'must not hold an invisible or filler character (U+3164)'],
+];
+
+describe('displayName', () => {
+  it.each(ACCEPTED_NAMES)('accepts %s', (_name, input) => {
+    expect(outcome(displayName(140), input)).toEqual({ value: input.normalize('NFC') });
+  });
+  it.each(REFUSED_NAMES)('refuses %s', (_name, input, reason) => {
+    expect(outcome(displayName(140), input)).toEqual({ refused: reason });
+  });
+});
+
+describe('bindingMessage', () => {
+  it.each([
+    ['ASCII', 'Order 1042'],
+    ['other letters with ASCII digits', '\u0417\u0430\u043a\u0430\u0437 42: f\u00fcr M\u00fcller'],
+  ])('accepts %s', (_name, input) => {
+    expect(outcome(bindingMessage, input)).toEqual({ value: input });
+  });
+  it.each([
+    ['Arabic-Indic digits', 'Order \u0661\u0660\u0664\u0662', 'must write numbers with the ASCII digits 0-9 (U+0661 is another digit)'],
+    ['fullwidth digits', 'Order \uff14\uff12', 'must write numbers with the ASCII digits 0-9 (U+FF14 is another digit)'],
+    ['Devanagari digits', 'Order \u096a\u096b', 'must write numbers with the ASCII digits 0-9 (U+096A is another digit)'],
+    ['a superscript two', 'Order 4\u00b2', 'must write numbers with the ASCII digits 0-9 (U+00B2 is another digit)'],
+    ['a Hangul filler, which Unicode counts as a letter', 'Order\u3164 42', 'must not hold an invisible or filler character (U+3164)'],
+    ['a run of combining marks', 'Order 4\u0336\u0334\u0337\u0335\u03382', 'must not stack more than 4 combining marks on one character (at U+0336)'],
+    ['a right-to-left override', 'Order \u202e24', 'must not hold a bidirectional control (U+202E)'],
+    ['an emoji', 'Order 42 \u{1F4B8}', 'may hold only letters, digits, spaces and common punctuation'],
+  ])('refuses %s', (_name, input, reason) => {
+    expect(outcome(bindingMessage, input)).toEqual({ refused: reason });
+  });
+});
+
+describe('toDisplayText', () => {
+  it('turns what a person cannot see into spaces and drops stacked marks, so an outcome report is not refused', () => {
+    expect(toDisplayText(' Failed:\u202e\u200b timeout\n')).toBe('Failed: timeout');
+    expect(toDisplayText('Z\u0336\u0334\u0337\u0335\u0338 down')).toBe('Z down');
+    for (const input of [...REFUSED_TEXT.map(([, text]) => text), 'ok']) {
+      const cleaned = toDisplayText(input);
+      if (cleaned) expect(outcome(displayText(500), cleaned)).toEqual({ value: cleaned });
+    }
+  });
+});
