@@ -1,2 +1,2 @@
-export { loadConfig, type Config } from './config.ts';
+export { loadConfig, type Config, type Rate, type RateLimits } from './config.ts';
 export { envSchema, type Env } from './env.ts';
