@@ -145,7 +145,11 @@ function parseTrustedProxies(list: string | undefined): string[] {
     .filter(Boolean)
     .map((entry) => {
       try {
-        const [address, bits] = entry.includes('/') ? ipaddr.parseCIDR(entry) : [ipaddr.parse(entry), undefined];
+        const [text, bitsText] = entry.split('/');
+        // Four-part decimal IPv4 only: `10.0.0` or `0x0a.0.0.1` would name an address other than the one an operator reads.
+        if (!ipaddr.IPv4.isValidFourPartDecimal(text!) && !ipaddr.IPv6.isValid(text!)) throw new Error('not an address');
+        if (bitsText !== undefined && !/^\d{1,3}$/.test(bitsText)) throw new Error('not a prefix length');
+        const [address, bits] = bitsText === undefined ? [ipaddr.parse(text!), undefined] : ipaddr.parseCIDR(entry);
         const mapped = address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress();
         const plain = mapped ? (address as ipaddr.IPv6).toIPv4Address() : address;
         const prefix = bits === undefined ? (plain.kind() === 'ipv4' ? 32 : 128) : mapped ? bits - 96 : bits;
