@@ -42,3 +42,16 @@ export const targets = {
   /** p99 of `/redeem` at half its peak rate under this many milliseconds. */
   redeemP99AtHalfPeakMs: 10,
 } as const;
+
+/** The server's rate limits, as `main.ts` reads them (see the README's configuration table). */
+const RATE_LIMITS = ['BC_AUTHORIZE', 'TOKEN', 'REDEEM', 'CLIENT_AUTH_FAILURES', 'ADMIN_AUTH_FAILURES', 'DEVICE_VIEWS', 'DEVICE_STREAMS'].map((name) => `RATE_LIMIT_${name}`);
+
+/**
+ * The rate limits the benchmarked server runs with: one agent drives thousands of calls a second,
+ * far above the production defaults, so every limit is raised out of reach (its counter still runs
+ * and costs its round trip). A `RATE_LIMIT_*` set in the benchmark's own environment is passed on
+ * instead, to measure with that limit (`RATE_LIMIT_REDEEM=300/60 pnpm bench`).
+ */
+export function benchRateLimits(): Record<string, string> {
+  return Object.fromEntries(RATE_LIMITS.map((name) => [name, process.env[name] || '1000000/1']));
+}

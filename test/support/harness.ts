@@ -225,3 +225,12 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     },
   };
 }
+
+/**
+ * The rate limits (`RATE_LIMIT_*`) raised far above what any test reaches, for a harness's `env`:
+ * for suites that make hundreds of calls (or failed authentications from the one source every
+ * `app.request()` shares) on purpose, and are not about the limits.
+ */
+export const UNLIMITED_RATES: Record<string, string> = Object.fromEntries(
+  ['BC_AUTHORIZE', 'TOKEN', 'REDEEM', 'CLIENT_AUTH_FAILURES', 'ADMIN_AUTH_FAILURES', 'DEVICE_VIEWS', 'DEVICE_STREAMS'].map((name) => [`RATE_LIMIT_${name}`, '1000000/1']),
+);

@@ -64,7 +64,7 @@ export async function requestJson<T>(
 function fallbackCode(status: number): ApiErrorCode {
   if (status === 401) return 'login_required';
   if (status === 404) return 'not_found';
-  if (status === 429) return 'rate_limited';
+  if (status === 429) return 'too_many_requests';
   if (status === 503) return 'temporarily_unavailable';
   return status >= 500 ? 'server_error' : 'invalid_request';
 }

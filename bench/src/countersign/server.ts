@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { benchConfig } from '../config.ts';
+import { benchConfig, benchRateLimits } from '../config.ts';
 import type { BenchContext } from '../context.ts';
 import { REPO_ROOT, startNodeChild, waitForHttp, type NodeChild } from '../infra/child.ts';
 import { freePort } from '../infra/free-port.ts';
@@ -23,7 +23,8 @@ export interface CountersignServer {
  * `NODE_EXTRA_CA_CERTS` makes Node's default HTTPS agent, which web-push uses, trust the push
  * receiver's throwaway CA: no change to the server is needed to push to it.
  * `POLL_INTERVAL=1`: a pool of N pending requests then takes N legitimate polls a second (a poll
- * does the same work whatever the interval).
+ * does the same work whatever the interval). The rate limits are raised out of reach unless the
+ * benchmark's environment sets them (`benchRateLimits`).
  */
 export async function startCountersign(ctx: BenchContext, receiver: PushReceiver, policyFile: string | null): Promise<CountersignServer> {
   const port = await freePort();
@@ -38,6 +39,7 @@ export async function startCountersign(ctx: BenchContext, receiver: PushReceiver
     NODE_ENV: 'development',
     NODE_EXTRA_CA_CERTS: receiver.caFile,
     POLL_INTERVAL: '1',
+    ...benchRateLimits(),
     ...(policyFile ? { POLICY_FILE: policyFile } : {}),
   };
   // BENCH_CPU_PROF=1: also run the server under `node --cpu-prof`, one profile of the whole run,

@@ -1,5 +1,6 @@
 import { connectRedisStore, createApp, createDeps, loadConfig, OffsetClock, silentLogger, type PushSender, type Store } from '@countersign/server';
 import { createECDH, randomBytes } from 'node:crypto';
+import { benchRateLimits } from '../config.ts';
 import { mapLimit } from '../countersign/api.ts';
 import { jsonCall, withDeadline, type CallAnswer, type CallInit } from '../support/json-call.ts';
 import { createSoftAuthenticator } from '../support/soft-authenticator.ts';
@@ -36,7 +37,7 @@ export async function startTwin(redisUrl: string, prefix: string, options: { pol
   const adminToken = `twin-admin-${randomBytes(12).toString('hex')}`;
   const clock = new OffsetClock();
   const store = await connectRedisStore(redisUrl, { prefix });
-  const config = loadConfig({ PUBLIC_URL: publicUrl, NODE_ENV: 'development', POLL_INTERVAL: '1', ...(options.policyFile ? { POLICY_FILE: options.policyFile } : {}) });
+  const config = loadConfig({ PUBLIC_URL: publicUrl, NODE_ENV: 'development', POLL_INTERVAL: '1', ...benchRateLimits(), ...(options.policyFile ? { POLICY_FILE: options.policyFile } : {}) });
   const deps = await createDeps(config, store, { clock, log: silentLogger, pushSender: options.pushSender ?? acceptingPushSender });
   const app = createApp(deps, { adminToken, pwaRoot: false });
 

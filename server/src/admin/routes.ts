@@ -1,10 +1,10 @@
 import { CountersignError, createClientBody, createEnrollmentBody, createUserBody, tenantName } from '@countersign/shared';
 import { Hono, type Context } from 'hono';
-import { bearerAuth } from 'hono/bearer-auth';
 import { checkClientEndpoints, createClient, type NewClient } from '../clients/index.ts';
 import type { Deps } from '../deps.ts';
 import { createEnrollment } from '../devices/index.ts';
 import { readJson } from '../http/index.ts';
+import { adminAuth } from './admin-auth.ts';
 import { listRequestsHandler } from './list-requests.ts';
 import { loadRequest, requestDisplay, settleExpiry } from '../requests/index.ts';
 import { ensureUser, findUser } from '../users/index.ts';
@@ -17,22 +17,15 @@ function tenantOf(c: Context): string {
 }
 
 /**
- * The operator's API under `/api/admin`, behind `Authorization: Bearer <ADMIN_TOKEN>`: register
+ * The operator's API under `/api/admin`, behind `Authorization: Bearer <ADMIN_TOKEN>` (wrong tokens
+ * limited per source address, see `admin-auth.ts`): register
  * clients and users (with their roles: `POST /users` `{sub, roles?: ['reviewer:finance']}`,
  * `PUT /users/{sub}/roles`), clear a client block, create enrollment links, read a request (with
  * its policy tier, parties and approvals) and its audit trail.
  */
 export function adminRoutes(deps: Deps, adminToken: string): Hono {
   const app = new Hono();
-  app.use(
-    '*',
-    bearerAuth({
-      token: adminToken,
-      noAuthenticationHeader: { message: { error: 'invalid_token', error_description: 'The admin token is required.' } },
-      invalidAuthenticationHeader: { message: { error: 'invalid_request', error_description: 'Use Authorization: Bearer <ADMIN_TOKEN>.' } },
-      invalidToken: { message: { error: 'invalid_token', error_description: 'The admin token is not valid.' } },
-    }),
-  );
+  app.use('*', adminAuth(deps, adminToken));
 
   // Admin answers hold client secrets, enrollment codes and audit trails: never cached.
   app.use('*', async (c, next) => {

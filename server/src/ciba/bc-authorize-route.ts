@@ -1,6 +1,6 @@
 import { CountersignError, type BcAuthorizeResponse } from '@countersign/shared';
 import type { Context } from 'hono';
-import { authenticateClient, useJtiOnce } from '../clients/index.ts';
+import { authenticateClient, limitClient, useJtiOnce } from '../clients/index.ts';
 import type { Deps } from '../deps.ts';
 import { readForm } from '../http/index.ts';
 import { secondsUntil } from '../runtime/index.ts';
@@ -12,12 +12,15 @@ import { readAuthenticationParams } from './request-object.ts';
  * `POST /bc-authorize`: authenticate the client, validate, store, push, answer
  * `{auth_req_id, expires_in, interval}`. A refusal stores nothing and is audited with its code.
  * A signed request's `jti` is used once, after validation and before anything is stored.
+ * A client over its rate limit gets 429 `too_many_requests`, and nothing is stored or audited.
  * @see CIBA Core 1.0 §7, §7.1.1 (signed request)
  */
 export function bcAuthorizeHandler(deps: Deps) {
   return async function bcAuthorize(c: Context): Promise<Response> {
     const form = await readForm(c);
     const client = await authenticateClient(c, deps, form);
+    // Before the try: a call over the client's limit is not audited, so a flood stores nothing.
+    await limitClient(deps, 'bcAuthorize', client);
     try {
       const { params, requestObject } = await readAuthenticationParams(form, client, deps.config.publicUrl, deps.clock.now());
       const input = parseBackchannelRequest(params, client, deps.config);

@@ -1,6 +1,6 @@
 import { CIBA_GRANT_TYPE, CountersignError } from '@countersign/shared';
 import type { Context } from 'hono';
-import { authenticateClient } from '../clients/index.ts';
+import { authenticateClient, limitClient } from '../clients/index.ts';
 import type { Deps } from '../deps.ts';
 import { readForm } from '../http/index.ts';
 import { effectiveState, loadRequest, settleExpiry } from '../requests/index.ts';
@@ -18,8 +18,10 @@ const POLL_LEEWAY_MS = 250;
  * answered alike (a ping only says when to ask); a push client gets `unauthorized_client`.
  *
  * The poll rate is checked and recorded in one atomic step before the state is read, so that ten
- * polls fired together get one `authorization_pending` and nine `slow_down`. An approved request's
- * answer does not depend on it: its poll is recorded in the same round trip as the tokens are bound.
+ * polls fired together get one `authorization_pending` and nine `slow_down`. A client polling many
+ * requests faster than its rate limit gets 429 `slow_down` with `Retry-After` before any is read.
+ * An approved request's answer does not depend on the poll rate: its poll is recorded in the same
+ * round trip as the tokens are bound.
  *
  * @see CIBA Core 1.0 §10.1 (token request), §10.2 (ping), §11 (token error response); RFC 6749 §5.2
  */
@@ -27,6 +29,7 @@ export function tokenHandler(deps: Deps) {
   return async function token(c: Context): Promise<Response> {
     const form = await readForm(c);
     const client = await authenticateClient(c, deps, form);
+    await limitClient(deps, 'token', client);
     if (form.grant_type !== CIBA_GRANT_TYPE) {
       throw new CountersignError(form.grant_type ? 'unsupported_grant_type' : 'invalid_request', form.grant_type ? 'Only the CIBA grant is supported.' : 'grant_type is required.');
     }

@@ -1,5 +1,8 @@
+import { CountersignError } from '@countersign/shared';
 import type { Context } from 'hono';
 import type { Config } from '../config/index.ts';
+import { sourceAddress } from '../http/index.ts';
+import { countRate, tooManyRequests } from '../rate-limits/index.ts';
 import type { Clock, Logger } from '../runtime/index.ts';
 import type { Store } from '../store/index.ts';
 import type { ClientCache } from './client-cache.ts';
@@ -15,7 +18,7 @@ export interface ClientAuthDeps {
   clock: Clock;
   /** Client records by id, through the short in-process cache (see `createClientCache`). */
   clients: ClientCache;
-  config: Pick<Config, 'publicUrl'>;
+  config: Pick<Config, 'publicUrl' | 'rateLimits' | 'trustedProxies'>;
   log: Logger;
 }
 
@@ -60,26 +63,54 @@ async function refusal(c: Context, deps: ClientAuthDeps, presented: PresentedCre
  * secret may use (RFC 6749 §2.3.1); a private_key_jwt client has no way to authenticate there.
  * The record is read through `deps.clients`, so it may be up to `CLIENT_CACHE_TTL_MS` old.
  *
+ * Every failure (no credentials, unreadable ones, an unknown client, a wrong secret or assertion)
+ * is counted against the source address (`RATE_LIMIT_CLIENT_AUTH_FAILURES`, see
+ * `http/source-address.ts`); past the limit a failure answers 429 instead of 401 and is not logged,
+ * so a flood of forged credentials cannot fill the log. A success is neither counted nor refused:
+ * client secrets are 256 random bits and assertions are signatures, so there is nothing to guess,
+ * and refusing good credentials would let one broken agent behind a shared address lock out its
+ * neighbours.
+ *
  * @param params - the form of a form-encoded endpoint, or the client-authentication members of a
  *   JSON body (`client_id`, `client_secret`, `client_assertion_type`, `client_assertion`).
  * @returns the client's record.
  * @throws CountersignError `invalid_client` (401, with `WWW-Authenticate`) for missing or wrong
  *   credentials, an unknown client, or a method the client did not register (which check failed
- *   goes to the log only); `invalid_request` for two methods at once.
+ *   goes to the log only); `too_many_requests` (429, `Retry-After`) instead once the source
+ *   address is over its limit of failures; `invalid_request` for two methods at once.
  * @see RFC 6749 §2.3 and §5.2, RFC 7523 §2.2 and §3, OpenID Connect Core 1.0 §9, RFC 7591 §2
  */
 export async function authenticateClient(c: Context, deps: ClientAuthDeps, params: Record<string, string> = {}, options: { bodyless?: boolean } = {}): Promise<ClientRecord> {
-  const presented = readCredentials(c.req.header('authorization'), params);
-  if (!presented) throw invalidClient();
+  const outcome = await identify(c, deps, params, options.bodyless === true);
+  if ('client' in outcome) return outcome.client;
+  const counted = await countRate(deps, 'clientAuthFailures', sourceAddress(c, deps.config.trustedProxies));
+  if (!counted.ok) throw tooManyRequests(counted.retryAfterMs, 'Too many failed client authentications from this address.');
+  deps.log.warn('client authentication refused', { ...outcome.refused, endpoint: c.req.path });
+  throw invalidClient();
+}
+
+/** Why an authentication failed, for the log: never a secret, never an assertion. */
+interface Refused {
+  client_id?: string | undefined;
+  method?: PresentedCredentials['method'];
+  reason: string;
+}
+
+/** The client the credentials prove, or why they prove none. */
+async function identify(c: Context, deps: ClientAuthDeps, params: Record<string, string>, bodyless: boolean): Promise<{ client: ClientRecord } | { refused: Refused }> {
+  let presented: PresentedCredentials | null;
+  try {
+    presented = readCredentials(c.req.header('authorization'), params);
+  } catch (error) {
+    if (error instanceof CountersignError && error.code === 'invalid_client') return { refused: { reason: 'unreadable_credentials' } };
+    throw error;
+  }
+  if (!presented) return { refused: { reason: 'no_credentials' } };
   const client = await deps.clients.find(presented.clientId);
-  const reason = await refusal(c, deps, presented, client, options.bodyless === true);
-  if (reason || !client) {
-    deps.log.warn('client authentication refused', { client_id: client?.client_id, method: presented.method, reason, endpoint: c.req.path });
-    throw invalidClient();
-  }
+  const reason = await refusal(c, deps, presented, client, bodyless);
+  if (reason || !client) return { refused: { client_id: client?.client_id, method: presented.method, reason: reason ?? 'unknown_client' } };
   if (params.client_id !== undefined && params.client_id !== client.client_id) {
-    deps.log.warn('client authentication refused', { client_id: client.client_id, method: presented.method, reason: 'client_id_mismatch', endpoint: c.req.path });
-    throw invalidClient();
+    return { refused: { client_id: client.client_id, method: presented.method, reason: 'client_id_mismatch' } };
   }
-  return client;
+  return { client };
 }

@@ -1,6 +1,27 @@
+import ipaddr from 'ipaddr.js';
 import { envSchema } from './env.ts';
 import { settleRpId } from './rp-id.ts';
 import { vapidSubjectProblem } from './vapid-subject.ts';
+
+/** A rate limit: at most `count` calls per `seconds` (a burst of `count`, or one every `seconds / count`). */
+export interface Rate {
+  count: number;
+  seconds: number;
+}
+
+/** The rate limits (`RATE_LIMIT_*`): what each counts, and per what. */
+export interface RateLimits {
+  /** Per client: `POST /bc-authorize`, `POST /token`, `POST /redeem`. */
+  bcAuthorize: Rate;
+  token: Rate;
+  redeem: Rate;
+  /** Per source address: failed client authentications, failed admin tokens. */
+  clientAuthFailures: Rate;
+  adminAuthFailures: Rate;
+  /** Per device session: `GET /api/device/requests` and `GET /api/device/requests/{id}` together; event streams opened. */
+  deviceViews: Rate;
+  deviceStreams: Rate;
+}
 
 /** The server's configuration, derived once from the environment. Times are in seconds. */
 export interface Config {
@@ -32,6 +53,11 @@ export interface Config {
   policyFile: string | undefined;
   /** `OUTCOME_TIMEOUT`: seconds after a redemption without an outcome before it is flagged `outcome_unknown`. */
   outcomeTimeoutSeconds: number;
+  rateLimits: RateLimits;
+  /** `DEVICE_STREAMS_MAX`: event streams one device session may hold open at once. */
+  deviceStreamsMax: number;
+  /** `TRUSTED_PROXIES`: the proxies whose `X-Forwarded-For` is read, as CIDR ranges (`10.0.0.0/8`, `::1/128`); empty: none. */
+  trustedProxies: string[];
 }
 
 /**
@@ -93,7 +119,46 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
     retentionSeconds: 7 * 86_400,
     policyFile: env.POLICY_FILE,
     outcomeTimeoutSeconds: env.OUTCOME_TIMEOUT,
+    rateLimits: {
+      bcAuthorize: env.RATE_LIMIT_BC_AUTHORIZE,
+      token: env.RATE_LIMIT_TOKEN,
+      redeem: env.RATE_LIMIT_REDEEM,
+      clientAuthFailures: env.RATE_LIMIT_CLIENT_AUTH_FAILURES,
+      adminAuthFailures: env.RATE_LIMIT_ADMIN_AUTH_FAILURES,
+      deviceViews: env.RATE_LIMIT_DEVICE_VIEWS,
+      deviceStreams: env.RATE_LIMIT_DEVICE_STREAMS,
+    },
+    deviceStreamsMax: env.DEVICE_STREAMS_MAX,
+    trustedProxies: parseTrustedProxies(env.TRUSTED_PROXIES),
   };
+}
+
+/**
+ * `TRUSTED_PROXIES` → CIDR ranges: an address stands for itself alone (`/32`, `/128`); an
+ * IPv4-mapped IPv6 address or range is taken as the IPv4 one, as connections from it are.
+ * @throws Error naming the entry that is neither an address nor a CIDR range.
+ */
+function parseTrustedProxies(list: string | undefined): string[] {
+  return (list ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      try {
+        const [text, bitsText] = entry.split('/');
+        // Four-part decimal IPv4 only: `10.0.0` or `0x0a.0.0.1` would name an address other than the one an operator reads.
+        if (!ipaddr.IPv4.isValidFourPartDecimal(text!) && !ipaddr.IPv6.isValid(text!)) throw new Error('not an address');
+        if (bitsText !== undefined && !/^\d{1,3}$/.test(bitsText)) throw new Error('not a prefix length');
+        const [address, bits] = bitsText === undefined ? [ipaddr.parse(text!), undefined] : ipaddr.parseCIDR(entry);
+        const mapped = address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress();
+        const plain = mapped ? (address as ipaddr.IPv6).toIPv4Address() : address;
+        const prefix = bits === undefined ? (plain.kind() === 'ipv4' ? 32 : 128) : mapped ? bits - 96 : bits;
+        if (prefix < 0) throw new Error('prefix too short');
+        return `${plain.toNormalizedString()}/${prefix}`;
+      } catch {
+        throw new Error(`invalid configuration: TRUSTED_PROXIES: ${entry} is not an IP address or CIDR range`);
+      }
+    });
 }
 
 /** `host:port,[::1]:port` (already checked by the schema) → seed nodes; a port out of range is refused. */

@@ -3,6 +3,20 @@ import { z } from 'zod';
 const seconds = (fallback: number, max: number) => z.coerce.number().int().min(1).max(max).default(fallback);
 
 /**
+ * A rate limit, `<count>/<seconds>`: at most `count` calls per `seconds`, as a burst of `count` at
+ * once or one every `seconds / count` (GCRA, see `rate-limits/`).
+ */
+const rate = (fallback: `${number}/${number}`) =>
+  z
+    .string()
+    .regex(/^\s*[1-9]\d{0,8}\s*\/\s*[1-9]\d{0,6}\s*$/, 'must be <count>/<seconds> with both at least 1, e.g. 300/60')
+    .default(fallback)
+    .transform((value) => {
+      const [count, perSeconds] = value.split('/').map((part) => Number(part.trim()));
+      return { count: count!, seconds: perSeconds! };
+    });
+
+/**
  * The environment, validated at start. Unless `NODE_ENV=production` the server is in development
  * mode (DESIGN.md "Start-up"): missing keys are generated and kept in the store.
  */
@@ -51,6 +65,23 @@ export const envSchema = z.object({
   RP_NAME: z.string().min(1).max(64).default('Countersign'),
   /** The approval policy (JSON, see `policy/policy-schema.ts`); unset: the shipped `policy/default-policy.json`. */
   POLICY_FILE: z.string().min(1).optional(),
+  /** Per client (tenant and `client_id`, after authentication): calls of `/bc-authorize`, `/token`, `/redeem`. */
+  RATE_LIMIT_BC_AUTHORIZE: rate('300/60'),
+  RATE_LIMIT_TOKEN: rate('1200/60'),
+  RATE_LIMIT_REDEEM: rate('300/60'),
+  /** Per source address: failed client authentications (every endpoint that authenticates a client), failed admin tokens. */
+  RATE_LIMIT_CLIENT_AUTH_FAILURES: rate('30/60'),
+  RATE_LIMIT_ADMIN_AUTH_FAILURES: rate('10/300'),
+  /** Per device session: request views (the inbox and one request), event streams opened. */
+  RATE_LIMIT_DEVICE_VIEWS: rate('120/60'),
+  RATE_LIMIT_DEVICE_STREAMS: rate('10/60'),
+  /** Event streams one device session may hold open at once. */
+  DEVICE_STREAMS_MAX: z.coerce.number().int().min(1).max(100).default(3),
+  /**
+   * Comma-separated addresses and CIDR ranges of the reverse proxies in front of the server. Only a
+   * connection from one of them has its `X-Forwarded-For` read (see `http/source-address.ts`).
+   */
+  TRUSTED_PROXIES: z.string().optional(),
 });
 
 /** The validated environment. */

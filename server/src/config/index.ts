@@ -1,3 +1,3 @@
-export { loadConfig, type Config } from './config.ts';
+export { loadConfig, type Config, type Rate, type RateLimits } from './config.ts';
 export { envSchema, type Env } from './env.ts';
 export { isHostName, unreachableDomainReason } from './host-names.ts';

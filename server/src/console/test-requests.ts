@@ -1,7 +1,7 @@
 import { tenantName } from '@countersign/shared';
 import { Hono } from 'hono';
-import { bearerAuth } from 'hono/bearer-auth';
 import { z } from 'zod';
+import { adminAuth } from '../admin/index.ts';
 import { createRequest, parseBackchannelRequest } from '../ciba/index.ts';
 import type { Deps } from '../deps.ts';
 import { readJson } from '../http/index.ts';
@@ -41,7 +41,7 @@ export function testRequestRoutes(deps: Deps, adminToken: string): Hono {
   const app = new Hono();
   // Mounted under /api/admin, behind the admin API's own check; checked here too, so this route
   // never depends on where it is mounted.
-  app.use('*', bearerAuth({ token: adminToken, invalidToken: { message: { error: 'invalid_token', error_description: 'The admin token is not valid.' } }, noAuthenticationHeader: { message: { error: 'invalid_token', error_description: 'The admin token is required.' } } }));
+  app.use('*', adminAuth(deps, adminToken));
   app.post('/', async (c) => {
     const body = await readJson(c, testRequestBody);
     const client = await consoleClient(deps, body.tenant);

@@ -1,14 +1,15 @@
 import { CountersignError, decisionBody, enrollOptionsBody, enrollVerifyBody, pushSubscription, reportBody, type RequestView } from '@countersign/shared';
 import { Hono, type Context } from 'hono';
-import { streamSSE } from 'hono/streaming';
 import type { Deps } from '../deps.ts';
 import { readJson } from '../http/index.ts';
 import { isAllowedPushEndpoint, savePushSubscription } from '../push/index.ts';
 import { loadRequest, requestDisplay, settleExpiry } from '../requests/index.ts';
 import { canView, type Viewer } from '../policy/index.ts';
 import { decisionPrompts } from './decision-options.ts';
+import { limitViews } from './device-limits.ts';
 import { findDevice, listDevices, type DeviceRecord } from './device-record.ts';
 import { enrollmentOptions, verifyEnrollment } from './enrollment.ts';
+import { eventStreamHandler } from './event-stream.ts';
 import { listInbox } from './inbox.ts';
 import { registerAccountRoutes } from './manage-routes.ts';
 import { requireSameOrigin, requireSession, startSession, type DeviceVariables } from './session.ts';
@@ -26,9 +27,6 @@ function viewerOf(c: Context<{ Variables: DeviceVariables }>): Viewer {
   return { sub: user.sub, roles: user.roles };
 }
 
-/** Seconds between keep-alive comments on the event stream (proxies close idle connections). */
-const HEARTBEAT_SECONDS = 25;
-
 function whoAmI(deps: Deps, user: UserRecord, device: DeviceRecord) {
   return {
     user: { sub: user.sub, display_name: user.display_name },
@@ -41,7 +39,8 @@ function whoAmI(deps: Deps, user: UserRecord, device: DeviceRecord) {
  * The approver PWA's API under `/api/device`: enrollment (WebAuthn registration), the push
  * subscription, the inbox (the user's own requests and a reviewer's queue), one request with its
  * decision prompts, the decision, "this wasn't me" (`POST /requests/{id}/report`, with the deny
- * prompt), the history and the user's devices (`manage-routes.ts`), and a live event stream.
+ * prompt), the history and the user's devices (`manage-routes.ts`), and a live event stream
+ * (`event-stream.ts`). Request views and event streams are limited per session (`device-limits.ts`).
  * Every state-changing call needs `Origin: PUBLIC_URL`; all but enrollment need the session.
  */
 export function deviceRoutes(deps: Deps): Hono<{ Variables: DeviceVariables }> {
@@ -81,12 +80,15 @@ export function deviceRoutes(deps: Deps): Hono<{ Variables: DeviceVariables }> {
     return c.body(null, 204);
   });
 
-  app.get('/requests', async (c) => {
+  // The inbox and one request share one allowance per session (see device-limits.ts).
+  const views = limitViews(deps);
+
+  app.get('/requests', views, async (c) => {
     const session = c.get('session');
     return c.json({ requests: await listInbox(deps, session, viewerOf(c)) }, 200, { 'Cache-Control': 'no-store' });
   });
 
-  app.get('/requests/:auth_req_id', async (c) => {
+  app.get('/requests/:auth_req_id', views, async (c) => {
     const session = c.get('session');
     const viewer = viewerOf(c);
     // The user's passkeys are read beside the request (the prompts need them when it is pending).
@@ -126,21 +128,8 @@ export function deviceRoutes(deps: Deps): Hono<{ Variables: DeviceVariables }> {
   // History, devices, and a link to add another device: see manage-routes.ts.
   registerAccountRoutes(app, deps);
 
-  app.get('/events', (c) => {
-    const session = c.get('session');
-    return streamSSE(c, async (stream) => {
-      const unsubscribe = deps.events.subscribe(session.tenant, session.sub, (event) => {
-        void stream.writeSSE({ event: 'request', data: JSON.stringify(event) });
-      });
-      stream.onAbort(unsubscribe);
-      await stream.writeSSE({ event: 'ready', data: '{}' });
-      while (!stream.aborted && !stream.closed) {
-        await stream.sleep(HEARTBEAT_SECONDS * 1000);
-        if (!stream.aborted && !stream.closed) await stream.write(': keep-alive\n\n');
-      }
-      unsubscribe();
-    });
-  });
+  // Limited per session: how often one is opened, how many are open at once (event-stream.ts).
+  app.get('/events', eventStreamHandler(deps));
 
   return app;
 }

@@ -1,6 +1,6 @@
 import { CountersignError, outcomeBody, redeemBody, type ClientRequestView } from '@countersign/shared';
 import { Hono } from 'hono';
-import { authenticateClient, type ClientRecord } from '../clients/index.ts';
+import { authenticateClient, limitClient, type ClientRecord } from '../clients/index.ts';
 import type { Deps } from '../deps.ts';
 import { readJson, readJsonDocument } from '../http/index.ts';
 import { awaitingParties } from '../policy/index.ts';
@@ -50,7 +50,8 @@ function splitAuth<T extends Partial<Record<AuthMember, string>>>(body: T): { au
  * still waits for, `awaiting`). All authenticate the client: the two POSTs with its registered
  * method, read from the header or from the JSON body's client authentication members (the body
  * is read first, so a malformed one answers `invalid_request` before any credential is checked);
- * the GET, which has no body, with client_secret_basic only.
+ * the GET, which has no body, with client_secret_basic only. `/redeem` is rate limited per client
+ * (429 `too_many_requests`, nothing stored or audited).
  */
 export function redemptionRoutes(deps: Deps): Hono {
   const app = new Hono();
@@ -59,6 +60,8 @@ export function redemptionRoutes(deps: Deps): Hono {
     const { data, inexactNumbers, depth } = await readJsonDocument(c, redeemBody);
     const { auth, rest: body } = splitAuth(data);
     const client = await authenticateClient(c, deps, auth);
+    // Before the try: a call over the client's limit is not audited, so a flood stores nothing.
+    await limitClient(deps, 'redeem', client);
     let approval: { auth_req_id: string; tenant: string } | undefined;
     try {
       const claims = await verifyRedemptionToken(deps, body.token);

@@ -127,6 +127,17 @@ export const keys = {
    * job as JSON; moved into `jobs` once due. A slot of its own.
    */
   jobsDelayed: () => 'jobs:{delayed}',
+  /**
+   * String (`Store.rateLimit`): one rate limit's counter for one subject (a client
+   * `<tenant>:<client_id>`, a source address, a device `<tenant>:<sub>:<device_id>`), with a TTL
+   * of at most the limit's window. Each in a slot of its own.
+   */
+  rate: (limit: string, subject: string) => `rate:{${limit}:${subject}}`,
+  /**
+   * Sorted set (`Store.sortedWindowAdd`): the event streams one device session holds open, each a
+   * random id scored by when its lease ends (epoch ms), renewed while the stream lives.
+   */
+  streamSlots: (subject: string) => `streams:{${subject}}`,
   /** String: server-generated configuration kept in the store (signing key, VAPID keys). */
   config: (name: string) => `config:{${name}}`,
 } as const;

@@ -1,7 +1,8 @@
 import { checkSortedArguments } from './sorted-arguments.ts';
 import { checkManyEntries, parseStreamId } from './stream-index.ts';
+import { rateDecision, rateSteps } from './rate-entry.ts';
 import { checkWindowEntry, checkWindowMember } from './window-entry.ts';
-import type { CasResult, Fields, Guard, PollResult, SortedWindowEntry, SortedWindowResult, Store, StreamAppendManyResult, StreamAppendResult, StreamClaimResult, StreamEntry, StreamIndex, WindowEntry, WindowResult } from './types.ts';
+import type { CasResult, Fields, Guard, PollResult, RateEntry, RateResult, SortedWindowEntry, SortedWindowResult, Store, StreamAppendManyResult, StreamAppendResult, StreamClaimResult, StreamEntry, StreamIndex, WindowEntry, WindowResult } from './types.ts';
 
 /** A sorted set: each member's score, and the members in (score, member) order for range reads. */
 interface Sorted { scores: Map<string, number>; order: { score: number; member: string }[] }
@@ -276,6 +277,16 @@ export class MemoryStore implements Store {
   async sortedWindowMembers(key: string, nowMs: number, windowMs: number): Promise<string[]> {
     checkSortedArguments(nowMs - windowMs);
     return (this.#of(key, 'sorted')?.value.order ?? []).filter((e) => e.score > nowMs - windowMs).map((e) => e.member);
+  }
+
+  async rateLimit(key: string, entry: RateEntry): Promise<RateResult> {
+    const steps = rateSteps(entry);
+    const stored = this.#of(key, 'string')?.value;
+    // As the Lua of redis-scripts.ts: a schedule that is not a plain number starts again from now.
+    const { next, over } = rateDecision(stored === undefined ? null : decimal(stored), entry.nowMs, steps);
+    if (over > 0) return { ok: false, retryAfterMs: over };
+    if (!entry.peek) this.#entries.set(key, { data: { kind: 'string', value: String(next) }, expiresAt: this.#now() + (next - entry.nowMs) });
+    return { ok: true, retryAfterMs: 0 };
   }
 
   async setAdd(key: string, member: string, ttlSeconds?: number): Promise<void> {

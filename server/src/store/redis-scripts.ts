@@ -260,6 +260,20 @@ local newest = tonumber(redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')[2])
 redis.call('PEXPIRE', KEYS[1], string.format('%.0f', math.max(1, newest + window - now)))
 if had then return {1, count} end
 return {1, count + 1}`,
+  // ARGV: now ms, step ms, span ms, '1' to peek (see rate-entry.ts). The generic cell rate
+  // algorithm on one string, the schedule's next free time: read, compare and move on in one script,
+  // so calls racing on many connections (and instances) are counted one after another and exactly
+  // `count` of a burst get through. The key lives while the schedule runs ahead of now. Answers 0
+  // when the call fits, else the ms until one would. Mirrors `rateLimit` in memory-store.ts.
+  countersignRateLimit: `
+local now, step, span = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local tat = tonumber(redis.call('GET', KEYS[1]) or '')
+if tat == nil or tat < now then tat = now end
+local nextAt = tat + step
+local over = nextAt - now - span
+if over > 0 then return over end
+if ARGV[4] ~= '1' then redis.call('SET', KEYS[1], string.format('%d', nextAt), 'PX', string.format('%d', nextAt - now)) end
+return 0`,
   // ARGV: the group, then the ids. Acknowledged and deleted together, so an entry that is done
   // never lingers in the stream (where a new group would deliver it again) for want of a second call.
   countersignStreamAckDelete: `

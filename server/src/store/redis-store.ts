@@ -4,8 +4,9 @@ import { DEFAULT_REDIS_COMMAND_TIMEOUT_MS } from './redis-connect.ts';
 import { checkSortedArguments } from './sorted-arguments.ts';
 import { MULTI_KEY_SCRIPTS, SCRIPTS } from './redis-scripts.ts';
 import { checkManyEntries, parseStreamId } from './stream-index.ts';
+import { rateSteps } from './rate-entry.ts';
 import { checkWindowEntry, checkWindowMember } from './window-entry.ts';
-import type { CasResult, Fields, Guard, PollResult, SortedWindowEntry, SortedWindowResult, Store, StreamAppendManyResult, StreamAppendResult, StreamClaimResult, StreamEntry, StreamIndex, WindowEntry, WindowResult } from './types.ts';
+import type { CasResult, Fields, Guard, PollResult, RateEntry, RateResult, SortedWindowEntry, SortedWindowResult, Store, StreamAppendManyResult, StreamAppendResult, StreamClaimResult, StreamEntry, StreamIndex, WindowEntry, WindowResult } from './types.ts';
 
 type Scripted = Record<keyof typeof SCRIPTS, (key: string, ...args: string[]) => Promise<unknown>>;
 
@@ -174,6 +175,12 @@ export class RedisStore implements Store {
   async sortedWindowMembers(key: string, nowMs: number, windowMs: number): Promise<string[]> {
     checkSortedArguments(nowMs - windowMs);
     return (await this.#redis.call('ZRANGE', this.#key(key), `(${scoreArg(nowMs - windowMs)}`, '+inf', 'BYSCORE')) as string[];
+  }
+
+  async rateLimit(key: string, entry: RateEntry): Promise<RateResult> {
+    const { step, span } = rateSteps(entry);
+    const over = Number(await this.#scripts.countersignRateLimit(this.#key(key), String(entry.nowMs), String(step), String(span), entry.peek ? '1' : '0'));
+    return { ok: over === 0, retryAfterMs: over };
   }
 
   async setAdd(key: string, member: string, ttlSeconds?: number): Promise<void> {

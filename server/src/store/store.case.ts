@@ -441,6 +441,63 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
       });
     });
 
+    describe('rateLimit', () => {
+      const MINUTE = 60_000;
+      const rate = { count: 3, windowMs: MINUTE };
+      it('lets count calls through at once, then refuses the next with the ms until one fits', async () => {
+        const k = key('rate');
+        for (let i = 0; i < 3; i++) expect(await store.rateLimit(k, { ...rate, nowMs: T })).toStrictEqual({ ok: true, retryAfterMs: 0 });
+        expect(await store.rateLimit(k, { ...rate, nowMs: T })).toStrictEqual({ ok: false, retryAfterMs: 20_000 });
+        expect(await store.rateLimit(k, { ...rate, nowMs: T + 5_000 })).toStrictEqual({ ok: false, retryAfterMs: 15_000 });
+      });
+      it('lets one more through each windowMs / count, not before, and the whole burst after an idle window', async () => {
+        const k = key('rate');
+        for (let i = 0; i < 3; i++) await store.rateLimit(k, { ...rate, nowMs: T });
+        expect(await store.rateLimit(k, { ...rate, nowMs: T + 19_999 })).toStrictEqual({ ok: false, retryAfterMs: 1 });
+        expect((await store.rateLimit(k, { ...rate, nowMs: T + 20_000 })).ok).toBe(true);
+        expect((await store.rateLimit(k, { ...rate, nowMs: T + 20_000 })).ok).toBe(false);
+        const later = T + 20_000 + MINUTE;
+        for (let i = 0; i < 3; i++) expect((await store.rateLimit(k, { ...rate, nowMs: later })).ok).toBe(true);
+        expect((await store.rateLimit(k, { ...rate, nowMs: later })).ok).toBe(false);
+      });
+      it('rounds the step up, so a burst is count calls even when windowMs / count is not whole', async () => {
+        const k = key('rate');
+        const odd = { count: 7, windowMs: MINUTE, nowMs: T };
+        const results = [];
+        for (let i = 0; i < 8; i++) results.push((await store.rateLimit(k, odd)).ok);
+        expect(results).toStrictEqual([true, true, true, true, true, true, true, false]);
+      });
+      it('peek answers whether a call would fit and counts nothing', async () => {
+        const k = key('rate');
+        for (let i = 0; i < 5; i++) expect(await store.rateLimit(k, { ...rate, nowMs: T, peek: true })).toStrictEqual({ ok: true, retryAfterMs: 0 });
+        expect(await store.delete(k)).toBe(false);
+        for (let i = 0; i < 3; i++) expect((await store.rateLimit(k, { ...rate, nowMs: T })).ok).toBe(true);
+        expect(await store.rateLimit(k, { ...rate, nowMs: T, peek: true })).toStrictEqual({ ok: false, retryAfterMs: 20_000 });
+        expect(await store.rateLimit(k, { ...rate, nowMs: T + 20_000, peek: true })).toStrictEqual({ ok: true, retryAfterMs: 0 });
+        expect((await store.rateLimit(k, { ...rate, nowMs: T + 20_000 })).ok).toBe(true);
+      });
+      it('keeps one counter per key', async () => {
+        const [a, b] = [key('rate'), key('rate')];
+        for (let i = 0; i < 3; i++) await store.rateLimit(a, { ...rate, nowMs: T });
+        expect((await store.rateLimit(a, { ...rate, nowMs: T })).ok).toBe(false);
+        expect((await store.rateLimit(b, { ...rate, nowMs: T })).ok).toBe(true);
+      });
+      it('refuses malformed arguments before writing anything', async () => {
+        const k = key('rate');
+        await expect(store.rateLimit(k, { count: 0, windowMs: MINUTE, nowMs: T })).rejects.toThrow(RangeError);
+        await expect(store.rateLimit(k, { count: 1, windowMs: 0, nowMs: T })).rejects.toThrow(RangeError);
+        await expect(store.rateLimit(k, { count: 1.5, windowMs: MINUTE, nowMs: T })).rejects.toThrow(RangeError);
+        await expect(store.rateLimit(k, { count: 1, windowMs: MINUTE, nowMs: Number.NaN })).rejects.toThrow(RangeError);
+        expect(await store.delete(k)).toBe(false);
+      });
+      it('20 concurrent calls on 5 connections: exactly count get through', async () => {
+        const k = key('rate');
+        const results = await Promise.all(Array.from({ length: 20 }, (_, i) => handles[i % handles.length]!.rateLimit(k, { count: 6, windowMs: MINUTE, nowMs: T })));
+        expect(results.filter((result) => result.ok)).toHaveLength(6);
+        expect(results.filter((result) => !result.ok).map((result) => result.retryAfterMs)).toStrictEqual(Array.from({ length: 14 }, () => 10_000));
+      });
+    });
+
     it('setAdd adds a member once and setMembers lists the members', async () => {
       const k = key('set');
       for (const member of ['a', 'b', 'a']) await store.setAdd(k, member);
@@ -768,6 +825,7 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         ['replace keeps the TTL', async (k) => { await store.set(k, 'a', { ttlSeconds: 1 }); await store.replace(k, 'a', 'b'); }, async (k) => expect(await store.get(k)).toBeNull()],
         ['pollThrottle keeps the TTL', async (k) => { await store.hashCreate(k, { interval: '5' }, 1); await store.pollThrottle(k, T); }, async (k) => expect(await store.hashGet(k)).toBeNull()],
         ['windowAdd keeps a window only as long as its newest entry counts', (k) => store.windowAdd(k, { nowMs: T, windowMs: 1000, member: 'a', maxCount: 1 }), async (k) => expect(await store.delete(k)).toBe(false)],
+        ['rateLimit keeps a counter only while its schedule runs ahead of now', (k) => store.rateLimit(k, { nowMs: T, count: 1, windowMs: 1000 }), async (k) => expect(await store.delete(k)).toBe(false)],
         ['setAdd with a TTL sets it', (k) => store.setAdd(k, 'a', 1), async (k) => expect(await store.setMembers(k)).toStrictEqual([])],
         ['setAdd with a TTL resets it', async (k) => { await store.setAdd(k, 'a', 1); await store.setAdd(k, 'b', 60); }, async (k) => expect((await store.setMembers(k)).sort()).toStrictEqual(['a', 'b'])],
         ['setAdd without a TTL keeps it', async (k) => { await store.setAdd(k, 'a', 1); await store.setAdd(k, 'b'); }, async (k) => expect(await store.setMembers(k)).toStrictEqual([])],

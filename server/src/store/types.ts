@@ -83,6 +83,29 @@ export interface PollResult {
   fields: Fields | null;
 }
 
+/**
+ * One call offered to a rate limit ({@link Store.rateLimit}): at most `count` calls per `windowMs`,
+ * all at once or spread out. Times are epoch milliseconds from the caller's (injected) clock.
+ */
+export interface RateEntry {
+  /** The clock. */
+  nowMs: number;
+  /** Calls per window, and the largest burst; ≥ 1. */
+  count: number;
+  /** The window, ms; ≥ 1. */
+  windowMs: number;
+  /** Only ask whether a call would fit now; count nothing and write nothing. */
+  peek?: boolean;
+}
+
+/** The answer of {@link Store.rateLimit}. */
+export interface RateResult {
+  /** True when the call fits (and, unless `peek`, was counted). */
+  ok: boolean;
+  /** When not `ok`: ms until a call would fit; 0 when `ok`. */
+  retryAfterMs: number;
+}
+
 /** One entry of a stream: its id (`<ms>-<seq>`, increasing in the order of appends) and its fields, in the order written. */
 export interface StreamEntry {
   id: string;
@@ -210,6 +233,19 @@ export interface Store {
    * greater than `nowMs - windowMs`), lowest score first. Reads only; what left is dropped by the next add.
    */
   sortedWindowMembers(key: string, nowMs: number, windowMs: number): Promise<string[]>;
+
+  /**
+   * A rate limit in one atomic step on one key: the generic cell rate algorithm (GCRA), which keeps
+   * one number per key, the theoretical arrival time of the next call (epoch ms, from the caller's
+   * clock). A call fits when the schedule, moved on by `windowMs / count`, stays at most `windowMs`
+   * ahead of `nowMs`: `count` calls at once fit, then one every `windowMs / count`. Unlike a fixed
+   * window it never lets twice the rate through across a window's edge. A call that fits moves the
+   * schedule on (unless `peek`); one that does not writes nothing and answers how long to wait. The
+   * key lives only as long as the schedule runs ahead of now (at most `windowMs`), so an idle
+   * counter costs nothing. The key is the store's own (a string on Redis), for this operation only.
+   * @throws RangeError when `nowMs` is not a safe integer ≥ 0, or `count` or `windowMs` not a safe integer ≥ 1.
+   */
+  rateLimit(key: string, entry: RateEntry): Promise<RateResult>;
 
   /** Adds a member to a set, optionally resetting the set's TTL. */
   setAdd(key: string, member: string, ttlSeconds?: number): Promise<void>;

@@ -61,6 +61,12 @@ export const ERROR_CODES = {
   not_found: 404,
   unsupported_media_type: 415,
   request_too_large: 413,
+  /**
+   * Over a rate limit of the server (per client, per source address, per device session); the
+   * answer carries `Retry-After` in seconds. A client's `/token` flood answers `slow_down` instead.
+   */
+  too_many_requests: 429,
+  /** Not sent by the server (it sends `too_many_requests`); kept so code that switches on it still compiles. */
   rate_limited: 429,
   // Generic
   server_error: 500,

@@ -1,0 +1,291 @@
+import { keys, OffsetClock } from '@countersign/server';
+import { afterEach, describe, expect, it } from 'vitest';
+import { bcAuthorize, device, pay, pollToken, testPolicy, watchAudit, type SeenEvent } from './guarantees/policy-support.ts';
+import { openEventStream } from './support/cluster.ts';
+import { createHarness, type EnrolledUser, type Harness } from './support/harness.ts';
+
+/**
+ * Issue 10, item 4: refusals and views cannot grow storage without bound. Rate limits per client
+ * (`/bc-authorize`, `/token`, `/redeem`), per source address (failed client and admin
+ * authentication) and per device session (request views, event streams): over a limit the answer
+ * is 429 with `Retry-After` and an OAuth body, and the only thing written is the limit's counter.
+ * On the memory store and on Redis.
+ */
+
+/** A clock that stands still until told: every `Retry-After` below is exact. */
+class StillClock extends OffsetClock {
+  #now = Date.now();
+  override now(): number {
+    return this.#now;
+  }
+  override advance(seconds: number): void {
+    this.#now += seconds * 1000;
+  }
+}
+
+/** Every limit at 3 per 60 s: three calls at once, then one every 20 s. */
+const LIMITS = {
+  RATE_LIMIT_BC_AUTHORIZE: '3/60',
+  RATE_LIMIT_TOKEN: '3/60',
+  RATE_LIMIT_REDEEM: '3/60',
+  RATE_LIMIT_CLIENT_AUTH_FAILURES: '3/60',
+  RATE_LIMIT_ADMIN_AUTH_FAILURES: '3/60',
+  RATE_LIMIT_DEVICE_VIEWS: '3/60',
+  RATE_LIMIT_DEVICE_STREAMS: '6/60',
+  DEVICE_STREAMS_MAX: '2',
+};
+
+/** The Store operations that only read; every other one (and any added later) counts as a write. */
+const READS = new Set(['get', 'hashGet', 'hashGetField', 'hashLength', 'sortedWindowMembers', 'setMembers', 'sortedRangeByScore', 'listRange', 'streamGet', 'streamIndexRead', 'streamRange', 'streamPendingCount', 'close']);
+
+/** Records every writing Store call (operation and key) while on, background work included. */
+function watchWrites(harness: Harness) {
+  const store = harness.store as unknown as Record<string, (...args: unknown[]) => unknown>;
+  const writes: [string, string][] = [];
+  let on = false;
+  for (const name of Object.getOwnPropertyNames(Object.getPrototypeOf(harness.store))) {
+    const original = store[name];
+    if (name === 'constructor' || READS.has(name) || typeof original !== 'function') continue;
+    store[name] = (...args: unknown[]) => {
+      if (on) writes.push([name, String(args[0])]);
+      return original.apply(harness.store, args);
+    };
+  }
+  return {
+    /** Runs `call` and answers it with the writes it made, once its background work is done. */
+    async during<T>(call: () => Promise<T>): Promise<{ result: T; writes: [string, string][] }> {
+      // What earlier calls left to do in the background (pushes, audit batches) is not this call's.
+      await harness.drain();
+      writes.length = 0;
+      on = true;
+      try {
+        const result = await call();
+        await harness.deps.background.drain();
+        return { result, writes: [...writes] };
+      } finally {
+        on = false;
+      }
+    },
+  };
+}
+
+/** An over-limit answer: 429, `Retry-After` in seconds, an OAuth error body. */
+function expectTooMany(answer: { status: number; body: any; headers: Headers }, error: string, retryAfter: number): void {
+  expect(answer.status).toBe(429);
+  expect(answer.headers.get('retry-after')).toBe(String(retryAfter));
+  expect(answer.body).toStrictEqual({ error, error_description: expect.stringMatching(new RegExp(`Retry after ${retryAfter} s\\.$`)) });
+}
+
+type Client = { client_id: string; client_secret: string };
+const basic = (client: Client, secret = client.client_secret) => `Basic ${Buffer.from(`${client.client_id}:${secret}`).toString('base64')}`;
+
+describe.each(['memory', 'redis'] as const)('rate limits (%s store)', (storeKind) => {
+  let harness: Harness;
+  let clock: StillClock;
+  let audit: SeenEvent[];
+  let alice: EnrolledUser;
+  let agent: Client;
+  let other: Client;
+
+  async function start(env: Record<string, string> = {}) {
+    clock = new StillClock();
+    harness = await createHarness({ store: storeKind, clock, env: { POLICY_FILE: testPolicy(), ...LIMITS, ...env } });
+    alice = await harness.enrollUser('alice');
+    agent = await harness.createClient('Refund agent');
+    other = await harness.createClient('Billing agent');
+    audit = watchAudit(harness);
+  }
+  afterEach(() => harness?.close());
+
+  /**
+   * A call through `app.request` as if it came over a socket whose peer is `address`: the
+   * `incoming` request @hono/node-server's getConnInfo reads, marked as read so the body is taken
+   * from the `Request` (see `http/read-body.ts`).
+   */
+  async function callFrom(address: string, method: string, path: string, init: { body?: string; headers?: Record<string, string> } = {}) {
+    const socket = { remoteAddress: address, remotePort: 40_000, remoteFamily: address.includes(':') ? 'IPv6' : 'IPv4' };
+    const response = await harness.app.request(`${harness.issuer}${path}`, { method, headers: init.headers ?? {}, ...(init.body === undefined ? {} : { body: init.body }) }, { incoming: { socket, readableDidRead: true } });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : null, headers: response.headers };
+  }
+  /** What a device session's limits are keyed by: its tenant, user and device. */
+  const sessionOf = async (user: EnrolledUser) => `default:${user.sub}:${(await harness.call('GET', '/api/device/me', { headers: { cookie: user.cookie } })).body.device.device_id}`;
+  const redeem = (client: Client, token = 'not-a-token') => harness.call('POST', '/redeem', { body: { token, authorization_details: pay('txn_r') }, headers: { authorization: basic(client) } });
+
+  describe('per client', () => {
+    it('refuses /bc-authorize over the client’s limit with 429 too_many_requests, storing and auditing nothing; time and other clients go on', async () => {
+      await start();
+      const watch = watchWrites(harness);
+      for (const id of ['txn_1', 'txn_2', 'txn_3']) expect((await bcAuthorize(harness, agent, { login_hint: 'alice', details: pay(id) })).status).toBe(200);
+      await harness.drain();
+      const proposed = audit.length;
+      const { result: refused, writes } = await watch.during(() => bcAuthorize(harness, agent, { login_hint: 'alice', details: pay('txn_4') }));
+      expectTooMany(refused, 'too_many_requests', 20);
+      // Only the counter is touched: no request, no idempotency key, no window, no audit event.
+      expect(writes).toStrictEqual([['rateLimit', keys.rate('bcAuthorize', `default:${agent.client_id}`)]]);
+      expect(audit).toHaveLength(proposed);
+      expect((await device(harness, alice, 'GET', '/requests')).body.requests).toHaveLength(3);
+      // Another client has an allowance of its own.
+      expect((await bcAuthorize(harness, other, { login_hint: 'alice', details: pay('txn_other') })).status).toBe(200);
+      clock.advance(19);
+      expectTooMany(await bcAuthorize(harness, agent, { login_hint: 'alice', details: pay('txn_4') }), 'too_many_requests', 1);
+      clock.advance(1);
+      expect((await bcAuthorize(harness, agent, { login_hint: 'alice', details: pay('txn_4') })).status).toBe(200);
+      expectTooMany(await bcAuthorize(harness, agent, { login_hint: 'alice', details: pay('txn_5') }), 'too_many_requests', 20);
+    });
+
+    it('answers a /token flood over many auth_req_ids with 429 slow_down, before any request is read or its poll recorded', async () => {
+      await start({ RATE_LIMIT_BC_AUTHORIZE: '10/60' });
+      const ids: string[] = [];
+      for (const id of ['txn_1', 'txn_2', 'txn_3', 'txn_4']) ids.push((await bcAuthorize(harness, agent, { login_hint: 'alice', details: pay(id) })).body.auth_req_id);
+      for (const id of ids.slice(0, 3)) expect((await pollToken(harness, agent, id)).body.error).toBe('authorization_pending');
+      const watch = watchWrites(harness);
+      const before = await harness.store.hashGet(keys.request('default', ids[3]!));
+      const { result: refused, writes } = await watch.during(() => pollToken(harness, agent, ids[3]!));
+      expectTooMany(refused, 'slow_down', 20);
+      expect(writes).toStrictEqual([['rateLimit', keys.rate('token', `default:${agent.client_id}`)]]);
+      expect(await harness.store.hashGet(keys.request('default', ids[3]!))).toStrictEqual(before);
+      // Another client's polls are its own (its unknown id answers as usual).
+      expect((await pollToken(harness, other, ids[3]!)).body.error).toBe('invalid_grant');
+      clock.advance(20);
+      expect((await pollToken(harness, agent, ids[3]!)).body.error).toBe('authorization_pending');
+      expect((await pollToken(harness, agent, ids[0]!)).status).toBe(429);
+    });
+
+    it('refuses /redeem over the client’s limit with 429 too_many_requests, without the refusal audit every other refused redeem gets', async () => {
+      await start();
+      for (let i = 0; i < 3; i++) expect((await redeem(agent)).body.error).toBe('invalid_token');
+      expect(audit.filter((event) => event.type === 'refused').map((event) => event.reason)).toStrictEqual(['invalid_token', 'invalid_token', 'invalid_token']);
+      const watch = watchWrites(harness);
+      const { result: refused, writes } = await watch.during(() => redeem(agent));
+      expectTooMany(refused, 'too_many_requests', 20);
+      expect(writes).toStrictEqual([['rateLimit', keys.rate('redeem', `default:${agent.client_id}`)]]);
+      expect(audit.filter((event) => event.type === 'refused')).toHaveLength(3);
+      expect((await redeem(other)).body.error).toBe('invalid_token');
+      clock.advance(20);
+      expect((await redeem(agent)).body.error).toBe('invalid_token');
+      expect((await redeem(agent)).status).toBe(429);
+    });
+  });
+
+  it('counts on every instance of the deployment together: one client’s calls, one session’s open streams', async () => {
+    await start();
+    const second = await harness.instance();
+    try {
+      const on = (instance: Harness, id: string) => bcAuthorize(instance, agent, { login_hint: 'alice', details: pay(id) });
+      expect([(await on(harness, 'txn_1')).status, (await on(second, 'txn_2')).status, (await on(harness, 'txn_3')).status]).toStrictEqual([200, 200, 200]);
+      expectTooMany(await on(second, 'txn_4'), 'too_many_requests', 20);
+      const streams = [await openEventStream(harness, alice.cookie), await openEventStream(second, alice.cookie)];
+      expect((await second.app.request(`${second.issuer}/api/device/events`, { headers: { cookie: alice.cookie } })).status).toBe(429);
+      expect((await harness.app.request(`${harness.issuer}/api/device/events`, { headers: { cookie: alice.cookie } })).status).toBe(429);
+      await Promise.all(streams.map((stream) => stream.close()));
+    } finally {
+      await second.close();
+    }
+  });
+
+  describe('per source address', () => {
+    const form = 'grant_type=urn:openid:params:grant-type:ciba&auth_req_id=unknown';
+    const tokenCall = (address: string, authorization: string, extra: Record<string, string> = {}) =>
+      callFrom(address, 'POST', '/token', { body: form, headers: { authorization, 'content-type': 'application/x-www-form-urlencoded', ...extra } });
+
+    it('limits failed client authentications from one address, not another address, and never a successful one', async () => {
+      await start({ RATE_LIMIT_TOKEN: '100/1' });
+      // Successes are not counted: many of them, then the three failures the limit allows.
+      for (let i = 0; i < 6; i++) expect((await tokenCall('203.0.113.5', basic(agent))).body.error).toBe('invalid_grant');
+      for (const authorization of [basic(agent, 'wrong'), basic({ client_id: 'cli_unknown', client_secret: 'x' }), 'Basic !!!']) {
+        const answer = await tokenCall('203.0.113.5', authorization);
+        expect([answer.status, answer.body.error]).toStrictEqual([401, 'invalid_client']);
+      }
+      const watch = watchWrites(harness);
+      const { result: refused, writes } = await watch.during(() => tokenCall('203.0.113.5', basic(agent, 'wrong')));
+      expectTooMany(refused, 'too_many_requests', 20);
+      expect(writes).toStrictEqual([['rateLimit', keys.rate('clientAuthFailures', '203.0.113.5')]]);
+      // Every endpoint that authenticates a client counts against the same allowance.
+      expectTooMany(await callFrom('203.0.113.5', 'GET', '/requests/unknown', { headers: { authorization: basic(agent, 'wrong') } }), 'too_many_requests', 20);
+      // An X-Forwarded-For header from a peer that is not a trusted proxy changes nothing.
+      expectTooMany(await tokenCall('203.0.113.5', basic(agent, 'wrong'), { 'x-forwarded-for': '198.51.100.1' }), 'too_many_requests', 20);
+      // The right credentials from that address still work; another address is not limited.
+      expect((await tokenCall('203.0.113.5', basic(agent))).body.error).toBe('invalid_grant');
+      expect((await tokenCall('203.0.113.9', basic(agent, 'wrong'))).status).toBe(401);
+      clock.advance(20);
+      expect((await tokenCall('203.0.113.5', basic(agent, 'wrong'))).status).toBe(401);
+      expect((await tokenCall('203.0.113.5', basic(agent, 'wrong'))).status).toBe(429);
+    });
+
+    it('limits wrong admin tokens per address and then refuses that address even the right token, while another address signs in', async () => {
+      await start();
+      const admin = (address: string, authorization?: string) => callFrom(address, 'GET', '/api/admin/requests?state=pending', { headers: authorization ? { authorization } : {} });
+      // Calls without any token guess nothing: not counted.
+      for (let i = 0; i < 5; i++) expect((await admin('198.51.100.7')).status).toBe(401);
+      expect((await admin('198.51.100.7', `Bearer ${harness.adminToken}`)).status).toBe(200);
+      for (let i = 0; i < 3; i++) expect((await admin('198.51.100.7', 'Bearer wrong-admin-token')).body.error).toBe('invalid_token');
+      expectTooMany(await admin('198.51.100.7', 'Bearer wrong-admin-token'), 'too_many_requests', 20);
+      const watch = watchWrites(harness);
+      const { result: locked, writes } = await watch.during(() => admin('198.51.100.7', `Bearer ${harness.adminToken}`));
+      expectTooMany(locked, 'too_many_requests', 20);
+      expect(writes).toStrictEqual([['rateLimit', keys.rate('adminAuthFailures', '198.51.100.7')]]);
+      // The console's test requests sit behind the same check.
+      expect((await callFrom('198.51.100.7', 'POST', '/api/admin/test-requests', { body: '{}', headers: { authorization: `Bearer ${harness.adminToken}`, 'content-type': 'application/json' } })).status).toBe(429);
+      expect((await admin('198.51.100.8', `Bearer ${harness.adminToken}`)).status).toBe(200);
+      clock.advance(20);
+      expect((await admin('198.51.100.7', `Bearer ${harness.adminToken}`)).status).toBe(200);
+    });
+  });
+
+  describe('per device session', () => {
+    it('limits request views per session, the inbox and one request together, writing nothing for a refused view', async () => {
+      await start();
+      const bob = await harness.enrollUser('bob');
+      const id = (await bcAuthorize(harness, agent, { login_hint: 'alice', details: pay('txn_1') })).body.auth_req_id as string;
+      expect((await device(harness, alice, 'GET', '/requests')).status).toBe(200);
+      expect((await device(harness, alice, 'GET', `/requests/${id}`)).status).toBe(200);
+      expect((await device(harness, alice, 'GET', '/requests')).status).toBe(200);
+      const viewed = audit.filter((event) => event.type === 'viewed').length;
+      const watch = watchWrites(harness);
+      const { result: refused, writes } = await watch.during(() => device(harness, alice, 'GET', `/requests/${id}`));
+      expectTooMany(refused, 'too_many_requests', 20);
+      expect(writes).toStrictEqual([['rateLimit', keys.rate('deviceViews', await sessionOf(alice))]]);
+      expect(audit.filter((event) => event.type === 'viewed')).toHaveLength(viewed);
+      expectTooMany(await device(harness, alice, 'GET', '/requests'), 'too_many_requests', 20);
+      expect((await device(harness, bob, 'GET', '/requests')).status).toBe(200);
+      clock.advance(20);
+      expect((await device(harness, alice, 'GET', `/requests/${id}`)).status).toBe(200);
+      expect((await device(harness, alice, 'GET', '/requests')).status).toBe(429);
+    });
+
+    it('holds at most DEVICE_STREAMS_MAX event streams open per session; another session opens its own; closing one frees a slot', async () => {
+      await start();
+      const bob = await harness.enrollUser('bob');
+      const openAs = (user: EnrolledUser) => harness.app.request(`${harness.issuer}/api/device/events`, { headers: { cookie: user.cookie, accept: 'text/event-stream' } });
+      const first = await openEventStream(harness, alice.cookie);
+      const second = await openEventStream(harness, alice.cookie);
+      const refused = await openAs(alice);
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toBe('30');
+      expect(await refused.json()).toStrictEqual({ error: 'too_many_requests', error_description: 'At most 2 event streams may be open at once for one device. Retry after 30 s.' });
+      const bobs = await openEventStream(harness, bob.cookie);
+      // The streams still open carry events.
+      await bcAuthorize(harness, agent, { login_hint: 'alice', details: pay('txn_1') });
+      expect((await second.next((event) => event.event === 'request')).data).toContain('"state":"pending"');
+      const session = await sessionOf(alice);
+      const slots = () => harness.store.sortedWindowMembers(keys.streamSlots(session), clock.now(), 0);
+      expect(await slots()).toHaveLength(2);
+      await first.close();
+      await expect.poll(slots).toHaveLength(1);
+      const third = await openEventStream(harness, alice.cookie);
+      expect((await openAs(alice)).status).toBe(429);
+      await Promise.all([second.close(), third.close(), bobs.close()]);
+      await expect.poll(slots).toHaveLength(0);
+    });
+
+    it('limits how fast one session opens event streams, even with slots free', async () => {
+      await start({ RATE_LIMIT_DEVICE_STREAMS: '3/60' });
+      for (let i = 0; i < 3; i++) await (await openEventStream(harness, alice.cookie)).close();
+      const refused = await harness.app.request(`${harness.issuer}/api/device/events`, { headers: { cookie: alice.cookie, accept: 'text/event-stream' } });
+      expect([refused.status, refused.headers.get('retry-after'), (await refused.json()).error]).toStrictEqual([429, '20', 'too_many_requests']);
+      clock.advance(20);
+      await (await openEventStream(harness, alice.cookie)).close();
+    });
+  });
+});
