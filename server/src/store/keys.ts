@@ -18,6 +18,12 @@ export const keys = {
   /** String (single use): a WebAuthn decision challenge → its nonce record. */
   decisionChallenge: (tenant: string, challenge: string) => `chl:{${tenant}}:${challenge}`,
   /**
+   * Hash: the decision challenges one device was shown for one request, prompt name (`deny`,
+   * `approve`, `approve:<code>`) → challenge, and `viewed_at`; until the request's deadline. A view
+   * shows these again while they are live instead of minting new ones (see `devices/live-prompts.ts`).
+   */
+  livePrompts: (tenant: string, authReqId: string, deviceId: string) => `prompts:{${tenant}:${authReqId}}:${deviceId}`,
+  /**
    * Set: the `auth_req_id`s that were waiting for one user, before `pendingRequests` held them. No
    * longer written; read (and emptied) by the inbox until the requests in it are over, then gone
    * with its TTL.

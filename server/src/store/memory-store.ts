@@ -474,6 +474,14 @@ export class MemoryStore implements Store {
   async close(): Promise<void> {
     this.#entries.clear();
   }
+
+  /**
+   * The keys that hold a value now (expired ones left out), in no particular order: for tests and
+   * diagnostics that count what the server stored, as SCAN does on Redis. Not part of {@link Store}.
+   */
+  keyNames(): string[] {
+    return [...this.#entries.keys()].filter((key) => this.#live(key) !== undefined);
+  }
 }
 
 /** Refuses a count that is not a positive whole number, as Redis would. */
