@@ -32,6 +32,8 @@ export interface Config {
   policyFile: string | undefined;
   /** `OUTCOME_TIMEOUT`: seconds after a redemption without an outcome before it is flagged `outcome_unknown`. */
   outcomeTimeoutSeconds: number;
+  /** `AUDIT_RETENTION_DAYS` in seconds: audit events older than this are trimmed. */
+  auditRetentionSeconds: number;
 }
 
 /**
@@ -93,6 +95,7 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
     retentionSeconds: 7 * 86_400,
     policyFile: env.POLICY_FILE,
     outcomeTimeoutSeconds: env.OUTCOME_TIMEOUT,
+    auditRetentionSeconds: env.AUDIT_RETENTION_DAYS * 86_400,
   };
 }
 

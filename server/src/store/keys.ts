@@ -86,6 +86,17 @@ export const keys = {
    */
   auditChain: (tenant: string) => `auditlog:{${tenant}}`,
   /**
+   * Hash `{seq, hash, id, at}`: the last event the audit retention trimmed from `auditChain(tenant)`
+   * (its `seq`, its hash, its stream id and time), written with the trim in one script, so `verify`
+   * starts from it instead of the genesis hash. No TTL: it lives as long as the chain. In the tenant's tag.
+   */
+  auditAnchor: (tenant: string) => `auditanchor:{${tenant}}`,
+  /**
+   * Set: the tenants that have an audit chain (or a client or user, so soon one), which the audit
+   * retention walks. One key for the deployment, in a slot of its own; no TTL.
+   */
+  auditTenants: () => 'audittenants:{audit}',
+  /**
    * Sorted set: every pending request, scored by its `expires_at` (epoch ms), member
    * `<tenant>:<auth_req_id>`; read by the expiry sweeper. One key for the deployment, so it sits
    * in one slot of its own (see `requests/request-deadlines.ts` for how issue 6 may shard it).

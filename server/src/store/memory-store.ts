@@ -1,7 +1,7 @@
 import { checkSortedArguments } from './sorted-arguments.ts';
-import { checkManyEntries, parseStreamId } from './stream-index.ts';
+import { checkManyEntries, checkTrim, parseStreamId } from './stream-index.ts';
 import { checkWindowEntry, checkWindowMember } from './window-entry.ts';
-import type { CasResult, Fields, Guard, PollResult, SortedWindowEntry, SortedWindowResult, Store, StreamAppendManyResult, StreamAppendResult, StreamClaimResult, StreamEntry, StreamIndex, WindowEntry, WindowResult } from './types.ts';
+import type { CasResult, Fields, Guard, PollResult, SortedWindowEntry, SortedWindowResult, Store, StreamAppendManyResult, StreamAppendResult, StreamClaimResult, StreamEntry, StreamIndex, StreamMark, StreamTrimResult, WindowEntry, WindowResult } from './types.ts';
 
 /** A sorted set: each member's score, and the members in (score, member) order for range reads. */
 interface Sorted { scores: Map<string, number>; order: { score: number; member: string }[] }
@@ -400,6 +400,23 @@ export class MemoryStore implements Store {
       return ms > after[0] || (ms === after[0] && seq > after[1]);
     });
     return later.slice(0, count ?? later.length).map((entry) => ({ id: entry.id, fields: { ...entry.fields } }));
+  }
+
+  async streamTrimBefore(key: string, minId: string, mark: StreamMark): Promise<StreamTrimResult> {
+    checkTrim(key, minId, mark);
+    // Type errors (WRONGTYPE) first, before anything is written.
+    const current = this.#of(mark.key, 'hash')?.value;
+    const stream = this.#of(key, 'stream')?.value;
+    const markNow = () => (current && current.size > 0 ? Object.fromEntries(current) : null);
+    const min = parseStreamId(minId);
+    if ((current?.get('id') ?? null) !== mark.ifId) return { ok: false, mark: markNow() };
+    if (!stream?.entries.some(({ id }) => compareStreamIds(parseStreamId(id), min) === 0)) return { ok: false, mark: markNow() };
+    // Checked, trimmed and marked in one synchronous step, as the Lua does.
+    const before = stream.entries.length;
+    stream.entries = stream.entries.filter(({ id }) => compareStreamIds(parseStreamId(id), min) >= 0);
+    const hash = this.#ensure(mark.key, 'hash', () => new Map()).value;
+    for (const [field, value] of Object.entries(mark.fields)) hash.set(field, value);
+    return { ok: true, trimmed: before - stream.entries.length };
   }
 
   async streamGroupCreate(key: string, group: string): Promise<boolean> {
