@@ -45,14 +45,14 @@ describe('hash slots on the cluster', () => {
   it('declares one key per Lua script but the multi-key ones, and every script touches only its declared KEYS', () => {
     for (const [name, lua] of Object.entries(SCRIPTS)) {
       const multi = MULTI_KEY_SCRIPTS.has(name as keyof typeof SCRIPTS);
-      expect(lua, name).not.toMatch(/KEYS\[[02-9]/);
+      expect(lua, name).not.toMatch(multi ? /KEYS\[0/ : /KEYS\[[02-9]/);
       // Every command a script runs names a declared key: no key built from ARGV, which the cluster
       // could not route and which could sit in another slot. A multi-key script (the audit chain
-      // and its per-request indexes) may name KEYS[k]; the store checks that all its keys share
-      // KEYS[1]'s hash tag, and the contract above runs it on this cluster.
+      // and its per-request indexes, or its retention anchor) may name KEYS[k] or KEYS[2]; the store
+      // checks that all its keys share KEYS[1]'s hash tag, and the contract above runs it on this cluster.
       const calls = [...lua.matchAll(/redis\.(?:p?call)\(\s*'([A-Z]+)'\s*,\s*([^,)]+)/g)];
       expect(calls.length, name).toBeGreaterThan(0);
-      for (const [, , key] of calls) expect(key!.trim(), `${name}: ${key}`).toMatch(multi ? /^KEYS\[(1|[a-z]+)\]$/ : /^KEYS\[1\]$/);
+      for (const [, , key] of calls) expect(key!.trim(), `${name}: ${key}`).toMatch(multi ? /^KEYS\[([12]|[a-z]+)\]$/ : /^KEYS\[1\]$/);
     }
   });
 
@@ -62,6 +62,9 @@ describe('hash slots on the cluster', () => {
     expect(await slotOf(keys.requestAudit(tenant, id))).toBe(slot);
     // A request's audit index sits with its tenant's chain, which one script appends to both.
     expect(await slotOf(keys.requestAuditIndex(tenant, id))).toBe(await slotOf(keys.auditChain(tenant)));
+    // So does its retention anchor, which one script writes with the trim.
+    expect(await slotOf(keys.auditAnchor(tenant))).toBe(await slotOf(keys.auditChain(tenant)));
+    expect(await slotOf(keys.livePrompts(tenant, id, 'dev_1'))).toBe(slot);
     expect(await slotOf(`${prefix}${keys.request(tenant, id)}`)).toBe(slot);
     const user = await slotOf(keys.pendingRequests(tenant, 'alice'));
     expect(await slotOf(keys.user(tenant, 'alice'))).toBe(user);

@@ -81,7 +81,7 @@ export async function createDeps(config: Config, store: Store, overrides: DepsOv
     keyRing,
     vapidPublicKey: vapid.publicKey,
     push,
-    audit: createAuditLog(store, clock, config.retentionSeconds),
+    audit: createAuditLog(store, clock, config.retentionSeconds, { maxAgeSeconds: config.auditRetentionSeconds }),
     events: overrides.events ?? new EventBus(),
     background,
     log,

@@ -37,6 +37,8 @@ export function adminRoutes(deps: Deps, adminToken: string): Hono {
     const body = await readJson(c, createClientBody);
     checkClientEndpoints(body, { production: deps.config.production });
     const { record, client_secret } = await createClient(deps.store, body as NewClient, deps.clock.now());
+    // The tenant's audit chain is known to the retention before its first event, which may be a refusal.
+    await deps.audit.track(record.tenant);
     const { secret_hash: _hash, ...client } = record;
     return c.json({ ...client, ...(client_secret ? { client_secret } : {}) }, 201, { 'Cache-Control': 'no-store' });
   });
@@ -44,6 +46,7 @@ export function adminRoutes(deps: Deps, adminToken: string): Hono {
   app.post('/users', async (c) => {
     const body = await readJson(c, createUserBody);
     const { user, created } = await ensureUser(deps.store, body, deps.clock.now());
+    await deps.audit.track(user.tenant);
     if (created && user.roles.length > 0) await deps.audit.record({ type: 'roles_changed', tenant: user.tenant, sub: user.sub, channel: 'admin', detail: { from: '', to: user.roles.join(' ') } });
     return c.json(user, created ? 201 : 200);
   });

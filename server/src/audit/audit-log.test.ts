@@ -127,7 +127,9 @@ describe('createAuditLog', () => {
     await Promise.all([ID, 'req_other', ID].map((id, n) => audit.record({ type: 'viewed', tenant: 'default', auth_req_id: id, channel: 'device', detail: { n } })));
     await audit.record({ type: 'refused', tenant: 'default', channel: 'agent' });
     expect(calls.streamAppendManyAfter).toBe(2);
-    expect(Object.keys(calls).sort()).toEqual(['streamAppendManyAfter']);
+    // And the tenant's registration for the retention, once per process.
+    expect(calls.setAdd).toBe(1);
+    expect(Object.keys(calls).sort()).toEqual(['setAdd', 'streamAppendManyAfter']);
     const chain = await store.streamRange(keys.auditChain('default'));
     expect(await store.streamIndexRead(keys.requestAuditIndex('default', ID))).toEqual([chain[0]!.id, chain[2]!.id]);
     expect(await store.streamIndexRead(keys.requestAuditIndex('default', 'req_other'))).toEqual([chain[1]!.id]);

@@ -5,8 +5,9 @@ import { keys } from '../store/index.ts';
 import type { AuditEvent, StoredAuditEvent } from './audit-event.ts';
 import { createChainAppender } from './chain-appender.ts';
 import { withoutSecrets } from './no-secrets.ts';
+import { readRetentionAnchor, trimChain, type TrimReport } from './retention.ts';
 import { storedEvent } from './stored-event.ts';
-import { verifyChain, type ChainHead, type ChainReport } from './verify-chain.ts';
+import { verifyChain, type ChainHead, type ChainReport, type RetentionAnchorLine } from './verify-chain.ts';
 
 /** The audit trail: a hash chain per tenant, with a per-request view. */
 export interface AuditLog {
@@ -21,17 +22,39 @@ export interface AuditLog {
    * names, read by id (two round trips, whatever the chain's length).
    */
   forRequest(tenant: string, authReqId: string): Promise<StoredAuditEvent[]>;
-  /** The tenant's whole chain, oldest first, as JSON lines: each the JCS of one event with its stream `id`; read in pages. */
+  /**
+   * The tenant's whole chain, oldest first, as JSON lines: each the JCS of one event with its stream
+   * `id`; read in pages. A chain the retention trimmed starts with one line
+   * `{"retention_anchor": {seq, hash, id, at}}`, the last event trimmed, which `verify --file` reads.
+   */
   export(tenant: string): AsyncIterable<string>;
-  /** Verifies the tenant's chain as stored; see {@link verifyChain}. */
+  /** Verifies the tenant's chain as stored, from its retention anchor when it was trimmed; see {@link verifyChain}. */
   verify(tenant: string, anchor?: ChainHead): Promise<ChainReport>;
+  /**
+   * Registers a tenant for the retention (`keys.auditTenants`): done when an operator creates a
+   * client or user, and by the first `record` of each tenant in a process, so chains from before
+   * the registry are found too. Answers once the tenant is in the registry.
+   */
+  track(tenant: string): Promise<void>;
+  /**
+   * Applies the retention to every registered tenant: trims the events older than `maxAgeSeconds`
+   * ({@link trimChain}), keeping each chain's head before the trim as its anchor. Does nothing
+   * without a maximum age. Run by the expiry sweeper (under its lease).
+   */
+  trim(): Promise<TrimReport[]>;
+}
+
+/** Options of {@link createAuditLog}. */
+export interface AuditLogOptions {
+  /** The audit retention (`AUDIT_RETENTION_DAYS`), seconds: events older than this are trimmed by {@link AuditLog.trim}. */
+  maxAgeSeconds?: number;
 }
 
 /** Entries read per store call when exporting or verifying. */
 const PAGE = 500;
 
 /**
- * An audit log on the store (DESIGN.md guarantee 9; issue 4 "Audit trail"). Each tenant has one
+ * An audit log on the store (DESIGN.md guarantee 9; issue 4 "Audit trail"; issue 10 retention). Each tenant has one
  * hash chain in a stream (`keys.auditChain`, a Redis Stream on Redis, kept without TTL): every
  * event carries `seq` and `prev_hash`, the base64url SHA-256 of the JCS of the event before it, so
  * an edited or a deleted event breaks the chain at the next link (see `createChainAppender` for
@@ -41,12 +64,35 @@ const PAGE = 500;
  * `retentionSeconds`), appended by the same script call that appends the events, so it never names
  * an event the chain lacks and costs no round trip of its own.
  *
- * @param retentionSeconds - how long a request's view is kept.
+ * With a maximum age, {@link AuditLog.trim} trims each chain's oldest events and keeps the head
+ * before them as the chain's anchor (`retention.ts`), and a view is kept no longer than that age,
+ * so it cannot name trimmed events for longer than its own TTL (the admin view leaves out ids
+ * whose event is gone).
+ *
+ * @param retentionSeconds - how long a request's view is kept (at most `options.maxAgeSeconds`).
  */
-export function createAuditLog(store: Store, clock: Clock, retentionSeconds: number): AuditLog {
+export function createAuditLog(store: Store, clock: Clock, retentionSeconds: number, options: AuditLogOptions = {}): AuditLog {
+  const indexTtl = Math.min(retentionSeconds, options.maxAgeSeconds ?? Number.POSITIVE_INFINITY);
   const append = createChainAppender(store, {
-    indexOf: (event) => (event.auth_req_id ? { key: keys.requestAuditIndex(event.tenant, event.auth_req_id), ttlSeconds: retentionSeconds } : null),
+    indexOf: (event) => (event.auth_req_id ? { key: keys.requestAuditIndex(event.tenant, event.auth_req_id), ttlSeconds: indexTtl } : null),
   });
+  /** Per tenant, its registration (done or in flight); a failed one is forgotten, so the next record tries again. */
+  const tracked = new Map<string, Promise<void>>();
+  const track = (tenant: string): Promise<void> => {
+    let registered = tracked.get(tenant);
+    if (!registered) {
+      registered = store.setAdd(keys.auditTenants(), tenant).catch((error: unknown) => {
+        tracked.delete(tenant);
+        throw error;
+      });
+      tracked.set(tenant, registered);
+    }
+    return registered;
+  };
+  const anchorLine = async (tenant: string): Promise<RetentionAnchorLine | null> => {
+    const anchor = readRetentionAnchor(await store.hashGet(keys.auditAnchor(tenant)));
+    return anchor ? { retention_anchor: anchor } : null;
+  };
 
   async function* entries(tenant: string): AsyncGenerator<StreamEntry> {
     let after: string | undefined;
@@ -60,8 +106,9 @@ export function createAuditLog(store: Store, clock: Clock, retentionSeconds: num
 
   return {
     async record(input) {
-      // Resolves once the event is in the chain and its id in its request's view (one script call).
-      await append(withoutSecrets({ ...input, at: new Date(clock.now()).toISOString() }));
+      // Resolves once the event is in the chain and its id in its request's view (one script call);
+      // the tenant's registration for the retention goes beside it, once per process.
+      await Promise.all([append(withoutSecrets({ ...input, at: new Date(clock.now()).toISOString() })), track(input.tenant)]);
     },
     async forRequest(tenant, authReqId) {
       const ids = await store.streamIndexRead(keys.requestAuditIndex(tenant, authReqId));
@@ -75,16 +122,35 @@ export function createAuditLog(store: Store, clock: Clock, retentionSeconds: num
       return events.sort((a, b) => a.seq - b.seq);
     },
     async *export(tenant) {
+      const trimmed = await anchorLine(tenant);
+      if (trimmed) yield canonicalize(trimmed);
       for await (const entry of entries(tenant)) {
         // An unreadable entry is exported as it is, so the verifier of the export sees it too.
         yield canonicalize(storedEvent(entry, tenant) ?? { id: entry.id, unreadable: entry.fields });
       }
     },
     async verify(tenant, anchor) {
-      async function* events() {
-        for await (const entry of entries(tenant)) yield storedEvent(entry, tenant) ?? entry;
+      for (let attempt = 1; ; attempt++) {
+        const trimmed = await anchorLine(tenant);
+        async function* events() {
+          if (trimmed) yield trimmed;
+          for await (const entry of entries(tenant)) yield storedEvent(entry, tenant) ?? entry;
+        }
+        const report = await verifyChain(tenant, events(), anchor);
+        // A trim between reading the anchor and the chain shows as a gap at the first entry: when the
+        // anchor moved meanwhile, verify again from the new one; otherwise the gap is real.
+        if (report.ok || attempt === 3 || report.broken?.reason !== 'seq_mismatch' || report.broken.position !== 0) return report;
+        if (canonicalize(await anchorLine(tenant)) === canonicalize(trimmed)) return report;
       }
-      return verifyChain(tenant, events(), anchor);
+    },
+    track,
+    async trim() {
+      if (options.maxAgeSeconds === undefined) return [];
+      const cutoff = clock.now() - options.maxAgeSeconds * 1000;
+      const reports: TrimReport[] = [];
+      // One tenant after another: a run's cost is the events it trims, plus two reads per tenant.
+      for (const tenant of (await store.setMembers(keys.auditTenants())).sort()) reports.push(await trimChain(store, tenant, cutoff));
+      return reports;
     },
   };
 }

@@ -1,7 +1,8 @@
 export type { AuditChannel, AuditEvent, AuditType, ChainedAuditEvent, StoredAuditEvent } from './audit-event.ts';
-export { createAuditLog, type AuditLog } from './audit-log.ts';
+export { createAuditLog, type AuditLog, type AuditLogOptions } from './audit-log.ts';
 export { createChainAppender, type ChainAppender } from './chain-appender.ts';
 export { chainText, eventHash, genesisHash } from './chain-hash.ts';
 export { withoutSecrets } from './no-secrets.ts';
+export { readRetentionAnchor, trimChain, type TrimReport } from './retention.ts';
 export { storedEvent, storedFields } from './stored-event.ts';
-export { verifyChain, type ChainBreak, type ChainBreakReason, type ChainHead, type ChainReport } from './verify-chain.ts';
+export { verifyChain, type ChainBreak, type ChainBreakReason, type ChainHead, type ChainReport, type RetentionAnchor, type RetentionAnchorLine } from './verify-chain.ts';

@@ -12,7 +12,9 @@ export type ChainBreakReason =
   /** `prev_hash` is not the hash of the event before it: that event was edited (or this link was). */
   | 'prev_hash_mismatch'
   /** The event at the anchor's `seq` does not have the anchor's hash, or the chain ends before it. */
-  | 'anchor_mismatch';
+  | 'anchor_mismatch'
+  /** The anchor's `seq` is older than what the retention kept: it cannot be checked any more. */
+  | 'anchor_trimmed';
 
 /** The first broken link of a chain. */
 export interface ChainBreak {
@@ -37,6 +39,18 @@ export interface ChainHead {
   hash: string;
 }
 
+/**
+ * Where a chain that the audit retention trimmed starts: the last event trimmed, its `seq`, its hash
+ * (what the first event kept holds as `prev_hash`), stream id and time. Kept in the store beside the
+ * chain (`keys.auditAnchor`), and written as the first line of an export of a trimmed chain.
+ */
+export interface RetentionAnchor {
+  seq: number;
+  hash: string;
+  id?: string;
+  at?: string;
+}
+
 /** The answer of {@link verifyChain}. */
 export interface ChainReport {
   ok: boolean;
@@ -45,8 +59,33 @@ export interface ChainReport {
   events: number;
   /** The newest event, when the whole chain verified and is not empty. */
   head: ChainHead | null;
+  /** Present when the chain was trimmed: verification began after this event instead of at the genesis hash. */
+  start?: RetentionAnchor;
   /** The first broken link, when `ok` is false. */
   broken?: ChainBreak;
+}
+
+/** The first line of an export of a trimmed chain, `{"retention_anchor": {…}}`, read back by {@link verifyChain}. */
+export interface RetentionAnchorLine {
+  retention_anchor: RetentionAnchor;
+}
+
+const HASH = /^[A-Za-z0-9_-]{43}$/;
+
+/** The retention anchor a first line or first item names, or null when it is not one. */
+function readAnchorLine(item: unknown): RetentionAnchor | null {
+  let value = item;
+  if (typeof item === 'string') {
+    try {
+      value = JSON.parse(item);
+    } catch {
+      return null;
+    }
+  }
+  if (typeof value !== 'object' || value === null || !('retention_anchor' in value)) return null;
+  const anchor = (value as RetentionAnchorLine).retention_anchor;
+  if (typeof anchor !== 'object' || anchor === null || !Number.isSafeInteger(anchor.seq) || anchor.seq < 0 || typeof anchor.hash !== 'string' || !HASH.test(anchor.hash)) return null;
+  return anchor;
 }
 
 /**
@@ -56,36 +95,59 @@ export interface ChainReport {
  * `prev_hash_mismatch` at the event after it; a deleted event as a `seq_mismatch` at the event
  * that follows the gap.
  *
+ * A chain the audit retention trimmed starts with its {@link RetentionAnchor} (as the first item,
+ * `{"retention_anchor": …}`): the first event must then carry the anchor's `seq` + 1 and its hash as
+ * `prev_hash`, so a trim that removed more than the anchor says, or an event deleted right after
+ * it, is a `seq_mismatch` as anywhere else. The report names the anchor in `start`.
+ *
  * A chain proves the order and integrity of what it holds, not that nothing was cut from its end
- * or rewritten from some point on: for that, pass an `anchor` (a head recorded earlier, elsewhere).
+ * or rewritten from some point on (nor that a trim and its anchor were honest): for that, pass an
+ * `anchor` (a head recorded earlier, elsewhere). One older than the retention anchor can no longer
+ * be checked (`anchor_trimmed`).
  *
  * @param events - parsed events or JSON lines (as `export` writes them), oldest first.
  * @param anchor - a head recorded earlier; its `seq` must be present with its `hash`.
- * @see DESIGN.md guarantee 9
+ * @see DESIGN.md guarantee 9; docs/audit.md "Retention"
  */
 export async function verifyChain(tenant: string, events: AsyncIterable<unknown> | Iterable<unknown>, anchor?: ChainHead): Promise<ChainReport> {
   let expectedPrev = genesisHash(tenant);
+  let expectedSeq = 0;
+  let start: RetentionAnchor | undefined;
   let position = 0;
   let head: ChainHead | null = null;
-  const fail = (broken: Omit<ChainBreak, 'position' | 'expected_seq'>): ChainReport => ({
-    ok: false,
-    tenant,
-    events: position + 1,
-    head: null,
-    broken: { ...broken, position, expected_seq: position },
-  });
+  const report = (fields: Omit<ChainReport, 'tenant' | 'start'>): ChainReport => ({ ...fields, tenant, ...(start ? { start } : {}) });
+  const fail = (broken: Omit<ChainBreak, 'position' | 'expected_seq'>): ChainReport => report({ ok: false, events: position + 1, head: null, broken: { ...broken, position, expected_seq: expectedSeq } });
 
+  let first = true;
   for await (const item of events) {
+    if (first) {
+      first = false;
+      const trimmed = readAnchorLine(item);
+      if (trimmed) {
+        start = trimmed;
+        expectedPrev = trimmed.hash;
+        expectedSeq = trimmed.seq + 1;
+        if (anchor && anchor.seq < trimmed.seq) {
+          return report({ ok: false, events: 0, head: null, broken: { reason: 'anchor_trimmed', position: 0, expected_seq: expectedSeq, message: `the recorded head (seq ${anchor.seq}) is older than the retention anchor (seq ${trimmed.seq}): it was trimmed, record a newer one` } });
+        }
+        if (anchor && anchor.seq === trimmed.seq && anchor.hash !== trimmed.hash) {
+          return report({ ok: false, events: 0, head: null, broken: { reason: 'anchor_mismatch', position: 0, expected_seq: expectedSeq, message: `event ${anchor.seq} differs from the recorded head (it is the retention anchor)` } });
+        }
+        continue;
+      }
+    }
     const event = readEvent(item);
     if (!event) return fail({ reason: 'unreadable', message: `entry ${position} is not an audit event` });
     const at = { ...(typeof event.id === 'string' ? { id: event.id } : {}), found_seq: event.seq };
     if (event.tenant !== tenant) return fail({ ...at, reason: 'wrong_tenant', message: `entry ${position} belongs to tenant ${String(event.tenant)}` });
-    if (event.seq !== position) {
-      const message = event.seq > position ? `event ${position} is missing: found seq ${event.seq} (deleted)` : `seq ${event.seq} found where ${position} belongs (inserted or reordered)`;
+    if (event.seq !== expectedSeq) {
+      const message = event.seq > expectedSeq ? `event ${expectedSeq} is missing: found seq ${event.seq} (deleted)` : `seq ${event.seq} found where ${expectedSeq} belongs (inserted or reordered)`;
       return fail({ ...at, reason: 'seq_mismatch', message });
     }
     if (event.prev_hash !== expectedPrev) {
-      const message = position === 0 ? 'event 0 does not start the tenant’s chain' : `event ${position - 1} was changed: event ${position} holds another hash for it`;
+      const message = start && position === 0
+        ? `event ${expectedSeq} does not continue from the retention anchor (event ${start.seq})`
+        : expectedSeq === 0 ? 'event 0 does not start the tenant’s chain' : `event ${expectedSeq - 1} was changed: event ${expectedSeq} holds another hash for it`;
       return fail({ ...at, reason: 'prev_hash_mismatch', message });
     }
     expectedPrev = eventHash(event);
@@ -94,11 +156,12 @@ export async function verifyChain(tenant: string, events: AsyncIterable<unknown>
       return fail({ ...at, reason: 'anchor_mismatch', message: `event ${event.seq} differs from the recorded head` });
     }
     position += 1;
+    expectedSeq += 1;
   }
-  if (anchor && (head === null || head.seq < anchor.seq)) {
-    return { ok: false, tenant, events: position, head: null, broken: { reason: 'anchor_mismatch', position, expected_seq: position, message: `the chain ends before the recorded head (seq ${anchor.seq}): events were cut from its end` } };
+  if (anchor && (head === null || head.seq < anchor.seq) && !(start && anchor.seq === start.seq)) {
+    return report({ ok: false, events: position, head: null, broken: { reason: 'anchor_mismatch', position, expected_seq: expectedSeq, message: `the chain ends before the recorded head (seq ${anchor.seq}): events were cut from its end` } });
   }
-  return { ok: true, tenant, events: position, head };
+  return report({ ok: true, events: position, head });
 }
 
 function readEvent(item: unknown): StoredAuditEvent | null {

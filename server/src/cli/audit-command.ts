@@ -19,9 +19,13 @@ export const AUDIT_USAGE = `usage:
       verify T's hash chain in the store (or in an export file); exit 0 when it holds, 1 at
       the first broken link, 2 on bad usage, 3 when the store cannot be read.
       --anchor: a head printed by an earlier verify, which must still be there with the same
-      hash (catches events cut from the end, or the chain rewritten from some point on).
+      hash (catches events cut from the end, or the chain rewritten from some point on); one
+      older than the retention anchor cannot be checked any more (anchor_trimmed).
+      A chain trimmed by AUDIT_RETENTION_DAYS is verified from its retention anchor, the last
+      event trimmed, and the report says so.
   audit export --tenant T
-      write T's chain to standard output as JSON lines, oldest first.`;
+      write T's chain to standard output as JSON lines, oldest first; a trimmed chain starts
+      with one {"retention_anchor": …} line, which verify --file reads.`;
 
 const TENANT = /^[a-z0-9][a-z0-9-]{0,39}$/;
 
@@ -32,14 +36,16 @@ function parseAnchor(value: string | undefined): ChainHead | undefined | null {
 }
 
 function describe(report: ChainReport): string {
+  // A trimmed chain is proved from its retention anchor, not from the genesis hash: say so.
+  const from = report.start ? `, from the retention anchor ${report.start.seq}:${report.start.hash} (events 0 to ${report.start.seq} trimmed${report.start.at ? `, the last of ${report.start.at}` : ''})` : '';
   if (report.ok) {
     const head = report.head ? `; head ${report.head.seq}:${report.head.hash}${report.head.id ? ` (stream id ${report.head.id})` : ''}` : '';
     // An empty chain holds trivially: say so, since it is what a mistyped tenant looks like.
-    if (report.events === 0) return `ok: tenant ${report.tenant} has no events (a new tenant, or a mistyped name?)`;
-    return `ok: tenant ${report.tenant}, ${report.events} ${report.events === 1 ? 'event' : 'events'}, the chain holds${head}`;
+    if (report.events === 0 && !report.start) return `ok: tenant ${report.tenant} has no events (a new tenant, or a mistyped name?)`;
+    return `ok: tenant ${report.tenant}, ${report.events} ${report.events === 1 ? 'event' : 'events'}, the chain holds${from}${head}`;
   }
   const broken = report.broken!;
-  return `broken: tenant ${report.tenant}, first broken link at position ${broken.position}${broken.id ? ` (stream id ${broken.id})` : ''}: ${broken.reason}: ${broken.message}`;
+  return `broken: tenant ${report.tenant}${from}, first broken link at position ${broken.position}${broken.id ? ` (stream id ${broken.id})` : ''}: ${broken.reason}: ${broken.message}`;
 }
 
 /**

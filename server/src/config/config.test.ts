@@ -174,3 +174,14 @@ describe('loadConfig: rate limits and trusted proxies', () => {
     expect(() => loadConfig({ TRUSTED_PROXIES: `10.0.0.1,${entry}` })).toThrow(`TRUSTED_PROXIES: ${entry} is not an IP address or CIDR range`);
   });
 });
+
+describe('loadConfig: audit retention', () => {
+  it('keeps audit events 400 days unless AUDIT_RETENTION_DAYS says otherwise', () => {
+    expect(loadConfig({}).auditRetentionSeconds).toBe(400 * 86_400);
+    expect(loadConfig({ AUDIT_RETENTION_DAYS: '30' }).auditRetentionSeconds).toBe(30 * 86_400);
+  });
+
+  it.each(['0', '-1', '1.5', 'forever', '36501'])('refuses AUDIT_RETENTION_DAYS=%s', (days) => {
+    expect(() => loadConfig({ AUDIT_RETENTION_DAYS: days })).toThrow(/AUDIT_RETENTION_DAYS/);
+  });
+});

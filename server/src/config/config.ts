@@ -58,6 +58,8 @@ export interface Config {
   deviceStreamsMax: number;
   /** `TRUSTED_PROXIES`: the proxies whose `X-Forwarded-For` is read, as CIDR ranges (`10.0.0.0/8`, `::1/128`); empty: none. */
   trustedProxies: string[];
+  /** `AUDIT_RETENTION_DAYS` in seconds: audit events older than this are trimmed. */
+  auditRetentionSeconds: number;
 }
 
 /**
@@ -130,6 +132,7 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
     },
     deviceStreamsMax: env.DEVICE_STREAMS_MAX,
     trustedProxies: parseTrustedProxies(env.TRUSTED_PROXIES),
+    auditRetentionSeconds: env.AUDIT_RETENTION_DAYS * 86_400,
   };
 }
 

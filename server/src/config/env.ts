@@ -61,6 +61,8 @@ export const envSchema = z.object({
   POLL_INTERVAL: seconds(5, 60),
   /** Seconds after a redemption without an outcome report before the audit flags `outcome_unknown`. */
   OUTCOME_TIMEOUT: seconds(3600, 7 * 86_400),
+  /** Days an audit event is kept: older ones are trimmed from the tenant's chain, oldest first (docs/audit.md "Retention"). */
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(400),
   /** The name shown on passkey prompts. */
   RP_NAME: z.string().min(1).max(64).default('Countersign'),
   /** The approval policy (JSON, see `policy/policy-schema.ts`); unset: the shipped `policy/default-policy.json`. */

@@ -1,11 +1,11 @@
-import { base64url, decisionChallenge, type ApprovalParty, type Decision, type DecisionPrompts } from '@countersign/shared';
+import type { ApprovalParty, Decision, DecisionPrompts } from '@countersign/shared';
 import { generateAuthenticationOptions } from '@simplewebauthn/server';
 import type { Deps } from '../deps.ts';
 import { partyFor, type Viewer } from '../policy/index.ts';
 import type { ApprovalRequest } from '../requests/index.ts';
-import { secondsUntil } from '../runtime/index.ts';
-import { keys } from '../store/index.ts';
+import type { Fields } from '../store/index.ts';
 import type { DeviceRecord } from './device-record.ts';
+import { challengeTtl, livePrompts, mintChallenge } from './live-prompts.ts';
 
 /** What the server remembers about one issued decision challenge until it is used (once). */
 export interface ChallengeRecord {
@@ -20,30 +20,33 @@ export interface ChallengeRecord {
   selected_code?: string;
 }
 
+/** One passkey prompt a viewer gets: its name in the device's live set, its decision and, under number matching, its code. */
+export interface PromptSpec {
+  /** `deny`, `approve`, or `approve:<code>`. */
+  name: string;
+  decision: Decision;
+  selected_code?: string;
+}
+
+/** The user a prompt is made for, and the party they decide as. */
+export interface PromptOwner {
+  sub: string;
+  party: ApprovalParty;
+}
+
 type OptionsDeps = Pick<Deps, 'store' | 'clock' | 'ids' | 'config'>;
 
 /**
- * WebAuthn authentication options for one decision on one request, by one user. The challenge is
- * SHA-256(JCS({auth_req_id, details_hash, decision, nonce})) with a fresh 256-bit nonce, handed to
- * `generateAuthenticationOptions` as bytes, so the passkey signs over exactly this action and this
- * decision; under number matching an approve prompt also signs `selected_code`, the code it
- * stands for. The challenge is remembered single-use until the request's deadline, with the user
- * and party it was made for (which are not in the challenge: who signs is the credential's business).
+ * The WebAuthn authentication options of one stored challenge: the challenge as bytes (not its
+ * base64url text, which the library would UTF-8 encode), user verification required, and only the
+ * deciding user's passkeys allowed.
  *
- * @param devices - the deciding user's devices: only their passkeys are allowed.
- * @see DESIGN.md guarantee 4; WebAuthn Level 3 §5.5 and §13.4.3
+ * @see WebAuthn Level 3 §5.5 (`PublicKeyCredentialRequestOptions`)
  */
-export async function decisionOptions(deps: OptionsDeps, request: ApprovalRequest, decision: Decision, devices: DeviceRecord[], by: { sub: string; party: ApprovalParty; selected_code?: string } = { sub: request.sub, party: 'customer' }) {
-  const nonce = deps.ids(32);
-  const signed = { auth_req_id: request.auth_req_id, details_hash: request.details_hash, decision, nonce, ...(by.selected_code === undefined ? {} : { selected_code: by.selected_code }) };
-  const challenge = await decisionChallenge(signed);
-  const record: ChallengeRecord = { auth_req_id: request.auth_req_id, decision, nonce, sub: by.sub, party: by.party, ...(by.selected_code === undefined ? {} : { selected_code: by.selected_code }) };
-  // Kept a minute past the deadline, so a late answer is told "expired" rather than "unknown prompt".
-  const ttl = secondsUntil(request.expires_at, deps.clock.now()) + 60;
-  await deps.store.set(keys.decisionChallenge(request.tenant, base64url(challenge)), JSON.stringify(record), { ttlSeconds: ttl });
+export function promptOptions(deps: Pick<Deps, 'config'>, challenge: string, devices: DeviceRecord[]) {
   return generateAuthenticationOptions({
     rpID: deps.config.rpId,
-    challenge: new Uint8Array(challenge),
+    challenge: new Uint8Array(Buffer.from(challenge, 'base64url')),
     userVerification: 'required',
     allowCredentials: devices.map((device) => ({ id: device.credential_id, transports: device.transports })),
     timeout: 120_000,
@@ -51,25 +54,66 @@ export async function decisionOptions(deps: OptionsDeps, request: ApprovalReques
 }
 
 /**
- * The passkey prompts one user gets for a pending request, or null when they have nothing to
- * decide. A party still to approve gets `approve` and `deny`; under number matching the person the
- * request is for gets one approve prompt per candidate code instead of `approve`. The person the
- * request is for can always deny (and so say "this wasn't me") while it is pending, even after
- * approving their own part, until every party has approved.
+ * WebAuthn authentication options for one decision on one request, by one user, with a freshly
+ * minted challenge ({@link mintChallenge}). A view uses {@link decisionPrompts}, which shows a
+ * device its live challenges again instead.
+ *
+ * @param devices - the deciding user's devices: only their passkeys are allowed.
+ * @see DESIGN.md guarantee 4; WebAuthn Level 3 §5.5 and §13.4.3
  */
-export async function decisionPrompts(deps: OptionsDeps, request: ApprovalRequest, viewer: Viewer, devices: DeviceRecord[]): Promise<DecisionPrompts | null> {
+export async function decisionOptions(deps: OptionsDeps, request: ApprovalRequest, decision: Decision, devices: DeviceRecord[], by: PromptOwner & { selected_code?: string } = { sub: request.sub, party: 'customer' }) {
+  const spec: PromptSpec = { name: decision, decision, ...(by.selected_code === undefined ? {} : { selected_code: by.selected_code }) };
+  const challenge = await mintChallenge(deps, request, spec, by, challengeTtl(request, deps.clock.now()));
+  return promptOptions(deps, challenge, devices);
+}
+
+/** The prompts one viewer needs on a pending request, and who they decide as; none when they have nothing to decide. */
+function promptsFor(request: ApprovalRequest, viewer: Viewer): { by: PromptOwner; specs: PromptSpec[]; approve: 'none' | 'plain' | 'by_code' } | null {
   const party = partyFor({ sub: request.sub, parties: request.parties ?? ['customer'], approvals: request.approvals ?? [] }, viewer);
   const isCustomer = viewer.sub === request.sub;
   if (!party && !isCustomer) return null;
   const by = { sub: viewer.sub, party: party ?? 'customer' };
-  // Every prompt's challenge is stored at once: one round trip for all of them.
-  const deny = decisionOptions(deps, request, 'deny', devices, by);
-  if (!party) return { approve: null, deny: await deny };
+  const deny: PromptSpec = { name: 'deny', decision: 'deny' };
+  if (!party) return { by, specs: [deny], approve: 'none' };
   if (party === 'customer' && request.code_candidates) {
-    const byCode = Promise.all(request.code_candidates.map(async (code) => [code, await decisionOptions(deps, request, 'approve', devices, { ...by, selected_code: code })] as const));
-    const [denyOptions, approveByCode] = await Promise.all([deny, byCode]);
-    return { approve: null, deny: denyOptions, approve_by_code: Object.fromEntries(approveByCode) };
+    const byCode = request.code_candidates.map((code): PromptSpec => ({ name: `approve:${code}`, decision: 'approve', selected_code: code }));
+    return { by, specs: [deny, ...byCode], approve: 'by_code' };
   }
-  const [denyOptions, approve] = await Promise.all([deny, decisionOptions(deps, request, 'approve', devices, by)]);
-  return { approve, deny: denyOptions };
+  return { by, specs: [deny, { name: 'approve', decision: 'approve' }], approve: 'plain' };
+}
+
+/** The answer of {@link decisionPrompts}. */
+export interface ViewPrompts {
+  /** The prompts, or null when this user has nothing to decide. */
+  options: DecisionPrompts | null;
+  /** True for the first view of this request on this device: the one a `viewed` event is recorded for. */
+  firstView: boolean;
+}
+
+/**
+ * The passkey prompts one device gets for a pending request. A party still to approve gets
+ * `approve` and `deny`; under number matching the person the request is for gets one approve prompt
+ * per candidate code instead of `approve`. The person the request is for can always deny (and so
+ * say "this wasn't me") while it is pending, even after approving their own part, until every party
+ * has approved.
+ *
+ * Each prompt's challenge is the device's live one when it has one ({@link livePrompts}): viewing a
+ * request again shows the same challenges, so views store nothing new; a challenge is minted only
+ * where none is live (the first view, or after a verification attempt used it up).
+ *
+ * @param current - the device's live set as read beside the request (`readLivePrompts`), to save a round trip.
+ * @see DESIGN.md guarantee 4; issue 10 "Refusals and views cannot grow storage without bound"
+ */
+export async function decisionPrompts(deps: OptionsDeps, request: ApprovalRequest, viewer: Viewer, devices: DeviceRecord[], deviceId: string, current?: Fields | null): Promise<ViewPrompts> {
+  const wanted = promptsFor(request, viewer);
+  const live = await livePrompts(deps, request, deviceId, wanted?.by ?? { sub: viewer.sub, party: 'customer' }, wanted?.specs ?? [], current);
+  if (!wanted) return { options: null, firstView: live.firstView };
+  const optionsOf = (name: string) => promptOptions(deps, live.challenges.get(name)!, devices);
+  const deny = await optionsOf('deny');
+  if (wanted.approve === 'none') return { options: { approve: null, deny }, firstView: live.firstView };
+  if (wanted.approve === 'by_code') {
+    const byCode = await Promise.all(request.code_candidates!.map(async (code) => [code, await optionsOf(`approve:${code}`)] as const));
+    return { options: { approve: null, deny, approve_by_code: Object.fromEntries(byCode) }, firstView: live.firstView };
+  }
+  return { options: { approve: await optionsOf('approve'), deny }, firstView: live.firstView };
 }

@@ -1,7 +1,8 @@
-export { decisionOptions, decisionPrompts, type ChallengeRecord } from './decision-options.ts';
+export { decisionOptions, decisionPrompts, promptOptions, type ChallengeRecord, type PromptOwner, type PromptSpec, type ViewPrompts } from './decision-options.ts';
 export { findDevice, listDevices, saveDevice, type DeviceRecord } from './device-record.ts';
 export { createEnrollment, enrollmentOptions, verifyEnrollment } from './enrollment.ts';
 export { listInbox } from './inbox.ts';
+export { livePrompts, readLivePrompts, type LivePrompts } from './live-prompts.ts';
 export { listHistory } from './list-history.ts';
 export { HISTORY_LIMIT, historyKey, recordHistory, type HistoryActor } from './record-history.ts';
 export { deviceRoutes } from './routes.ts';

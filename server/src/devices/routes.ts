@@ -7,6 +7,7 @@ import { loadRequest, requestDisplay, settleExpiry } from '../requests/index.ts'
 import { canView, type Viewer } from '../policy/index.ts';
 import { decisionPrompts } from './decision-options.ts';
 import { limitViews } from './device-limits.ts';
+import { readLivePrompts } from './live-prompts.ts';
 import { findDevice, listDevices, type DeviceRecord } from './device-record.ts';
 import { enrollmentOptions, verifyEnrollment } from './enrollment.ts';
 import { eventStreamHandler } from './event-stream.ts';
@@ -91,8 +92,13 @@ export function deviceRoutes(deps: Deps): Hono<{ Variables: DeviceVariables }> {
   app.get('/requests/:auth_req_id', views, async (c) => {
     const session = c.get('session');
     const viewer = viewerOf(c);
-    // The user's passkeys are read beside the request (the prompts need them when it is pending).
-    const [found, devices] = await Promise.all([loadRequest(deps.store, session.tenant, c.req.param('auth_req_id')), listDevices(deps.store, session.tenant, session.sub)]);
+    const authReqId = c.req.param('auth_req_id');
+    // The user's passkeys and this device's live prompts are read beside the request (the prompts need them when it is pending).
+    const [found, devices, live] = await Promise.all([
+      loadRequest(deps.store, session.tenant, authReqId),
+      listDevices(deps.store, session.tenant, session.sub),
+      readLivePrompts(deps.store, session.tenant, authReqId, session.device_id),
+    ]);
     // A device sees its own user's requests and those its user reviews (DESIGN.md guarantee 5).
     if (!found || !canView({ sub: found.sub, parties: found.parties ?? ['customer'], approvals: found.approvals ?? [] }, viewer)) {
       throw new CountersignError('not_found', 'No such request.');
@@ -100,8 +106,10 @@ export function deviceRoutes(deps: Deps): Hono<{ Variables: DeviceVariables }> {
     const request = await settleExpiry(deps, found);
     let options = null;
     if (request.state === 'pending') {
-      const viewed = deps.audit.record({ type: 'viewed', tenant: session.tenant, auth_req_id: request.auth_req_id, client_id: request.client_id, sub: session.sub, device_id: session.device_id, channel: 'device' });
-      [options] = await Promise.all([decisionPrompts(deps, request, viewer, devices), viewed]);
+      // A view shows the device's live challenges again, and is audited once per device: reloading stores nothing new.
+      const prompts = await decisionPrompts(deps, request, viewer, devices, session.device_id, live);
+      options = prompts.options;
+      if (prompts.firstView) await deps.audit.record({ type: 'viewed', tenant: session.tenant, auth_req_id: request.auth_req_id, client_id: request.client_id, sub: session.sub, device_id: session.device_id, channel: 'device' });
     }
     const view: RequestView = { request: requestDisplay(request, deps.clock.now(), viewer), options };
     return c.json(view, 200, { 'Cache-Control': 'no-store' });

@@ -20,9 +20,14 @@ export interface VerifiedAssertion {
   device: DeviceRecord;
 }
 
-/** Audits a refused decision on the device channel; a malformed id goes to the tenant's trail only. */
-export function auditRefusal(deps: Pick<Deps, 'audit'>, session: DeviceSession, authReqId: string, reason: string, detail: Record<string, string | number | boolean>, device?: DeviceRecord) {
-  return deps.audit.record({ type: 'refused', reason, tenant: session.tenant, ...(isRequestId(authReqId) ? { auth_req_id: authReqId } : {}), sub: session.sub, channel: 'device', device_id: device?.device_id ?? session.device_id, ...(device ? { credential_id: device.credential_id } : {}), detail });
+/**
+ * Audits a refused decision on the device channel. It names the request (and so enters the
+ * request's audit view) only for an id of a request that exists; `null` (a request that does not
+ * exist) and a malformed id go to the tenant's trail only, so decisions sent to made-up ids cannot
+ * open a per-request index each.
+ */
+export function auditRefusal(deps: Pick<Deps, 'audit'>, session: DeviceSession, authReqId: string | null, reason: string, detail: Record<string, string | number | boolean>, device?: DeviceRecord) {
+  return deps.audit.record({ type: 'refused', reason, tenant: session.tenant, ...(authReqId !== null && isRequestId(authReqId) ? { auth_req_id: authReqId } : {}), sub: session.sub, channel: 'device', device_id: device?.device_id ?? session.device_id, ...(device ? { credential_id: device.credential_id } : {}), detail });
 }
 
 /**
@@ -55,7 +60,8 @@ export async function verifyAssertion(deps: Deps, session: DeviceSession, viewer
   ]);
   const record = taken ? (JSON.parse(taken) as ChallengeRecord) : null;
   const refuse = async (reason: 'invalid_assertion' | 'counter_regression', description: string, device?: DeviceRecord, cause?: unknown) => {
-    await auditRefusal(deps, session, authReqId, reason, { decision }, device);
+    // Filed under the request only when there is one (read above, in this tenant).
+    await auditRefusal(deps, session, fields ? authReqId : null, reason, { decision }, device);
     return new CountersignError(reason, description, cause === undefined ? {} : { cause });
   };
   if (read.challenge === null && read.cause !== undefined) throw await refuse('invalid_assertion', 'The passkey answer could not be read.', undefined, read.cause);

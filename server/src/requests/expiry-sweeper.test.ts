@@ -199,4 +199,23 @@ describe('createExpirySweeper', () => {
     w.sweeper.stop();
     expect(tick).toBeNull();
   });
+
+  it('runs the audit retention in the first sweep, then once per minute of the clock, and a failed one fails no sweep', async () => {
+    const errors: string[] = [];
+    const w = world({ log: { ...silentLogger, error: (message) => void errors.push(message) } });
+    let trims = 0;
+    w.audit.trim = async () => {
+      trims += 1;
+      if (trims === 2) throw new Error('store down');
+      return [];
+    };
+    await w.sweeper.sweep();
+    await w.sweeper.sweep();
+    expect(trims).toBe(1);
+    w.clock.advance(60);
+    await w.request(0);
+    expect(await w.sweeper.sweep()).toBe(1);
+    expect(trims).toBe(2);
+    expect(errors).toEqual(['audit retention failed']);
+  });
 });

@@ -22,20 +22,28 @@ export interface ExpirySweeperOptions {
   batchSize?: number;
   /** The timer; {@link intervalTicker} by default, a manual one in tests. */
   ticker?: Ticker;
+  /**
+   * Milliseconds of the clock between two runs of the audit retention (`AuditLog.trim`) inside
+   * sweeps; 60 000 by default. The first sweep runs it.
+   */
+  retentionEveryMs?: number;
 }
 
 /**
  * Finds requests whose decision deadline has passed and settles them, so that they expire loudly;
- * and redemptions whose outcome is overdue, and flags them `outcome_unknown`.
+ * and redemptions whose outcome is overdue, and flags them `outcome_unknown`; and, every
+ * `retentionEveryMs`, trims audit events past the audit retention.
  */
 export interface ExpirySweeper {
   /**
    * One sweep: every request in the deadline index whose deadline (a pending request's
    * `expires_at`, an approved one's `approval_expires_at`) is at or before the clock's now is settled
    * with `settleExpiry` (which audits, tells the PWA, the person's devices and the ping/push client,
-   * and gives back the request's places in the user's limits), then dropped from the index; then every redemption in the outcome index
-   * that is overdue is flagged with `flagUnknownOutcome` and dropped. A sweep called while one
-   * runs joins it.
+   * and gives back the request's places in the user's limits), then dropped from the index; then
+   * every redemption in the outcome index that is overdue is flagged with `flagUnknownOutcome` and
+   * dropped; then, when `retentionEveryMs` has passed since it last ran, the audit retention
+   * (`AuditLog.trim`), whose failure is logged and does not fail the sweep. A sweep called while
+   * one runs joins it.
    *
    * @returns how many due deadlines the sweep handled.
    * @throws when the store fails; the entries not yet handled stay in the index for the next sweep.
@@ -71,6 +79,9 @@ export function createExpirySweeper(deps: () => Pick<Deps, 'store' | 'clock' | '
   const intervalMs = options.intervalMs ?? 1000;
   const batchSize = options.batchSize ?? 100;
   const ticker = options.ticker ?? intervalTicker;
+  const retentionEveryMs = options.retentionEveryMs ?? 60_000;
+  /** When (the clock's ms) the audit retention runs next. */
+  let nextTrimAt = Number.NEGATIVE_INFINITY;
   let running: Promise<number> | null = null;
   let cancel: (() => void) | null = null;
 
@@ -120,7 +131,26 @@ export function createExpirySweeper(deps: () => Pick<Deps, 'store' | 'clock' | '
     });
     // Flagging is a compare-and-swap on the request, so an entry handled twice is flagged once.
     const overdue = await sweepIndex(keys.outcomeDeadlines(), (ref) => flagUnknownOutcome(current, ref));
+    await trimAudit(current);
     return expired + overdue;
+  }
+
+  /**
+   * The audit retention, under the sweep's lease, at most every `retentionEveryMs`. A chain whose old
+   * end does not verify is left as it is and logged: the trim keeps the evidence for `audit verify`.
+   */
+  async function trimAudit(current: ReturnType<typeof deps>): Promise<void> {
+    const now = current.clock.now();
+    if (now < nextTrimAt) return;
+    nextTrimAt = now + retentionEveryMs;
+    try {
+      for (const report of await current.audit.trim()) {
+        if (report.stopped) current.log.error('audit retention stopped at a link that does not verify', { tenant: report.tenant, trimmed: report.trimmed, reason: report.stopped });
+        else if (report.trimmed > 0) current.log.info('audit retention trimmed', { tenant: report.tenant, trimmed: report.trimmed, anchor_seq: report.anchor?.seq ?? null });
+      }
+    } catch (error) {
+      current.log.error('audit retention failed', { error: String(error) });
+    }
   }
 
   function sweep(): Promise<number> {

@@ -18,6 +18,12 @@ export const keys = {
   /** String (single use): a WebAuthn decision challenge → its nonce record. */
   decisionChallenge: (tenant: string, challenge: string) => `chl:{${tenant}}:${challenge}`,
   /**
+   * Hash: the decision challenges one device was shown for one request, prompt name (`deny`,
+   * `approve`, `approve:<code>`) → challenge, and `viewed_at`; until the request's deadline. A view
+   * shows these again while they are live instead of minting new ones (see `devices/live-prompts.ts`).
+   */
+  livePrompts: (tenant: string, authReqId: string, deviceId: string) => `prompts:{${tenant}:${authReqId}}:${deviceId}`,
+  /**
    * Set: the `auth_req_id`s that were waiting for one user, before `pendingRequests` held them. No
    * longer written; read (and emptied) by the inbox until the requests in it are over, then gone
    * with its TTL.
@@ -93,6 +99,17 @@ export const keys = {
    * own rather than `audit:{tenant}`, which holds a list in stores written before the chain.
    */
   auditChain: (tenant: string) => `auditlog:{${tenant}}`,
+  /**
+   * Hash `{seq, hash, id, at}`: the last event the audit retention trimmed from `auditChain(tenant)`
+   * (its `seq`, its hash, its stream id and time), written with the trim in one script, so `verify`
+   * starts from it instead of the genesis hash. No TTL: it lives as long as the chain. In the tenant's tag.
+   */
+  auditAnchor: (tenant: string) => `auditanchor:{${tenant}}`,
+  /**
+   * Set: the tenants that have an audit chain (or a client or user, so soon one), which the audit
+   * retention walks. One key for the deployment, in a slot of its own; no TTL.
+   */
+  auditTenants: () => 'audittenants:{audit}',
   /**
    * Sorted set: every pending request, scored by its `expires_at` (epoch ms), member
    * `<tenant>:<auth_req_id>`; read by the expiry sweeper. One key for the deployment, so it sits

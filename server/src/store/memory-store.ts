@@ -1,8 +1,8 @@
 import { checkSortedArguments } from './sorted-arguments.ts';
-import { checkManyEntries, parseStreamId } from './stream-index.ts';
+import { checkManyEntries, checkTrim, parseStreamId } from './stream-index.ts';
 import { rateDecision, rateSteps } from './rate-entry.ts';
 import { checkWindowEntry, checkWindowMember } from './window-entry.ts';
-import type { CasResult, Fields, Guard, PollResult, RateEntry, RateResult, SortedWindowEntry, SortedWindowResult, Store, StreamAppendManyResult, StreamAppendResult, StreamClaimResult, StreamEntry, StreamIndex, WindowEntry, WindowResult } from './types.ts';
+import type { CasResult, Fields, Guard, PollResult, RateEntry, RateResult, SortedWindowEntry, SortedWindowResult, Store, StreamAppendManyResult, StreamAppendResult, StreamClaimResult, StreamEntry, StreamIndex, StreamMark, StreamTrimResult, WindowEntry, WindowResult } from './types.ts';
 
 /** A sorted set: each member's score, and the members in (score, member) order for range reads. */
 interface Sorted { scores: Map<string, number>; order: { score: number; member: string }[] }
@@ -420,6 +420,23 @@ export class MemoryStore implements Store {
     return later.slice(0, count ?? later.length).map((entry) => ({ id: entry.id, fields: { ...entry.fields } }));
   }
 
+  async streamTrimBefore(key: string, minId: string, mark: StreamMark): Promise<StreamTrimResult> {
+    checkTrim(key, minId, mark);
+    // Type errors (WRONGTYPE) first, before anything is written.
+    const current = this.#of(mark.key, 'hash')?.value;
+    const stream = this.#of(key, 'stream')?.value;
+    const markNow = () => (current && current.size > 0 ? Object.fromEntries(current) : null);
+    const min = parseStreamId(minId);
+    if ((current?.get('id') ?? null) !== mark.ifId) return { ok: false, mark: markNow() };
+    if (!stream?.entries.some(({ id }) => compareStreamIds(parseStreamId(id), min) === 0)) return { ok: false, mark: markNow() };
+    // Checked, trimmed and marked in one synchronous step, as the Lua does.
+    const before = stream.entries.length;
+    stream.entries = stream.entries.filter(({ id }) => compareStreamIds(parseStreamId(id), min) >= 0);
+    const hash = this.#ensure(mark.key, 'hash', () => new Map()).value;
+    for (const [field, value] of Object.entries(mark.fields)) hash.set(field, value);
+    return { ok: true, trimmed: before - stream.entries.length };
+  }
+
   async streamGroupCreate(key: string, group: string): Promise<boolean> {
     const stream = this.#ensure(key, 'stream', () => ({ entries: [], lastMs: 0, lastSeq: -1 })).value;
     stream.groups ??= new Map();
@@ -491,6 +508,14 @@ export class MemoryStore implements Store {
 
   async close(): Promise<void> {
     this.#entries.clear();
+  }
+
+  /**
+   * The keys that hold a value now (expired ones left out), in no particular order: for tests and
+   * diagnostics that count what the server stored, as SCAN does on Redis. Not part of {@link Store}.
+   */
+  keyNames(): string[] {
+    return [...this.#entries.keys()].filter((key) => this.#live(key) !== undefined);
   }
 }
 

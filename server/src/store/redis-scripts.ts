@@ -184,6 +184,19 @@ while i <= #ARGV do
 end
 for k = 2, #KEYS do redis.call('SET', KEYS[k], joined[k], 'PX', ttls[k]) end
 return {'ok', ids}`,
+  // KEYS[1]: the stream; KEYS[2]: the mark hash, in the stream's hash tag (checked before the call).
+  // ARGV: the first id to keep, the id the mark must hold ('' for none), then the mark's field/value
+  // pairs. The trim and the mark land together or not at all, so the chain's anchor always names
+  // the last entry trimmed; the first id must be there, so the newest entry is never trimmed and an
+  // appender's next link still finds it. XTRIM MINID with '=' trims exactly, not by whole nodes.
+  // Answers {'ok', count} or {'conflict', mark as HGETALL}. Mirrors `streamTrimBefore` in memory-store.ts.
+  countersignStreamTrimBefore: `
+local have = redis.call('HGET', KEYS[2], 'id') or ''
+if have ~= ARGV[2] then return {'conflict', redis.call('HGETALL', KEYS[2])} end
+if #redis.call('XRANGE', KEYS[1], ARGV[1], ARGV[1], 'COUNT', 1) == 0 then return {'conflict', redis.call('HGETALL', KEYS[2])} end
+local trimmed = redis.call('XTRIM', KEYS[1], 'MINID', '=', ARGV[1])
+redis.call('HSET', KEYS[2], unpack(ARGV, 3))
+return {'ok', trimmed}`,
   // ARGV: now, window, member, maxCount, n, n × (currency, amount), m, m × (currency, max).
   // The check and the add in one script: ten requests at a limit's edge, on ten connections, read
   // the window one after another, so exactly as many as fit get in (the velocity limits). The
@@ -292,7 +305,7 @@ return acked`,
  * key of such a script shares KEYS[1]'s hash tag, checked before the call, so it still runs on one
  * Redis Cluster slot.
  */
-export const MULTI_KEY_SCRIPTS: ReadonlySet<keyof typeof SCRIPTS> = new Set(['countersignStreamAppendManyAfter']);
+export const MULTI_KEY_SCRIPTS: ReadonlySet<keyof typeof SCRIPTS> = new Set(['countersignStreamAppendManyAfter', 'countersignStreamTrimBefore']);
 
 function withTtl(command: string): string {
   return `redis.call('${command}', KEYS[1], unpack(ARGV, 2))\nredis.call('PEXPIRE', KEYS[1], ARGV[1])`;

@@ -3,10 +3,10 @@ import { createHash } from 'node:crypto';
 import { DEFAULT_REDIS_COMMAND_TIMEOUT_MS } from './redis-connect.ts';
 import { checkSortedArguments } from './sorted-arguments.ts';
 import { MULTI_KEY_SCRIPTS, SCRIPTS } from './redis-scripts.ts';
-import { checkManyEntries, parseStreamId } from './stream-index.ts';
+import { checkManyEntries, checkTrim, parseStreamId } from './stream-index.ts';
 import { rateSteps } from './rate-entry.ts';
 import { checkWindowEntry, checkWindowMember } from './window-entry.ts';
-import type { CasResult, Fields, Guard, PollResult, RateEntry, RateResult, SortedWindowEntry, SortedWindowResult, Store, StreamAppendManyResult, StreamAppendResult, StreamClaimResult, StreamEntry, StreamIndex, WindowEntry, WindowResult } from './types.ts';
+import type { CasResult, Fields, Guard, PollResult, RateEntry, RateResult, SortedWindowEntry, SortedWindowResult, Store, StreamAppendManyResult, StreamAppendResult, StreamClaimResult, StreamEntry, StreamIndex, StreamMark, StreamTrimResult, WindowEntry, WindowResult } from './types.ts';
 
 type Scripted = Record<keyof typeof SCRIPTS, (key: string, ...args: string[]) => Promise<unknown>>;
 
@@ -278,6 +278,14 @@ export class RedisStore implements Store {
     const args = [this.#key(key), afterId === undefined ? '-' : `(${afterId}`, '+', ...(count === undefined ? [] : ['COUNT', String(count)])];
     const reply = (await this.#redis.call('XRANGE', ...args)) as [string, string[]][];
     return reply.map(([id, flat]) => ({ id, fields: toFields(flat) }));
+  }
+
+  async streamTrimBefore(key: string, minId: string, mark: StreamMark): Promise<StreamTrimResult> {
+    checkTrim(key, minId, mark);
+    const reply = (await this.#evalMultiKey('countersignStreamTrimBefore', [this.#key(key), this.#key(mark.key)], [minId, mark.ifId ?? '', ...pairs(mark.fields)])) as [string, number | string[]];
+    if (reply[0] === 'ok') return { ok: true, trimmed: Number(reply[1]) };
+    const flat = reply[1] as string[];
+    return { ok: false, mark: flat.length > 0 ? toFields(flat) : null };
   }
 
   async streamGroupCreate(key: string, group: string): Promise<boolean> {

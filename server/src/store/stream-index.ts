@@ -1,4 +1,4 @@
-import type { Fields, StreamIndex } from './types.ts';
+import type { Fields, StreamIndex, StreamMark } from './types.ts';
 
 /**
  * A key's Redis Cluster hash tag: the text between the first `{` and the first `}` after it, when
@@ -31,6 +31,19 @@ export function checkManyEntries(key: string, entries: Fields[], indexes: readon
     if (hashTagOf(index.key) !== tag) throw new RangeError(`index key ${index.key} is not in the hash tag of ${key}`);
     if (!(Number.isFinite(index.ttlSeconds) && index.ttlSeconds > 0)) throw new RangeError(`index TTL must be a positive number of seconds, got ${index.ttlSeconds}`);
   }
+}
+
+/**
+ * Checks the arguments of `Store.streamTrimBefore` the same way for both stores: a well-formed
+ * `minId`, a mark in the stream key's hash tag (one script, one Cluster slot), and an `id` in the
+ * mark's fields, which the next trim's guard compares.
+ *
+ * @throws RangeError naming what is wrong.
+ */
+export function checkTrim(key: string, minId: string, mark: StreamMark): void {
+  if (!/^\d+-\d+$/.test(minId)) throw new RangeError(`invalid stream id ${minId}`);
+  if (hashTagOf(mark.key) !== hashTagOf(key)) throw new RangeError(`mark key ${mark.key} is not in the hash tag of ${key}`);
+  if (!mark.fields.id) throw new RangeError('streamTrimBefore needs an id in the mark');
 }
 
 /** A stream id `<ms>-<seq>` as a pair of numbers, for comparing ids as Redis does. */

@@ -132,6 +132,20 @@ export interface StreamIndex {
 /** The answer of {@link Store.streamAppendManyAfter}: the new entries' ids in order, or the newest entry that is there instead. */
 export type StreamAppendManyResult = { ok: true; ids: string[] } | { ok: false; last: StreamEntry | null };
 
+/**
+ * The hash {@link Store.streamTrimBefore} writes in the same atomic step as the trim (the audit
+ * chain's retention anchor): `key` must carry the stream key's hash tag, `fields` must hold `id`,
+ * and the write happens only while the hash's `id` field is still `ifId` (null: while it has none).
+ */
+export interface StreamMark {
+  key: string;
+  ifId: string | null;
+  fields: Fields;
+}
+
+/** The answer of {@link Store.streamTrimBefore}: how many entries went, or the mark as it is instead. */
+export type StreamTrimResult = { ok: true; trimmed: number } | { ok: false; mark: Fields | null };
+
 /** The answer of {@link Store.streamClaim}. */
 export interface StreamClaimResult {
   /** Where the next claim continues its walk through the group's pending entries; `0-0` once the walk reached the end. */
@@ -319,6 +333,19 @@ export interface Store {
    * absent), oldest first: XRANGE key (afterId + COUNT count. Page by passing the last id read.
    */
   streamRange(key: string, afterId?: string, count?: number): Promise<StreamEntry[]>;
+  /**
+   * Deletes every entry whose id is less than `minId` (XTRIM key MINID = minId), oldest first, and
+   * writes `mark.fields` to the hash `mark.key`, in one atomic step; only while the mark's `id` field
+   * is still `mark.ifId` and the stream holds an entry with id `minId` (so a trim never empties a
+   * stream: its newest entry, which a hash chain's next append links to, stays). Otherwise deletes
+   * and writes nothing and answers the mark as it is. The audit retention: the chain's oldest events
+   * go, and the head before them (seq and hash of the last one trimmed) is kept as the mark, so what
+   * is left still verifies from there.
+   *
+   * @throws RangeError when `minId` is not `<ms>-<seq>`, the mark's key is not in the stream key's
+   *   hash tag, or its fields lack `id`.
+   */
+  streamTrimBefore(key: string, minId: string, mark: StreamMark): Promise<StreamTrimResult>;
 
   // A stream read by a consumer group is a work queue (jobs/): each entry goes to one consumer of
   // the group, stays pending on it until acknowledged, and is taken over by another consumer when
