@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type EnrolledUser, type Harness } from './support/harness.ts';
 import { createSoftAuthenticator } from './support/soft-authenticator.ts';
 import { basic, LEAK, OAUTH_DESCRIPTION, send, type Credentials, type Raw } from './support/raw-request.ts';
-import { expectOnlyAllowedChanges, watchStore, type StoreWatch } from './support/store-watch.ts';
+import { expectOnlyAllowedChanges } from './support/allowed-changes.ts';
+import { watchStore, type StoreWatch } from './support/store-watch.ts';
 
 /**
  * Bad input on every endpoint of DESIGN.md's HTTP surface, as `createApp` serves it: malformed

@@ -1,7 +1,5 @@
 import type { Store } from '@countersign/server';
-import { expect } from 'vitest';
-import { storedEvent } from '../../server/src/audit/index.ts';
-import type { StreamEntry } from '../../server/src/store/index.ts';
+import { readTarget, sameState, withScores, type KeyState, type Target } from './key-state.ts';
 
 /**
  * Watching a store while one call runs: which keys the call writes, what each held before its
@@ -11,16 +9,11 @@ import type { StreamEntry } from '../../server/src/store/index.ts';
  * The watched operations are derived from the {@link Store} interface itself: {@link WATCH} is a
  * table with one entry per member of `Store`, so a new operation does not compile until it says
  * whether it reads or which keys it writes. Every kind of value the store can hold has a reader
- * here (strings, hashes, sets, sorted sets with their scores, lists, streams, consumer groups and
- * the sliding windows); a key that none of them can read is reported as a change, so it fails a
- * check instead of passing unseen.
+ * (`key-state.ts`: strings, hashes, sets, sorted sets with the scores written, lists, streams,
+ * consumer groups and the sliding windows); a key that none of them can read is reported as a
+ * change, so it fails a check instead of passing unseen. `allowed-changes.ts` says which changes
+ * a refusal may leave.
  */
-
-/** The kind of value a write leaves at a key: which reader to try first (`any`: a delete, of any kind). */
-export type KeyKind = 'string' | 'hash' | 'set' | 'sorted' | 'list' | 'stream' | 'window' | 'any';
-
-/** What one write touches: a key, or one consumer group of a stream (its pending entries). */
-export type Target = { key: string; kind: KeyKind } | { key: string; kind: 'group'; group: string };
 
 /** How one member of {@link Store} is watched. */
 type Watched<F> = F extends (...args: infer A) => Promise<infer R>
@@ -39,7 +32,8 @@ type Watched<F> = F extends (...args: infer A) => Promise<infer R>
 /** Every member of the Store, classified; `satisfies` below makes a member left out a compile error. */
 export type StoreWatchTable = { readonly [K in keyof Store]-?: Watched<Store[K]> };
 
-const index = (indexes: readonly ({ key: string } | null | undefined)[] | undefined): Target[] => (indexes ?? []).flatMap((i) => (i ? [{ key: i.key, kind: 'any' as const }] : []));
+/** The index keys of a batch append: strings (a list in the layout before, which the string reader hands over to the list one). */
+const index = (indexes: readonly ({ key: string } | null | undefined)[] | undefined): Target[] => (indexes ?? []).flatMap((i) => (i ? [{ key: i.key, kind: 'string' as const }] : []));
 
 /**
  * The Store's operations, each either a read or the keys it writes. A stream append also names the
@@ -62,12 +56,12 @@ export const WATCH = {
   pollThrottle: { writes: (key) => [{ key, kind: 'hash' }] },
   windowAdd: { writes: (key) => [{ key, kind: 'window' }] },
   windowRemove: { writes: (key) => [{ key, kind: 'window' }] },
-  sortedWindowAdd: { writes: (key) => [{ key, kind: 'sorted' }] },
+  sortedWindowAdd: { writes: (key, entry) => [{ key, kind: 'sorted', scores: [[entry.member, entry.score ?? entry.nowMs]] }] },
   sortedWindowMembers: 'read',
   setAdd: { writes: (key) => [{ key, kind: 'set' }] },
   setRemove: { writes: (key) => [{ key, kind: 'set' }] },
   setMembers: 'read',
-  sortedAdd: { writes: (key) => [{ key, kind: 'sorted' }] },
+  sortedAdd: { writes: (key, member, score) => [{ key, kind: 'sorted', scores: [[member, score]] }] },
   sortedRangeByScore: 'read',
   sortedRemove: { writes: (key) => [{ key, kind: 'sorted' }] },
   listAppend: { writes: (key) => [{ key, kind: 'list' }] },
@@ -90,129 +84,6 @@ export const WATCH = {
   close: 'lifecycle',
 } satisfies StoreWatchTable;
 
-/** A key's whole value as read through the Store; null when absent (or an empty stream, which reads the same). */
-export type KeyState =
-  | null
-  | { kind: 'string'; value: string }
-  | { kind: 'hash'; value: Record<string, string> }
-  | { kind: 'set'; value: string[] }
-  /** Members in order, each with its score (rounded up to a whole number; see {@link readScores}). */
-  | { kind: 'sorted'; value: [member: string, score: number | string][] }
-  | { kind: 'list'; value: string[] }
-  | { kind: 'stream'; value: StreamEntry[] }
-  /** What the Store lets one read of a sliding window: how many entries it holds, and their totals per currency. */
-  | { kind: 'window'; value: { count: number; totals: Record<string, number> } }
-  | { kind: 'group'; value: { pending: number } }
-  /** No reader could read the key: always a change, never a pass. */
-  | { kind: 'unreadable'; value: string };
-
-/** A sorted set past this many members is reported unreadable rather than compared in part. */
-const MAX_MEMBERS = 100_000;
-/** The window probe's member: never added, since the probe allows no entry. */
-const PROBE = 'store-watch-probe';
-
-type Reader = (store: Store, key: string, originals: Originals) => Promise<KeyState>;
-type Originals = Pick<Store, 'windowAdd'>;
-
-/**
- * The scores of a sorted set's members, found through `sortedRangeByScore` alone (the Store has no
- * ZSCORE): the members with a score at most `s` are a prefix of the order, so bisecting `s` over the
- * safe integers finds each member's score rounded up, about 54 reads per distinct score, run in
- * parallel. Scores beyond ±2^53 read as `below` / `above`.
- */
-async function readScores(store: Store, key: string, size: number): Promise<(number | string)[]> {
-  const scores: (number | string)[] = new Array(size).fill('above');
-  const count = async (score: number) => (await store.sortedRangeByScore(key, score, MAX_MEMBERS)).length;
-  const [low, high] = [-(2 ** 53), 2 ** 53];
-  // Members at positions [from, to) have scores in (lo, hi].
-  const split = async (lo: number, hi: number, from: number, to: number): Promise<void> => {
-    if (from >= to) return;
-    if (hi - lo <= 1) {
-      for (let i = from; i < to; i++) scores[i] = hi;
-      return;
-    }
-    const middle = lo + Math.floor((hi - lo) / 2);
-    const at = await count(middle);
-    await Promise.all([split(lo, middle, from, at), split(middle, hi, at, to)]);
-  };
-  const [below, within] = await Promise.all([count(low), count(high)]);
-  for (let i = 0; i < below; i++) scores[i] = 'below';
-  await split(low, high, below, within);
-  return scores;
-}
-
-const READERS: Record<Exclude<KeyKind, 'any'>, Reader> = {
-  async string(store, key) {
-    const value = await store.get(key);
-    return value === null ? null : { kind: 'string', value };
-  },
-  async hash(store, key) {
-    const value = await store.hashGet(key);
-    return value === null || Object.keys(value).length === 0 ? null : { kind: 'hash', value: Object.fromEntries(Object.entries(value).sort()) };
-  },
-  async set(store, key) {
-    const value = await store.setMembers(key);
-    return value.length === 0 ? null : { kind: 'set', value: [...value].sort() };
-  },
-  async sorted(store, key) {
-    const members = await store.sortedRangeByScore(key, Number.POSITIVE_INFINITY, MAX_MEMBERS);
-    if (members.length === 0) return null;
-    if (members.length >= MAX_MEMBERS) return { kind: 'unreadable', value: `a sorted set of ${MAX_MEMBERS} members or more` };
-    const scores = await readScores(store, key, members.length);
-    return { kind: 'sorted', value: members.map((member, i) => [member, scores[i]!]) };
-  },
-  async list(store, key) {
-    const value = await store.listRange(key);
-    return value.length === 0 ? null : { kind: 'list', value };
-  },
-  async stream(store, key) {
-    const value = await store.streamRange(key);
-    return value.length === 0 ? null : { kind: 'stream', value };
-  },
-  async window(_store, key, originals) {
-    // The Store reads a window only through its add: one that allows no entry (maxCount 0) at time 0
-    // drops nothing (every entry is younger) and adds nothing, and answers the count and totals.
-    const probe = await originals.windowAdd(key, { nowMs: 0, windowMs: 0, member: PROBE, maxCount: 0 });
-    return probe.count === 0 ? null : { kind: 'window', value: { count: probe.count, totals: Object.fromEntries(Object.entries(probe.totals).sort()) } };
-  },
-};
-
-/** Every reader, in a fixed order (so one key always reads the same way). */
-const ORDER = Object.keys(READERS) as (keyof typeof READERS)[];
-
-/**
- * A key's value, whatever its kind. The reader of the kind the write leaves is tried first; a reader
- * that fails (WRONGTYPE: the key holds another kind) hands over to the others. A key that every
- * reader fails on is `unreadable`.
- */
-export async function readKey(store: Store, key: string, hint: KeyKind, originals: Originals = store): Promise<KeyState> {
-  const failures: string[] = [];
-  const order = hint === 'any' ? ORDER : [hint, ...ORDER.filter((kind) => kind !== hint)];
-  let readable = false;
-  for (const kind of order) {
-    try {
-      const state = await READERS[kind](store, key, originals);
-      if (state) return state;
-      readable = true;
-      // An empty read of the hinted kind: the key is absent (a key of another kind fails that reader).
-      if (kind === hint) return null;
-    } catch (error) {
-      failures.push(`${kind}: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  }
-  return readable ? null : { kind: 'unreadable', value: failures.join('; ') };
-}
-
-async function readTarget(store: Store, target: Target, originals: Originals): Promise<KeyState> {
-  if (target.kind !== 'group') return readKey(store, target.key, target.kind, originals);
-  try {
-    const pending = await store.streamPendingCount(target.key, target.group);
-    return pending === 0 ? null : { kind: 'group', value: { pending } };
-  } catch (error) {
-    return { kind: 'unreadable', value: `group ${target.group}: ${error instanceof Error ? error.message : String(error)}` };
-  }
-}
-
 /** One key (or consumer group) a call changed. */
 export interface Change {
   key: string;
@@ -232,27 +103,58 @@ export interface StoreWatch {
   end(): Promise<Change[]>;
 }
 
+/** One key (or consumer group) written during a watch. */
+interface WatchedKey {
+  target: Target;
+  state: Promise<KeyState>;
+  scores: Map<string, readonly [string, number]>;
+}
+
 const targetId = (target: Target) => (target.kind === 'group' ? `${target.key}\u0000${target.group}` : target.key);
 
 /**
  * Wraps every writing operation of {@link WATCH} on this store instance (the object the app, its
  * audit log and its job queue hold), so that between `begin` and `end` each key a call writes is
  * read before its first write, and again at the end.
+ *
+ * Streams grow with every refusal (each is audited), so reading a whole chain twice per call
+ * would make a long run quadratic. A stream's state at the end of one watch is therefore kept, and
+ * is its state before the next one unless a write reached it in between; and when a watch only
+ * appended to it, the end reads just the entries after the last one known. Both rest on what the
+ * Store promises: a stream entry never changes, and only an operation of this table removes one
+ * (this object must be the store's only writer, as it is in a test's harness).
  */
 export function watchStore(store: Store): StoreWatch {
-  let before: Map<string, { target: Target; state: Promise<KeyState> }> | null = null;
+  /** Per key (or group) written in this watch: its first target, its state before, and the member-score pairs checked. */
+  let before: Map<string, WatchedKey> | null = null;
   let appended = new Map<string, string[]>();
+  /** Streams written by something other than an append during this watch: read whole at the end. */
+  let rewritten = new Set<string>();
+  /** Each stream's state as the last watch left it; dropped when anything writes it outside a watch. */
+  const streams = new Map<string, KeyState>();
   const target = store as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
   const originals = { windowAdd: store.windowAdd.bind(store) };
+  const firstRead = (t: Target): Promise<KeyState> => (t.kind !== 'group' && streams.has(t.key) ? Promise.resolve(streams.get(t.key)!) : readTarget(store, t, originals));
   for (const [name, how] of Object.entries(WATCH)) {
     if (typeof how === 'string') continue;
     const spec = how as { writes: (...args: unknown[]) => Target[]; appended?: (result: unknown, ...args: unknown[]) => { key: string; ids: string[] } };
     const original = target[name]!.bind(store);
     target[name] = async (...args: unknown[]) => {
       const watching = before;
-      if (!watching) return original(...args);
       const touched = spec.writes(...args);
-      for (const t of touched) if (!watching.has(targetId(t))) watching.set(targetId(t), { target: t, state: readTarget(store, t, originals) });
+      if (!watching) {
+        for (const t of touched) if (t.kind !== 'group') streams.delete(t.key);
+        return original(...args);
+      }
+      for (const t of touched) {
+        let watched = watching.get(targetId(t));
+        if (!watched) watching.set(targetId(t), (watched = { target: t, state: firstRead(t), scores: new Map() }));
+        if (t.kind !== 'group' && !spec.appended) rewritten.add(t.key);
+        // A pair first named now is checked now, before this write: no earlier write moved that member to that score.
+        const fresh = t.kind === 'group' ? [] : (t.scores ?? []).filter(([member, score]) => !watched.scores.has(`${member} ${score}`));
+        for (const pair of fresh) watched.scores.set(`${pair[0]} ${pair[1]}`, pair);
+        if (fresh.length > 0) watched.state = watched.state.then((state) => withScores(store, t.key, state, fresh));
+      }
       await Promise.all(touched.map((t) => watching.get(targetId(t))!.state));
       const result = await original(...args);
       if (spec.appended && before === watching) {
@@ -262,121 +164,37 @@ export function watchStore(store: Store): StoreWatch {
       return result;
     };
   }
+  /** A target's state at the end of a watch; a stream that was only appended to is read from its last known entry on. */
+  async function lastRead(t: Target, was: KeyState): Promise<KeyState> {
+    if (t.kind !== 'stream' || was?.kind !== 'stream' || rewritten.has(t.key)) return readTarget(store, t, originals);
+    const tail = await store.streamRange(t.key, was.value.at(-1)!.id);
+    return tail.length === 0 ? was : { kind: 'stream', value: [...was.value, ...tail] };
+  }
   return {
     begin() {
       before = new Map();
       appended = new Map();
+      rewritten = new Set();
     },
     async end() {
       const watched = before ?? new Map();
       const added = appended;
       before = null;
       const changes: Change[] = [];
-      for (const { target: t, state } of watched.values()) {
-        const [was, now] = [await state, await readTarget(store, t, originals)];
+      for (const { target: t, state, scores } of watched.values()) {
+        const was = await state;
+        const now = await withScores(store, t.key, await lastRead(t, was), scores.values());
+        if (t.kind === 'stream' || (t.kind !== 'group' && streams.has(t.key))) {
+          if (t.kind === 'stream' && (now === null || now.kind === 'stream')) streams.set(t.key, now);
+          else streams.delete(t.key);
+        }
         const ids = t.kind === 'stream' ? (added.get(t.key) ?? []) : [];
         const unreadable = was?.kind === 'unreadable' || now?.kind === 'unreadable';
-        if (unreadable || ids.length > 0 || JSON.stringify(was) !== JSON.stringify(now)) {
+        if (unreadable || ids.length > 0 || !sameState(was, now)) {
           changes.push({ key: t.key, ...(t.kind === 'group' ? { group: t.group } : {}), before: was, after: now, appended: ids });
         }
       }
       return changes;
     },
   };
-}
-
-// ---------------------------------------------------------------------------------------------
-// What a refusal may change.
-// ---------------------------------------------------------------------------------------------
-
-/** Request ids as the server issues them; an audit index is never opened under anything else. */
-const REQUEST_ID = /^[A-Za-z0-9_-]{16,128}$/;
-const CHAIN = /^auditlog:\{([^{}]+)\}$/;
-const CHAIN_INDEX = /^auditidx:\{([^{}]+)\}:(.*)$/s;
-
-/** What a refusal answered, and what it may consume by design. */
-export interface Refusal {
-  /** The response's `error`: the reason every audited refusal must carry. */
-  error: string;
-  /** Keys of single-use values this refusal is designed to consume (present before, gone after). */
-  consumes?: RegExp;
-}
-
-const brief = (state: KeyState) => JSON.stringify(state)?.slice(0, 200);
-
-/**
- * The changes a refusal left that the design does not allow, each as a sentence (empty when none).
- * Allowed are only: `refused` events with `refusal.error` as reason appended to a tenant's audit
- * chain (`auditlog:{tenant}`, docs/audit.md), the ids of exactly those events appended to the
- * per-request index of their own well-formed request id (`auditidx:{tenant}:<auth_req_id>`), and
- * the single-use values `refusal.consumes` names, deleted. Anything else is reported, as is a key
- * that could not be read.
- */
-export function disallowedChanges(changes: Change[], refusal: Refusal): string[] {
-  const problems: string[] = [];
-  /** Per index key, the ids of the refused events appended for it. */
-  const indexed = new Map<string, string[]>();
-  for (const change of changes) {
-    const chain = CHAIN.exec(change.key);
-    if (!chain || change.group !== undefined) continue;
-    const tenant = chain[1]!;
-    if (change.after !== null && change.after.kind !== 'stream') {
-      problems.push(`${change.key} is no longer a stream: ${brief(change.after)}`);
-      continue;
-    }
-    const was = change.before?.kind === 'stream' ? change.before.value : [];
-    const now = change.after?.value ?? [];
-    if (change.before !== null && change.before.kind !== 'stream') problems.push(`${change.key} was not a stream: ${brief(change.before)}`);
-    if (JSON.stringify(now.slice(0, was.length)) !== JSON.stringify(was)) problems.push(`${change.key}: an audit chain must only be appended to`);
-    const fresh = now.slice(was.length);
-    if (JSON.stringify(fresh.map((entry) => entry.id)) !== JSON.stringify(change.appended)) {
-      problems.push(`${change.key}: entries appended during the call (${change.appended.join(' ')}) are not the new entries (${fresh.map((entry) => entry.id).join(' ')})`);
-    }
-    for (const entry of fresh) {
-      const event = storedEvent(entry, tenant);
-      if (!event) {
-        problems.push(`${change.key}: an unreadable audit entry ${JSON.stringify(entry).slice(0, 200)}`);
-        continue;
-      }
-      if (event.type !== 'refused' || event.reason !== refusal.error) {
-        problems.push(`${change.key}: a refusal (${refusal.error}) audited ${event.type}${event.reason ? ` (${event.reason})` : ''}${event.auth_req_id ? ` for ${event.auth_req_id}` : ''}`);
-      } else if (event.auth_req_id !== undefined) {
-        const key = `auditidx:{${tenant}}:${event.auth_req_id}`;
-        indexed.set(key, [...(indexed.get(key) ?? []), entry.id]);
-      }
-    }
-  }
-  for (const change of changes) {
-    if (CHAIN.test(change.key) && change.group === undefined) continue;
-    if (change.before?.kind === 'unreadable' || change.after?.kind === 'unreadable') {
-      problems.push(`${change.key} cannot be read, so its change cannot be checked: ${brief(change.before?.kind === 'unreadable' ? change.before : change.after)}`);
-      continue;
-    }
-    const audit = CHAIN_INDEX.exec(change.key);
-    if (audit) {
-      const authReqId = audit[2]!;
-      if (!REQUEST_ID.test(authReqId)) problems.push(`an audit index opened under a malformed request id: ${change.key.slice(0, 200)}`);
-      const was = change.before === null ? [] : change.before.kind === 'string' ? change.before.value.split(' ') : change.before.kind === 'list' ? change.before.value : null;
-      if (was === null || change.after?.kind !== 'string') {
-        problems.push(`${change.key} is not a stream index: ${brief(change.before)} → ${brief(change.after)}`);
-        continue;
-      }
-      const now = change.after.value.split(' ');
-      const added = now.slice(was.length);
-      const expected = indexed.get(change.key) ?? [];
-      if (JSON.stringify(now.slice(0, was.length)) !== JSON.stringify(was) || added.length === 0 || added.some((id) => !expected.includes(id))) {
-        problems.push(`${change.key}: an index may only gain the ids of the refused events of its request (${expected.join(' ') || 'none'}), but went ${brief(change.before)} → ${brief(change.after)}`);
-      }
-      continue;
-    }
-    if (change.group === undefined && refusal.consumes?.test(change.key) && change.before !== null && change.after === null) continue;
-    problems.push(`a refused call changed ${change.key}${change.group ? ` (group ${change.group})` : ''}: ${brief(change.before)} → ${brief(change.after)}${change.appended.length ? ` (appended ${change.appended.join(' ')})` : ''}`);
-  }
-  return problems;
-}
-
-/** Fails the test with every change a refusal left that the design does not allow; see {@link disallowedChanges}. */
-export function expectOnlyAllowedChanges(changes: Change[], refusal: Refusal): void {
-  const problems = disallowedChanges(changes, refusal);
-  if (problems.length > 0) expect.fail(problems.join('\n'));
 }
