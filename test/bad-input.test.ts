@@ -1,7 +1,9 @@
-import type { Store } from '@countersign/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, UNLIMITED_RATES, type EnrolledUser, type Harness } from './support/harness.ts';
 import { createSoftAuthenticator } from './support/soft-authenticator.ts';
+import { basic, LEAK, OAUTH_DESCRIPTION, send, type Credentials, type Raw } from './support/raw-request.ts';
+import { expectOnlyAllowedChanges } from './support/allowed-changes.ts';
+import { watchStore, type StoreWatch } from './support/store-watch.ts';
 
 /**
  * Bad input on every endpoint of DESIGN.md's HTTP surface, as `createApp` serves it: malformed
@@ -10,141 +12,20 @@ import { createSoftAuthenticator } from './support/soft-authenticator.ts';
  *
  * Every case must answer a 4xx with an OAuth error body `{error, error_description}` (no stack
  * trace, no internal path, an RFC 6749 §5.2 description) and must change nothing: the store is
- * watched through its own interface during the call, and every key the call writes is compared
- * before and after. The only changes a refusal may leave are `refused` events appended to the
- * audit trail (guarantee 9) and, where the design says so, a single-use value it consumed (a
- * WebAuthn decision challenge, an enrollment code). The tables run on the memory store and on
- * Redis; after them, controls show the baseline inputs the cases were derived from are valid
- * and every record the cases aimed at is still usable.
+ * watched through its own interface during the call (`support/store-watch.ts`: every writing
+ * operation of the Store, every kind of key), and every key the call writes is compared before and
+ * after. The only changes a refusal may leave are `refused` events, with the answer's error as
+ * reason, appended to the tenant's audit chain and its request index (guarantee 9, docs/audit.md)
+ * and, where the design says so, a single-use value it consumed (a WebAuthn decision challenge, an
+ * enrollment code). `store-watch.test.ts` shows the watcher catching a deliberately broken
+ * endpoint. The tables run on the memory store and on Redis; after them, controls show the
+ * baseline inputs the cases were derived from are valid and every record the cases aimed at is
+ * still usable.
  */
-
-// ---------------------------------------------------------------------------------------------
-// Watching the store: which keys a call writes, and what they held before and after.
-// ---------------------------------------------------------------------------------------------
-
-const MUTATORS = ['set', 'take', 'replace', 'delete', 'hashCreate', 'hashSet', 'hashDelete', 'compareAndSet', 'pollThrottle', 'setAdd', 'setRemove', 'sortedAdd', 'sortedRemove', 'listAppend'] as const;
-
-type KeyState = { kind: 'string'; value: string } | { kind: 'hash'; value: Record<string, string> } | { kind: 'set'; value: string[] } | { kind: 'sorted'; value: string[] } | { kind: 'list'; value: string[] } | null;
-
-/** A key's whole value, whatever its kind, read through the Store interface; null when absent. */
-async function readKey(store: Store, key: string): Promise<KeyState> {
-  const attempts: (() => Promise<KeyState>)[] = [
-    async () => {
-      const value = await store.get(key);
-      return value === null ? null : { kind: 'string', value };
-    },
-    async () => {
-      const value = await store.hashGet(key);
-      return value === null || Object.keys(value).length === 0 ? null : { kind: 'hash', value: Object.fromEntries(Object.entries(value).sort()) };
-    },
-    async () => {
-      const value = await store.setMembers(key);
-      return value.length === 0 ? null : { kind: 'set', value: [...value].sort() };
-    },
-    async () => {
-      const value = await store.sortedRangeByScore(key, Number.POSITIVE_INFINITY, 100_000);
-      return value.length === 0 ? null : { kind: 'sorted', value };
-    },
-    async () => {
-      const value = await store.listRange(key);
-      return value.length === 0 ? null : { kind: 'list', value };
-    },
-  ];
-  for (const attempt of attempts) {
-    try {
-      const state = await attempt();
-      if (state) return state;
-    } catch {
-      /* another kind of key (WRONGTYPE): try the next reader */
-    }
-  }
-  return null;
-}
-
-interface Change {
-  key: string;
-  before: KeyState;
-  after: KeyState;
-}
-
-interface StoreWatch {
-  begin(): void;
-  /** Stops watching and answers every key whose value differs from before the first write. */
-  end(): Promise<Change[]>;
-}
-
-/**
- * Wraps the mutating methods of one store instance (the same object the app and its audit log
- * hold), so that every key written between `begin` and `end` is read before its first write and
- * again at the end.
- */
-function watchStore(store: Store): StoreWatch {
-  let before: Map<string, Promise<KeyState>> | null = null;
-  const target = store as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
-  for (const name of MUTATORS) {
-    const original = target[name]!.bind(store);
-    target[name] = async (...args: unknown[]) => {
-      const key = args[0] as string;
-      if (before && !before.has(key)) before.set(key, readKey(store, key));
-      if (before) await before.get(key);
-      return original(...args);
-    };
-  }
-  return {
-    begin() {
-      before = new Map();
-    },
-    async end() {
-      const watched = before ?? new Map<string, Promise<KeyState>>();
-      before = null;
-      const changes: Change[] = [];
-      for (const [key, state] of watched) {
-        const [was, now] = [await state, await readKey(store, key)];
-        if (JSON.stringify(was) !== JSON.stringify(now)) changes.push({ key, before: was, after: now });
-      }
-      return changes;
-    },
-  };
-}
-
-/** Request ids as the server issues them; an audit trail is never opened under anything else. */
-const REQUEST_ID = /^[A-Za-z0-9_-]{16,128}$/;
-
-/**
- * Checks that the changes a refusal left are only what the design allows: `refused` events, with
- * the response's error code as reason, appended to the tenant's audit trail or to the trail of a
- * well-formed request id; and single-use values the case says it consumes, deleted.
- */
-function expectOnlyAllowedChanges(changes: Change[], errorCode: unknown, consumes: RegExp | undefined): void {
-  for (const change of changes) {
-    const audit = /^audit:\{([a-z0-9-]+)(?::(.*))?\}$/s.exec(change.key);
-    if (audit) {
-      const [, , authReqId] = audit;
-      if (authReqId !== undefined) expect(authReqId, 'an audit trail opened under a malformed request id').toMatch(REQUEST_ID);
-      const was = change.before?.kind === 'list' ? change.before.value : [];
-      expect(change.after?.kind, `${change.key} is no longer a list`).toBe('list');
-      const now = (change.after as { value: string[] }).value;
-      expect(now.slice(0, was.length), `${change.key}: an audit trail must only be appended to`).toEqual(was);
-      for (const line of now.slice(was.length)) {
-        const event = JSON.parse(line) as { type: string; reason?: string };
-        expect(event.type, `${change.key}: a refusal audited as ${line}`).toBe('refused');
-        expect(event.reason).toBe(errorCode);
-      }
-      continue;
-    }
-    if (consumes?.test(change.key) && change.before !== null && change.after === null) continue;
-    expect.fail(`a refused call changed ${change.key}: ${JSON.stringify(change.before)?.slice(0, 200)} → ${JSON.stringify(change.after)?.slice(0, 200)}`);
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // The world the cases attack: two users with passkeys, three clients, requests in every state.
 // ---------------------------------------------------------------------------------------------
-
-interface Credentials {
-  client_id: string;
-  client_secret: string;
-}
 
 interface World {
   h: Harness;
@@ -218,12 +99,6 @@ function detailsWith(overrides: Record<string, unknown>): string {
   return JSON.stringify([payment({ transaction_id: txn(), ...overrides })]);
 }
 
-/** `Authorization: Basic` as RFC 6749 §2.3.1 and openid-client build it. */
-function basic(credentials: Credentials): string {
-  const encode = (value: string) => encodeURIComponent(value).replace(/%20/g, '+');
-  return `Basic ${Buffer.from(`${encode(credentials.client_id)}:${encode(credentials.client_secret)}`).toString('base64')}`;
-}
-
 /** `text` as UTF-8 with the first `marker` replaced by one raw byte. */
 function withRawByte(text: string, marker: string, byte: number): Uint8Array<ArrayBuffer> {
   const [before, after] = [text.slice(0, text.indexOf(marker)), text.slice(text.indexOf(marker) + marker.length)];
@@ -237,51 +112,6 @@ function b64url(value: string): string {
 
 const FORM = 'application/x-www-form-urlencoded';
 const JSON_TYPE = 'application/json';
-
-/** One raw HTTP request: the exact bytes of the body and every header, nothing added. */
-interface Raw {
-  method: string;
-  path: string;
-  headers?: Record<string, string>;
-  body?: string;
-  /** Send these bytes instead of `body`'s UTF-8. */
-  bytes?: Uint8Array<ArrayBuffer>;
-  /** Stream the body in chunks with no `Content-Length`, as a chunked upload would arrive. */
-  stream?: boolean;
-}
-
-interface Answer {
-  status: number;
-  text: string;
-  body: any;
-  headers: Headers;
-}
-
-async function send(h: Harness, raw: Raw): Promise<Answer> {
-  // Bytes, not a string: a string body would get a `text/plain` content type added on the way.
-  const bytes = raw.bytes ?? (raw.body === undefined ? undefined : new TextEncoder().encode(raw.body));
-  const init: RequestInit & { duplex?: 'half' } = { method: raw.method, headers: raw.headers ?? {} };
-  if (bytes && raw.stream) {
-    init.body = new ReadableStream<Uint8Array>({
-      start(controller) {
-        for (let at = 0; at < bytes.length; at += 8192) controller.enqueue(bytes.slice(at, at + 8192));
-        controller.close();
-      },
-    });
-    init.duplex = 'half';
-  } else if (bytes) {
-    init.body = bytes;
-  }
-  const response = await h.app.request(`${h.issuer}${raw.path}`, init);
-  const text = await response.text();
-  let body: unknown = null;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    /* asserted below */
-  }
-  return { status: response.status, text, body, headers: response.headers };
-}
 
 /** One attack: its request, the refusal it must get, and what it may consume by design. */
 interface Attack {
@@ -955,11 +785,6 @@ const TABLES: [string, Attack[]][] = [
   ['methods and paths', methodAttacks],
 ];
 
-/** RFC 6749 §5.2: `error_description` is printable ASCII without `"` and `\`. */
-const OAUTH_DESCRIPTION = /^[\x20-\x21\x23-\x5b\x5d-\x7e]{1,300}$/;
-/** What a stack trace or an internal detail looks like in a response. */
-const LEAK = /\bat [\w.<>]+ \(|\/work\/|node_modules|\.ts:\d|\.js:\d|ZodError|TypeError|SyntaxError|ReplyError|WRONGTYPE|stack/i;
-
 async function setUpWorld(h: Harness): Promise<World> {
   const alice = await h.enrollUser('alice');
   const bob = await h.enrollUser('bob');
@@ -1043,7 +868,7 @@ describe.each(['memory', 'redis'] as const)('bad input on every endpoint (%s sto
       expect(answer.body.error_description, 'error_description outside RFC 6749 §5.2, or echoing the input at length').toMatch(OAUTH_DESCRIPTION);
       expect(answer.text).not.toMatch(LEAK);
       if (attack.challenge) expect(answer.headers.get('www-authenticate') ?? '').toMatch(attack.challenge);
-      expectOnlyAllowedChanges(changes, answer.body.error, attack.consumes);
+      expectOnlyAllowedChanges(changes, { error: answer.body.error, ...(attack.consumes ? { consumes: attack.consumes } : {}) });
     });
   });
 

@@ -1,10 +1,11 @@
 import { createAgentClient, type AgentClient } from '@countersign/shared';
-import { keys, type HostResolver, type Store } from '@countersign/server';
+import { keys, type HostResolver } from '@countersign/server';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type EnrolledUser, type Harness } from './support/harness.ts';
 import { payment } from './support/payment.ts';
 import { PRODUCTION_URL, productionEnv } from './support/production.ts';
+import { recordWrites } from './support/store-watch.ts';
 
 /**
  * Server-side request forgery through the URLs clients name, in production mode
@@ -15,39 +16,6 @@ import { PRODUCTION_URL, productionEnv } from './support/production.ts';
 
 const NOTIFICATION_TOKEN = 'cnt_5d41402abc4b2a76b9719d911017c592';
 
-/** The Store methods that only read; any other call during a refusal is a write. */
-const READS = new Set(['get', 'hashGet', 'hashGetField', 'hashLength', 'setMembers', 'sortedRangeByScore', 'sortedWindowMembers', 'listRange', 'streamGet', 'streamIndexRead', 'streamRange', 'streamPendingCount']);
-
-/** Records every call of a Store method that is not a read, from now until `stop()`. */
-function watchWrites(store: Store): { writes: string[]; stop(): void } {
-  const writes: string[] = [];
-  const originals = new Map<string, unknown>();
-  let proto: object | null = store;
-  const names = new Set<string>();
-  while (proto && proto !== Object.prototype) {
-    for (const name of Object.getOwnPropertyNames(proto)) names.add(name);
-    proto = Object.getPrototypeOf(proto);
-  }
-  const target = store as unknown as Record<string, unknown>;
-  for (const name of names) {
-    const method = target[name];
-    if (name === 'constructor' || READS.has(name) || typeof method !== 'function') continue;
-    originals.set(name, Object.hasOwn(store, name) ? method : undefined);
-    target[name] = (...args: unknown[]) => {
-      writes.push(`${name} ${String(args[0])}`);
-      return (method as (...a: unknown[]) => unknown).apply(store, args);
-    };
-  }
-  return {
-    writes,
-    stop() {
-      for (const [name, own] of originals) {
-        if (own === undefined) delete target[name];
-        else target[name] = own;
-      }
-    },
-  };
-}
 
 /** A resolver that answers `address` for every name, as a DNS server rebinding the name would. */
 function answering(address: string): HostResolver & { asked: string[] } {
@@ -116,7 +84,7 @@ describe.each(['memory', 'redis'] as const)('SSRF through client endpoints, in p
       ['http://callback.acme-payments.com/cb', 'it must be https'],
       ['http://localhost:9000/cb', 'it must be https'],
     ])('refuses %s with invalid_client_metadata, storing nothing', async (endpoint, reason) => {
-      const watch = watchWrites(harness.store);
+      const watch = recordWrites(harness.store);
       let response: { status: number; body: any };
       try {
         response = await harness.admin('POST', '/clients', { name: 'Ping agent', token_delivery_mode: 'ping', backchannel_client_notification_endpoint: endpoint });
@@ -236,7 +204,7 @@ describe.each(['memory', 'redis'] as const)('SSRF through client endpoints, in p
       'https://fcm.googleapis.com.attacker.example/fcm/send/abc',
       'https://169.254.169.254/latest/meta-data/',
     ])('refuses %s, storing nothing', async (endpoint) => {
-      const watch = watchWrites(harness.store);
+      const watch = recordWrites(harness.store);
       let response: Awaited<ReturnType<typeof subscribe>>;
       try {
         response = await subscribe(endpoint);

@@ -2,9 +2,9 @@ import { keys } from '@countersign/server';
 import { base64url, createAgentClient, decisionChallenge } from '@countersign/shared';
 import { decodeJwt } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Store } from '../../server/src/store/index.ts';
 import { createHarness, type EnrolledUser, type Harness } from '../support/harness.ts';
 import { createSoftAuthenticator } from '../support/soft-authenticator.ts';
+import { recordWrites } from '../support/store-watch.ts';
 import { payment } from '../support/payment.ts';
 import { answer, bcAuthorize, device, enrollWithRoles, pay, pollToken, testPolicy, watchAudit, type SeenEvent } from './policy-support.ts';
 
@@ -28,29 +28,6 @@ const twoReviewers = () =>
     policy.types.payment.unlisted_currency_tier = 'two-reviewers';
   });
 
-/** Store operations that only read. */
-const READS = new Set(['get', 'hashGet', 'hashGetField', 'hashLength', 'setMembers', 'sortedWindowMembers', 'sortedRangeByScore', 'listRange', 'streamGet', 'streamIndexRead', 'streamRange', 'streamPendingCount']);
-
-/** Every store operation that writes, from now on, with the key it writes (its first argument). */
-function watchWrites(store: Store): string[] {
-  const writes: string[] = [];
-  const target = store as unknown as Record<string, unknown>;
-  let proto = Object.getPrototypeOf(store);
-  const names = new Set<string>();
-  while (proto && proto !== Object.prototype) {
-    for (const name of Object.getOwnPropertyNames(proto)) if (typeof target[name] === 'function' && name !== 'constructor' && name !== 'close') names.add(name);
-    proto = Object.getPrototypeOf(proto);
-  }
-  for (const name of names) {
-    if (READS.has(name)) continue;
-    const original = (target[name] as (...args: unknown[]) => unknown).bind(store);
-    target[name] = (...args: unknown[]) => {
-      writes.push(`${name} ${String(args[0])}`);
-      return original(...args);
-    };
-  }
-  return writes;
-}
 
 /** Issue 4, "Reviewers": every required party approves with its own passkey; any one denies. */
 describe.each(['memory', 'redis'] as const)('reviewers (%s store)', (storeKind) => {
@@ -237,16 +214,20 @@ describe.each(['memory', 'redis'] as const)('reviewers (%s store)', (storeKind) 
         pushed.push(input.sub);
         return notifyUser(input);
       };
-      const writes = watchWrites(harness.deps.store);
-      const reply = await bcAuthorize(harness, client, { login_hint: customer.sub, details: pay(transactionId) });
-      // Whatever the request started in the background (a push) has run.
-      await harness.deps.background.drain();
-      return { reply, writes: [...writes], pushed };
+      const watch = recordWrites(harness.deps.store);
+      try {
+        const reply = await bcAuthorize(harness, client, { login_hint: customer.sub, details: pay(transactionId) });
+        // Whatever the request started in the background (a push) has run.
+        await harness.deps.background.drain();
+        return { reply, writes: [...watch.writes], pushed };
+      } finally {
+        watch.stop();
+      }
     }
 
-    /** Nothing of the refused request is anywhere: no record, no transaction, no place in a window, no queue, no push; only its audit. */
+    /** Nothing of the refused request is anywhere: no record, no transaction, no place in a window, no queue, no push; only its audit (and the call counted against the client's rate limit). */
     async function expectNothingStored(transactionId: string, refused: Awaited<ReturnType<typeof askWatched>>) {
-      expect(refused.writes.filter((write) => !/ audit/.test(write))).toEqual([]);
+      expect(refused.writes.filter((write) => !/ audit/.test(write))).toEqual([`rateLimit ${keys.rate('bcAuthorize', `default:${client.client_id}`)}`]);
       expect(refused.pushed).toEqual([]);
       const now = harness.clock.now();
       expect(await harness.store.get(keys.transaction('default', client.client_id, transactionId))).toBeNull();
