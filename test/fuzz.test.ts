@@ -28,7 +28,7 @@ import { watchStore, type Change, type StoreWatch } from './support/store-watch.
  */
 
 const SEED = 20_261_201;
-const RUNS = { memory: { bcAuthorize: 600, token: 400, redeem: 400, decision: 350 }, redis: { bcAuthorize: 150, token: 100, redeem: 100, decision: 100 } } as const;
+const RUNS = { memory: { bcAuthorize: 600, token: 400, redeem: 400, decision: 350 }, redis: { bcAuthorize: 150, token: 100, redeem: 300, decision: 100 } } as const;
 
 const FORM = 'application/x-www-form-urlencoded';
 const JSON_TYPE = 'application/json';

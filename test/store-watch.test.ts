@@ -71,9 +71,11 @@ describe.each(['memory', 'redis'] as const)('the store watcher (%s store)', (sto
   });
   afterAll(() => s.h?.close());
 
-  it('passes the real endpoint, whose refusal appends one refused event to the audit chain', async () => {
+  it('passes the real endpoint, whose refusal counts against its rate limit and appends one refused event to the audit chain', async () => {
     const { error, changes } = await refuse(s, s.h.app);
-    expect(changes.map((change) => [change.key, change.appended.length])).toEqual([['auditlog:{default}', 1]]);
+    const rateKey = changes.find((change) => change.key.startsWith('rate:'))?.key;
+    expect(rateKey).toMatch(/^rate:\{bcAuthorize:default:cli_[A-Za-z0-9_-]+\}$/);
+    expect(changes.map((change) => [change.key, change.appended.length])).toEqual([[rateKey, 0], ['auditlog:{default}', 1]]);
     expect(disallowedChanges(changes, { error })).toEqual([]);
   });
 
