@@ -16,12 +16,14 @@ describe.each(['memory', 'redis'] as const)('refusals without a request (%s stor
   let prefix: string;
   let alice: EnrolledUser;
   let basic: string;
+  let clientId: string;
 
   beforeEach(async () => {
     prefix = testPrefix();
     harness = await createHarness({ store: storeKind, redisPrefix: prefix });
     alice = await harness.enrollUser('alice');
     const client = await harness.createClient('Agent A');
+    clientId = client.client_id;
     basic = `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`;
     await harness.deps.background.drain();
   });
@@ -30,7 +32,7 @@ describe.each(['memory', 'redis'] as const)('refusals without a request (%s stor
   const chain = () => harness.store.streamRange(keys.auditChain('default'));
   const eventsSince = async (before: number) => (await chain()).slice(before).map((entry) => storedEvent(entry, 'default'));
 
-  it('audits 100 requests for unknown users in the tenant chain, with no new key', async () => {
+  it('audits 100 requests for unknown users in the tenant chain, with no new key but the client’s one rate counter', async () => {
     const [keysBefore, eventsBefore] = [new Set(await storeKeys(harness.store, prefix)), (await chain()).length];
     for (let i = 0; i < 100; i++) {
       const form = new URLSearchParams({ scope: 'openid', login_hint: `nobody_${i}`, authorization_details: JSON.stringify(payment({ transaction_id: `txn_${i}` })) });
@@ -38,7 +40,8 @@ describe.each(['memory', 'redis'] as const)('refusals without a request (%s stor
       expect([answer.status, answer.body.error]).toEqual([400, 'unknown_user_id']);
     }
     await harness.deps.background.drain();
-    expect((await storeKeys(harness.store, prefix)).filter((key) => !keysBefore.has(key))).toEqual([]);
+    // One key for all of them: the client's rate-limit counter (one per client, whatever it asks).
+    expect((await storeKeys(harness.store, prefix)).filter((key) => !keysBefore.has(key))).toEqual([keys.rate('bcAuthorize', `default:${clientId}`)]);
     const events = await eventsSince(eventsBefore);
     expect(events).toHaveLength(100);
     expect(events.every((event) => event?.type === 'refused' && event.reason === 'unknown_user_id' && event.auth_req_id === undefined)).toBe(true);
