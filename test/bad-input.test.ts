@@ -213,6 +213,9 @@ const bcParameters: Attack[] = [
   { name: 'a binding_message with a bidi override', request: bc(bcParams({ binding_message: 'Refund \u202E2401' })), status: 400, error: 'invalid_binding_message' },
   { name: 'a binding_message with a zero-width space', request: bc(bcParams({ binding_message: 'Ref\u200Bund' })), status: 400, error: 'invalid_binding_message' },
   { name: 'a binding_message of 65 characters', request: bc(bcParams({ binding_message: 'a'.repeat(65) })), status: 400, error: 'invalid_binding_message' },
+  { name: 'a binding_message with Arabic-Indic digits (١٠٤٢ reads as another number)', request: bc(bcParams({ binding_message: 'Refund \u0661\u0660\u0664\u0662' })), status: 400, error: 'invalid_binding_message' },
+  { name: 'a binding_message with fullwidth digits', request: bc(bcParams({ binding_message: 'Refund \uFF11\uFF10\uFF14\uFF12' })), status: 400, error: 'invalid_binding_message' },
+  { name: 'a binding_message with a Hangul filler', request: bc(bcParams({ binding_message: 'Refund\u31641042' })), status: 400, error: 'invalid_binding_message' },
   { name: 'a binding_message of 5,000 characters', request: bc(bcParams({ binding_message: 'a'.repeat(5000) })), status: 400, error: 'invalid_binding_message' },
   { name: 'an empty binding_message', request: bc(bcParams({ binding_message: '' })), status: 400, error: 'invalid_binding_message' },
   { name: 'requested_expiry 0', request: bc(bcParams({ requested_expiry: '0' })), status: 400, error: 'invalid_request' },
@@ -296,6 +299,16 @@ const bcDetails: Attack[] = [
   { name: 'a transaction_id of 65 characters', request: bc(bcParams({ authorization_details: detailsWith({ transaction_id: 't'.repeat(65) }) })), status: 400, error: IAD },
   { name: 'no transaction_id', request: bc(bcParams({ authorization_details: detailsWith({ transaction_id: undefined }) })), status: 400, error: IAD },
   { name: 'a second, invalid action after a valid one', request: bc(bcParams({ authorization_details: JSON.stringify([payment({ transaction_id: txn() }), payment({ transaction_id: txn(), currency: 'XXX' })]) })), status: 400, error: IAD },
+  // Issue 10, item 5: two readers of the same bytes must never see two actions.
+  { name: 'amount_minor named twice (the last would win in JSON.parse)', request: bc(bcParams({ authorization_details: rawDetails('amount_minor', '49000,"amount_minor":4900000') })), status: 400, error: IAD },
+  { name: 'a payee id named twice inside payee', request: bc(bcParams({ authorization_details: rawDetails('payee', '{"id":"acct_77","name":"ACME Ltd","id":"acct_666"}') })), status: 400, error: IAD },
+  { name: 'a member named twice, once spelled with an escape ("\\u0061mount_minor")', request: bc(bcParams({ authorization_details: rawDetails('amount_minor', '49000,"\\u0061mount_minor":1') })), status: 400, error: IAD },
+  { name: 'a payee name with a Hangul filler (U+3164)', request: bc(bcParams({ authorization_details: detailsWith({ payee: { id: 'acct_77', name: 'ACME\u3164Ltd' } }) })), status: 400, error: IAD },
+  { name: 'a payee name with a braille blank (U+2800)', request: bc(bcParams({ authorization_details: detailsWith({ payee: { id: 'acct_77', name: 'ACME\u2800Ltd' } }) })), status: 400, error: IAD },
+  { name: 'a payee name with a Mongolian vowel separator (U+180E)', request: bc(bcParams({ authorization_details: detailsWith({ payee: { id: 'acct_77', name: 'ACME\u180ELtd' } }) })), status: 400, error: IAD },
+  { name: 'a payee name with a run of combining marks (Zalgo)', request: bc(bcParams({ authorization_details: detailsWith({ payee: { id: 'acct_77', name: 'AC\u0301\u0302\u0303\u0304\u0305\u0306ME Ltd' } }) })), status: 400, error: IAD },
+  { name: 'a payee name mixing a Cyrillic а into Latin (a confusable)', request: bc(bcParams({ authorization_details: detailsWith({ payee: { id: 'acct_77', name: 'P\u0430yPal Ltd' } }) })), status: 400, error: IAD },
+  { name: 'a purpose with a zero-width joiner', request: bc(bcParams({ authorization_details: detailsWith({ purpose: 'Refund\u200Dfor order 1042' }) })), status: 400, error: IAD },
 ];
 
 // --------------------------------------------------------------------------------------------
@@ -400,6 +413,12 @@ const redeemAttacks: Attack[] = [
   { name: 'details with an unknown field', request: json('POST', redeemPath, redeemBody({ authorization_details: [payment({ transaction_id: 'txn_approved_a', memo: 'x' })] })), status: 400, error: 'approval_mismatch' },
   { name: 'details as an object, not an array', request: json('POST', redeemPath, redeemBody({ authorization_details: APPROVED_DETAILS[0] })), status: 400, error: 'approval_mismatch' },
   { name: 'no details', request: json('POST', redeemPath, (w) => ({ token: w.approvedToken })), status: 400, error: 'invalid_request' },
+  // Issue 10, item 5: the executor redeems exactly what was approved, byte for byte.
+  { name: 'a body with token named twice', request: json('POST', redeemPath, (w) => `{"token":"${w.approvedToken}","token":"${w.approvedToken}","authorization_details":${JSON.stringify(APPROVED_DETAILS)}}`), status: 400, error: 'invalid_request' },
+  { name: 'details with amount_minor named twice', request: json('POST', redeemPath, (w) => `{"token":"${w.approvedToken}","authorization_details":${JSON.stringify(APPROVED_DETAILS).replace('"amount_minor":49000', '"amount_minor":49000,"amount_minor":49000')}}`), status: 400, error: 'invalid_request' },
+  { name: 'the approved amount spelled 49000.0', request: json('POST', redeemPath, (w) => `{"token":"${w.approvedToken}","authorization_details":${JSON.stringify(APPROVED_DETAILS).replace('"amount_minor":49000', '"amount_minor":49000.0')}}`), status: 400, error: 'approval_mismatch' },
+  { name: 'the approved payee name with a trailing space', request: json('POST', redeemPath, redeemBody({ authorization_details: [payment({ transaction_id: 'txn_approved_a', payee: { id: 'acct_77', name: 'ACME Ltd ' } })] })), status: 400, error: 'approval_mismatch' },
+  { name: 'the approved purpose with two spaces where it has one', request: json('POST', redeemPath, redeemBody({ authorization_details: [payment({ transaction_id: 'txn_approved_a', purpose: 'Refund  for order 1042' })] })), status: 400, error: 'approval_mismatch' },
   { name: 'details nested 10,000 deep', request: json('POST', redeemPath, (w) => `{"token":"${w.approvedToken}","authorization_details":${deep(10_000)}}`), status: 400, error: 'approval_mismatch' },
   { name: 'a body over 64 KB', request: json('POST', redeemPath, redeemBody({ authorization_details: [payment({ transaction_id: 'txn_approved_a', purpose: 'x'.repeat(70_000) })] })), status: 413, error: 'request_too_large' },
   { name: 'a body over 64 KB, streamed without Content-Length', request: (w) => ({ ...json('POST', redeemPath, redeemBody({ authorization_details: [payment({ transaction_id: 'txn_approved_a', purpose: 'x'.repeat(70_000) })] }))(w), stream: true }), status: 413, error: 'request_too_large' },

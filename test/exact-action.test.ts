@@ -51,7 +51,7 @@ describe.each(['memory', 'redis'] as const)('the exact action (%s store)', (stor
       ['amount_minor spelled 49000.0', rawDetails(['"amount_minor":49000', '"amount_minor":49000.0']), undefined, 'invalid_authorization_details', /amount_minor: numbers must be written as plain integers/],
       ['a Cyrillic a (U+0430) inside a Latin payee name', rawDetails(payee('P\u0430yPal Ltd')), undefined, 'invalid_authorization_details', /payee\.name: must be written in one script: it mixes Latin and Cyrillic \(U\+0430\)/],
       ['a Hangul filler (U+3164) in the payee name', rawDetails(payee('ACME\u3164Ltd')), undefined, 'invalid_authorization_details', /payee\.name: must not hold an invisible or filler character \(U\+3164\)/],
-      ['a run of combining marks in the purpose', rawDetails(['"purpose":"Refund', '"purpose":"R\u0336\u0334\u0337\u0335\u0338efund']), undefined, 'invalid_authorization_details', /purpose: must not stack more than 4 combining marks/],
+      ['a run of combining marks in the purpose', rawDetails(['"purpose":"Refund', '"purpose":"R\u0336\u0334\u0337\u0335\u0338efund']), undefined, 'invalid_authorization_details', /purpose: must not put more than 4 combining marks/],
       ['Arabic-Indic digits in binding_message', JSON.stringify(payment()), 'Order \u0661\u0660\u0664\u0662', 'invalid_binding_message', /binding_message: must write numbers with the ASCII digits 0-9 \(U\+0661/],
     ];
 

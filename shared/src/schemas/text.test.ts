@@ -46,7 +46,7 @@ const REFUSED_TEXT: [string, string, string][] = [
   ['a private-use character', 'ACME\ue000', 'must not hold a private-use character (U+E000)'],
   ['an unassigned code point', 'ACME\u0378', 'must not hold an unassigned code point (U+0378)'],
   ['a lone surrogate', 'ACME\ud800', 'must not hold a lone surrogate (U+D800)'],
-  ['five marks stacked on one letter (Zalgo)', 'Z\u0336\u0334\u0337\u0335\u0338algo', 'must not stack more than 4 combining marks on one character (at U+0336)'],
+  ['five marks stacked on one letter (Zalgo)', 'Z\u0336\u0334\u0337\u0335\u0338algo', 'must not put more than 4 combining marks on one character (at U+0336)'],
   ['one accent twice, hidden by NFC', 'e\u0301\u0301', 'must not repeat a combining mark (U+0301 twice in a row)'],
 ];
 
@@ -101,7 +101,7 @@ describe('bindingMessage', () => {
     ['Devanagari digits', 'Order \u096a\u096b', 'must write numbers with the ASCII digits 0-9 (U+096A is another digit)'],
     ['a superscript two', 'Order 4\u00b2', 'must write numbers with the ASCII digits 0-9 (U+00B2 is another digit)'],
     ['a Hangul filler, which Unicode counts as a letter', 'Order\u3164 42', 'must not hold an invisible or filler character (U+3164)'],
-    ['a run of combining marks', 'Order 4\u0336\u0334\u0337\u0335\u03382', 'must not stack more than 4 combining marks on one character (at U+0336)'],
+    ['a run of combining marks', 'Order 4\u0336\u0334\u0337\u0335\u03382', 'must not put more than 4 combining marks on one character (at U+0336)'],
     ['a right-to-left override', 'Order \u202e24', 'must not hold a bidirectional control (U+202E)'],
     ['an emoji', 'Order 42 \u{1F4B8}', 'may hold only letters, digits, spaces and common punctuation'],
   ])('refuses %s', (_name, input, reason) => {

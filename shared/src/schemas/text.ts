@@ -58,7 +58,7 @@ export function unseenProblem(text: string): string | null {
     // Marks are counted as UTS #39 counts them, decomposed: NFC hides the first mark in `é`.
     const decomposed = text.normalize('NFD');
     const run = MARK_RUN.exec(decomposed);
-    if (run) return `must not stack more than ${MAX_COMBINING_MARKS} combining marks on one character (at ${codePointName(run[0])})`;
+    if (run) return `must not put more than ${MAX_COMBINING_MARKS} combining marks on one character (at ${codePointName(run[0])})`;
     const repeated = REPEATED_MARK.exec(decomposed);
     if (repeated) return `must not repeat a combining mark (${codePointName(repeated[1]!)} twice in a row)`;
   }
