@@ -352,7 +352,7 @@ const tokenAttacks: Attack[] = [
 ];
 
 // --------------------------------------------------------------------------------------------
-// Executor-facing: POST /redeem, POST /redemptions/{id}/outcome, GET /requests/{id}
+// Executor-facing: POST /redeem, POST /redemptions/{id}/outcome, GET and POST /requests/{id}
 // --------------------------------------------------------------------------------------------
 
 function json(method: string, path: (w: World) => string, body: (w: World) => unknown, options: { auth?: (w: World) => string | undefined; type?: string } = {}) {
@@ -467,6 +467,25 @@ const requestViewAttacks: Attack[] = [
   { name: 'an auth_req_id with a malformed percent escape', request: get(() => '/requests/%zz%E0%A4%A'), status: 404, error: 'not_found' },
   { name: "another client's auth_req_id", request: get((w) => `/requests/${w.pendingA}`, (w) => basic(w.b)), status: 404, error: 'not_found' },
   { name: "another tenant's client", request: get((w) => `/requests/${w.pendingA}`, (w) => basic(w.c)), status: 404, error: 'not_found' },
+];
+
+/** `POST /requests/{id}`: the same view, its client authentication in a form. */
+function postView(path: (w: World) => string, form: (w: World) => string, options: { auth?: (w: World) => string | undefined; type?: string } = {}) {
+  return (w: World): Raw => {
+    const auth = options.auth ? options.auth(w) : undefined;
+    return { method: 'POST', path: path(w), headers: { 'content-type': options.type ?? FORM, ...(auth === undefined ? {} : { authorization: auth }) }, body: form(w) };
+  };
+}
+const secretForm = (client: (w: World) => { client_id: string; client_secret: string }) => (w: World) => new URLSearchParams(client(w)).toString();
+
+const postViewAttacks: Attack[] = [
+  { name: 'no client authentication', request: postView((w) => `/requests/${w.pendingA}`, () => ''), status: 401, error: 'invalid_client', challenge: BASIC_CHALLENGE },
+  { name: 'a JSON body instead of a form', request: postView((w) => `/requests/${w.pendingA}`, (w) => JSON.stringify(w.a), { type: JSON_TYPE }), status: 415, error: 'invalid_request' },
+  { name: 'a parameter that is not client authentication', request: postView((w) => `/requests/${w.pendingA}`, () => 'state=approved', { auth: (w) => basic(w.a) }), status: 400, error: 'invalid_request' },
+  { name: 'a repeated client_id', request: postView((w) => `/requests/${w.pendingA}`, (w) => `${secretForm((x) => x.a)(w)}&client_id=${w.b.client_id}`), status: 400, error: 'invalid_request' },
+  { name: 'client_secret_post for a client_secret_basic client', request: postView((w) => `/requests/${w.pendingA}`, secretForm((w) => w.a)), status: 401, error: 'invalid_client', challenge: BASIC_CHALLENGE },
+  { name: "another client's auth_req_id", request: postView((w) => `/requests/${w.pendingA}`, () => '', { auth: (w) => basic(w.b) }), status: 404, error: 'not_found' },
+  { name: 'an auth_req_id of 10 KB', request: postView(() => `/requests/${'u'.repeat(10_240)}`, () => '', { auth: (w) => basic(w.a) }), status: 404, error: 'not_found' },
 ];
 
 // --------------------------------------------------------------------------------------------
@@ -795,6 +814,7 @@ const TABLES: [string, Attack[]][] = [
   ['POST /redeem', redeemAttacks],
   ['POST /redemptions/{id}/outcome', outcomeAttacks],
   ['GET /requests/{id}', requestViewAttacks],
+  ['POST /requests/{id}', postViewAttacks],
   ['POST /api/device/enroll/*', enrollAttacks],
   ['PUT /api/device/push-subscription', pushAttacks],
   ['GET /api/device/*', deviceReadAttacks],

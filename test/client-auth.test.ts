@@ -120,6 +120,31 @@ describe.each(['memory', 'redis'] as const)('client authentication (%s store)', 
       expect(await stateOf(authReqId)).toBe('redeemed');
     });
 
+    it('lets every method read the client view with POST /requests/{auth_req_id}; another client finds nothing', async () => {
+      const viewOf = (authReqId: string, auth: Auth) => harness.call('POST', `/requests/${authReqId}`, { headers: { 'content-type': FORM, ...auth.headers }, body: formBody({ ...auth.params }) });
+      const { authReqId: ofJwt } = await wholeFlow(() => jwtAuth(esKey));
+      const { authReqId: ofPost } = await wholeFlow(() => postAuth(postClient));
+      const { authReqId: ofBasic } = await wholeFlow(() => basicAuth(basicClient));
+      for (const [authReqId, auth] of [
+        [ofJwt, await jwtAuth()],
+        [ofPost, postAuth(postClient)],
+        [ofBasic, basicAuth(basicClient)],
+      ] as const) {
+        const view = await viewOf(authReqId, auth);
+        expect([view.status, view.body.auth_req_id, view.body.state, view.body.awaiting]).toEqual([200, authReqId, 'redeemed', []]);
+      }
+      // Another client's request answers as if there were none; so does a method the client did not register.
+      expect((await viewOf(ofJwt, postAuth(postClient))).body.error).toBe('not_found');
+      expectInvalidClient(await viewOf(ofPost, basicAuth(postClient)));
+      // A replayed assertion is refused there as everywhere: its jti is single-use.
+      const once = await jwtAuth();
+      expect((await viewOf(ofJwt, once)).status).toBe(200);
+      expectInvalidClient(await viewOf(ofJwt, once));
+      // Nothing but client authentication in the form.
+      const extra = await viewOf(ofBasic, { ...basicAuth(basicClient), params: { state: 'approved' } });
+      expect([extra.status, extra.body.error]).toEqual([400, 'invalid_request']);
+    });
+
     it('private_key_jwt signed PS256, without a client_id beside the assertion', async () => {
       await wholeFlow(async () => ({ params: { client_assertion_type: JWT_BEARER, client_assertion: await sign(psKey, assertionClaims(jwtClient, harness.issuer, harness.clock.now())) } }));
     });

@@ -2,7 +2,7 @@ import { CountersignError, outcomeBody, redeemBody, type ClientRequestView } fro
 import { Hono } from 'hono';
 import { authenticateClient, limitClient, type ClientRecord } from '../clients/index.ts';
 import type { Deps } from '../deps.ts';
-import { readJson, readJsonDocument } from '../http/index.ts';
+import { readForm, readJson, readJsonDocument } from '../http/index.ts';
 import { awaitingParties } from '../policy/index.ts';
 import { loadRequest, settleExpiry } from '../requests/index.ts';
 import { redeemVerified, verifyRedemptionToken } from './redeem.ts';
@@ -45,12 +45,36 @@ function splitAuth<T extends Partial<Record<AuthMember, string>>>(body: T): { au
 }
 
 /**
+ * The client's view of one of its own requests: its state, the deadline of that state (a pending
+ * request's decision, an approved one's redemption), the outcome once reported, and while pending
+ * the parties it still waits for (`awaiting`). A request of another client, or of no one, is not
+ * found: the answer does not tell the two apart (DESIGN.md guarantee 5).
+ * @throws CountersignError `not_found` (404).
+ */
+async function clientView(deps: Deps, client: ClientRecord, authReqId: string): Promise<ClientRequestView> {
+  const found = await loadRequest(deps.store, client.tenant, authReqId);
+  if (!found || found.client_id !== client.client_id) throw new CountersignError('not_found', 'No such request.');
+  const request = await settleExpiry(deps, found);
+  const outcome = request.outcome && request.outcome.status !== 'unknown' ? request.outcome : null;
+  return {
+    auth_req_id: request.auth_req_id,
+    state: request.state,
+    expires_at: new Date(request.state === 'pending' ? request.expires_at : (request.approval_expires_at ?? request.expires_at)).toISOString(),
+    outcome,
+    // Which parties the agent is still waiting on (the user, a reviewer of a role), while pending.
+    awaiting: request.state === 'pending' ? awaitingParties({ parties: request.parties ?? ['customer'], approvals: request.approvals ?? [] }) : [],
+  };
+}
+
+/**
  * The executor's side: `POST /redeem`, `POST /redemptions/{id}/outcome`, and the client's view
- * `GET /requests/{auth_req_id}` (its state, deadline and outcome, and while pending the parties it
- * still waits for, `awaiting`). All authenticate the client: the two POSTs with its registered
- * method, read from the header or from the JSON body's client authentication members (the body
- * is read first, so a malformed one answers `invalid_request` before any credential is checked);
- * the GET, which has no body, with client_secret_basic only. `/redeem` is rate limited per client
+ * of a request ({@link clientView}) at `GET /requests/{auth_req_id}` and `POST /requests/{auth_req_id}`.
+ * All authenticate the client: `/redeem` and the outcome with its registered method, read from the
+ * header or from the JSON body's client authentication members (the body is read first, so a
+ * malformed one answers `invalid_request` before any credential is checked); the GET, which has no
+ * body, with HTTP Basic only (a client_secret_post client sends the same secret there); the POST
+ * with a form of nothing but client authentication (RFC 6749 §2.3.1 `client_secret_post`, RFC 7523
+ * §2.2 `private_key_jwt`), so every method reads the view. `/redeem` is rate limited per client
  * (429 `too_many_requests`, nothing stored or audited).
  */
 export function redemptionRoutes(deps: Deps): Hono {
@@ -85,19 +109,16 @@ export function redemptionRoutes(deps: Deps): Hono {
 
   app.get('/requests/:auth_req_id', async (c) => {
     const client = await authenticateClient(c, deps, {}, { bodyless: true });
-    const found = await loadRequest(deps.store, client.tenant, c.req.param('auth_req_id'));
-    if (!found || found.client_id !== client.client_id) throw new CountersignError('not_found', 'No such request.');
-    const request = await settleExpiry(deps, found);
-    const outcome = request.outcome && request.outcome.status !== 'unknown' ? request.outcome : null;
-    const view: ClientRequestView = {
-      auth_req_id: request.auth_req_id,
-      state: request.state,
-      expires_at: new Date(request.state === 'pending' ? request.expires_at : (request.approval_expires_at ?? request.expires_at)).toISOString(),
-      outcome,
-      // Which parties the agent is still waiting on (the user, a reviewer of a role), while pending.
-      awaiting: request.state === 'pending' ? awaitingParties({ parties: request.parties ?? ['customer'], approvals: request.approvals ?? [] }) : [],
-    };
-    return c.json(view, 200, { 'Cache-Control': 'no-store' });
+    return c.json(await clientView(deps, client, c.req.param('auth_req_id')), 200, { 'Cache-Control': 'no-store' });
+  });
+
+  // The same view for clients whose credentials travel in a body: client_secret_post and private_key_jwt.
+  app.post('/requests/:auth_req_id', async (c) => {
+    const form = await readForm(c);
+    const unknown = Object.keys(form).find((name) => !(AUTH_MEMBERS as readonly string[]).includes(name));
+    if (unknown !== undefined) throw new CountersignError('invalid_request', `The parameter ${unknown.slice(0, 64)} is not known here: only client authentication is sent.`);
+    const client = await authenticateClient(c, deps, form);
+    return c.json(await clientView(deps, client, c.req.param('auth_req_id')), 200, { 'Cache-Control': 'no-store' });
   });
 
   return app;
