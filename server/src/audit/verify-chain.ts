@@ -72,16 +72,19 @@ export interface RetentionAnchorLine {
 
 const HASH = /^[A-Za-z0-9_-]{43}$/;
 
+/** An item of an export as a value: a JSON line parsed (undefined when it is not JSON), anything else as it is. */
+function parsedLine(item: unknown): unknown {
+  if (typeof item !== 'string') return item;
+  try {
+    return JSON.parse(item);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The retention anchor a first line or first item names, or null when it is not one. */
 function readAnchorLine(item: unknown): RetentionAnchor | null {
-  let value = item;
-  if (typeof item === 'string') {
-    try {
-      value = JSON.parse(item);
-    } catch {
-      return null;
-    }
-  }
+  const value = parsedLine(item);
   if (typeof value !== 'object' || value === null || !('retention_anchor' in value)) return null;
   const anchor = (value as RetentionAnchorLine).retention_anchor;
   if (typeof anchor !== 'object' || anchor === null || !Number.isSafeInteger(anchor.seq) || anchor.seq < 0 || typeof anchor.hash !== 'string' || !HASH.test(anchor.hash)) return null;
@@ -165,14 +168,7 @@ export async function verifyChain(tenant: string, events: AsyncIterable<unknown>
 }
 
 function readEvent(item: unknown): StoredAuditEvent | null {
-  let value = item;
-  if (typeof item === 'string') {
-    try {
-      value = JSON.parse(item);
-    } catch {
-      return null;
-    }
-  }
+  const value = parsedLine(item);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
   const event = value as StoredAuditEvent;
   return typeof event.seq === 'number' && typeof event.prev_hash === 'string' ? event : null;

@@ -1,6 +1,6 @@
 import type { LookupAddress } from 'node:dns';
-import { createServer, type AddressInfo, type Server } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { listenCounting, type CountingListener } from './counting-listener.test-support.ts';
 import { ForbiddenEndpointError, forbiddenEndpointCause } from './forbidden-endpoint.ts';
 import { createGuardedFetch } from './guarded-fetch.ts';
 import { createGuardedLookup, type HostResolver, type ResolvedAddress } from './guarded-lookup.ts';
@@ -18,28 +18,17 @@ const answering = (...addresses: string[]): HostResolver & { asked: string[] } =
 const post: RequestInit = { method: 'POST', headers: { authorization: 'Bearer client-notification-token' }, body: '{}', redirect: 'manual', signal: AbortSignal.timeout(2000) };
 
 describe('createGuardedFetch', () => {
-  let listener: Server;
-  let port: number;
-  let connections: number;
+  let listener: CountingListener;
 
   beforeEach(async () => {
-    connections = 0;
     // Any TCP connection counts, before TLS: a guard that let one through would show here.
-    listener = createServer((socket) => {
-      connections += 1;
-      socket.destroy();
-    });
-    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
-    port = (listener.address() as AddressInfo).port;
+    listener = await listenCounting();
   });
-
-  afterEach(async () => {
-    await new Promise<void>((resolve) => listener.close(() => resolve()));
-  });
+  afterEach(() => listener.close());
 
   it('counts a connection made without the guard (the listener is reachable)', async () => {
-    await expect(fetch(`https://127.0.0.1:${port}/cb`, post)).rejects.toThrow();
-    expect(connections).toBe(1);
+    await expect(fetch(`https://127.0.0.1:${listener.port}/cb`, post)).rejects.toThrow();
+    expect(listener.connections).toBe(1);
   });
 
   it.each([
@@ -50,8 +39,8 @@ describe('createGuardedFetch', () => {
   ])('does not connect when a public-looking name resolves to %s', async (address, why) => {
     const resolve = answering(address);
     const guarded = createGuardedFetch({ resolve });
-    const failure = await guarded(`https://callback.acme-payments.com:${port}/cb`, post).catch((error: unknown) => error);
-    expect(connections).toBe(0);
+    const failure = await guarded(`https://callback.acme-payments.com:${listener.port}/cb`, post).catch((error: unknown) => error);
+    expect(listener.connections).toBe(0);
     expect(resolve.asked).toEqual(['callback.acme-payments.com']);
     expect(forbiddenEndpointCause(failure)?.reason).toBe(`its host callback.acme-payments.com resolves to ${address}, ${why}`);
   });
@@ -59,20 +48,20 @@ describe('createGuardedFetch', () => {
   it('does not connect to an IP literal (no lookup happens for one), in any spelling', async () => {
     const resolve = answering('93.184.215.14');
     const guarded = createGuardedFetch({ resolve });
-    for (const url of [`https://127.0.0.1:${port}/cb`, `https://2130706433:${port}/cb`, `https://[::ffff:127.0.0.1]:${port}/cb`]) {
+    for (const url of [`https://127.0.0.1:${listener.port}/cb`, `https://2130706433:${listener.port}/cb`, `https://[::ffff:127.0.0.1]:${listener.port}/cb`]) {
       const failure = await guarded(url, post).catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(ForbiddenEndpointError);
       expect((failure as ForbiddenEndpointError).reason).toMatch(/loopback/);
     }
     expect(resolve.asked).toEqual([]);
-    expect(connections).toBe(0);
+    expect(listener.connections).toBe(0);
   });
 
   it('refuses plain http and credentials before resolving anything', async () => {
     const resolve = answering('93.184.215.14');
     const guarded = createGuardedFetch({ resolve });
-    await expect(guarded(`http://callback.acme-payments.com:${port}/cb`, post)).rejects.toThrow(/must be https/);
-    await expect(guarded(`https://u:p@callback.acme-payments.com:${port}/cb`, post)).rejects.toThrow(/user:pass@/);
+    await expect(guarded(`http://callback.acme-payments.com:${listener.port}/cb`, post)).rejects.toThrow(/must be https/);
+    await expect(guarded(`https://u:p@callback.acme-payments.com:${listener.port}/cb`, post)).rejects.toThrow(/user:pass@/);
     expect(resolve.asked).toEqual([]);
   });
 });
