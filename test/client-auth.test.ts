@@ -133,6 +133,9 @@ describe.each(['memory', 'redis'] as const)('client authentication (%s store)', 
         const view = await viewOf(authReqId, auth);
         expect([view.status, view.body.auth_req_id, view.body.state, view.body.awaiting]).toEqual([200, authReqId, 'redeemed', []]);
       }
+      // A client_secret_basic client has nothing to put in the form: a POST without a body will do.
+      const bodyless = await harness.call('POST', `/requests/${ofBasic}`, basicAuth(basicClient));
+      expect([bodyless.status, bodyless.body.state]).toEqual([200, 'redeemed']);
       // Another client's request answers as if there were none; so does a method the client did not register.
       expect((await viewOf(ofJwt, postAuth(postClient))).body.error).toBe('not_found');
       expectInvalidClient(await viewOf(ofPost, basicAuth(postClient)));

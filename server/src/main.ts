@@ -7,7 +7,7 @@ import { createDeps } from './create-deps.ts';
 import { seedDevelopment } from './seed-development.ts';
 import { consoleLogger, randomId } from './runtime/index.ts';
 import { connectRedisEventBus, type EventBus } from './events/index.ts';
-import { connectRedis, MemoryStore, RedisStore, type RedisTarget, type Store } from './store/index.ts';
+import { connectRedis, MemoryStore, RedisStore, storeTargetOf, type Store } from './store/index.ts';
 
 /** The key prefix of the Redis store, and of its pub/sub channel. */
 const REDIS_PREFIX = 'cs:';
@@ -15,14 +15,10 @@ const REDIS_PREFIX = 'cs:';
 /**
  * The store: Redis (`REDIS_URL`) or a Redis Cluster (`REDIS_CLUSTER_NODES`), with the event bus that
  * carries live updates between the instances sharing it; otherwise the in-memory store and its
- * in-process bus (`events` undefined).
+ * in-process bus (`events` undefined), in development only (see `storeTargetOf`).
  */
 async function openStore(config: Config): Promise<{ store: Store; events?: EventBus }> {
-  const target: RedisTarget | undefined = config.redisCluster
-    ? { kind: 'cluster', ...config.redisCluster }
-    : config.redisUrl
-      ? { kind: 'single', url: config.redisUrl }
-      : undefined;
+  const target = storeTargetOf(config);
   if (target) {
     const redis = await connectRedis(target, {
       commandTimeoutMs: config.redisCommandTimeoutMs,

@@ -46,7 +46,7 @@ export function decisionBar({ request, options, busy, error, choose }: DecisionB
   if (codes && codes.length > 0) {
     choices = [
       h('p', { class: 'codes-label', attrs: { id: 'codes-label' } }, 'To approve, pick the agent’s code'),
-      h('p', { class: 'hint codes-hint', attrs: { id: 'decision-hint' } }, 'The agent’s screen shows one of these three. Not sure? Deny.'),
+      h('p', { class: 'hint codes-hint', attrs: { id: 'decision-hint' } }, 'The agent’s screen shows one of these three. A wrong pick denies the request; not sure? Deny.'),
       h(
         'div',
         { class: 'code-buttons', testid: 'code-buttons', attrs: { role: 'group', 'aria-labelledby': 'codes-label', 'aria-describedby': 'decision-hint' } },

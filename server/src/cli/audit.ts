@@ -9,13 +9,13 @@ import { createAuditLog } from '../audit/index.ts';
 import { envSchema } from '../config/index.ts';
 import { systemClock } from '../runtime/index.ts';
 import { connectRedisStore } from '../store/index.ts';
-import { AUDIT_USAGE, runAuditCommand } from './audit-command.ts';
+import { runAuditCommand } from './audit-command.ts';
 
 async function main(): Promise<number> {
   return runAuditCommand(process.argv.slice(2), {
     async openAudit() {
       const redisUrl = envSchema.shape.REDIS_URL.parse(process.env.REDIS_URL || undefined);
-      if (!redisUrl) throw new Error(`REDIS_URL is unset: the audit trail is in the server's Redis.\n${AUDIT_USAGE}`);
+      if (!redisUrl) throw new Error("REDIS_URL is unset: the audit command reads the trail from the server's Redis. Set REDIS_URL to the server's; a server on the in-memory store (no REDIS_URL) keeps its trail in its own process, where this command cannot read it.");
       const store = await connectRedisStore(redisUrl);
       // Only reads: the retention of per-request views does not matter here.
       return { audit: createAuditLog(store, systemClock, 1), close: () => store.close() };

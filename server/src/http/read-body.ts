@@ -98,19 +98,27 @@ function formDecode(component: string): string {
  * literal text and turns bytes that are not UTF-8 (`%ff`) into U+FFFD, so a value would be
  * accepted that means something else to the client that sent it.
  *
+ * @param options - `optional`: an empty body, whatever its content type, is a form with no parameters.
  * @returns each parameter once.
- * @throws CountersignError `invalid_request` (415) for another content type; `request_too_large`
+ * @throws CountersignError `invalid_request` (415) for another content type (of a body that is not empty, with `optional`); `request_too_large`
  *   (413) for a body over {@link MAX_BODY_BYTES}; `invalid_request` (400) for a malformed escape,
  *   bytes that are not UTF-8, or a parameter given twice (RFC 6749 §3.1, "MUST NOT be included
  *   more than once").
  * @see WHATWG URL §5.1 (application/x-www-form-urlencoded parsing)
  */
-export async function readForm(c: Context): Promise<Record<string, string>> {
-  if (mediaType(c) !== 'application/x-www-form-urlencoded') {
+export async function readForm(c: Context, options: { optional?: boolean } = {}): Promise<Record<string, string>> {
+  const form: Record<string, string> = {};
+  const isForm = mediaType(c) === 'application/x-www-form-urlencoded';
+  if (!isForm && !options.optional) {
     throw new CountersignError('invalid_request', 'The body must be application/x-www-form-urlencoded.', { status: 415 });
   }
-  const form: Record<string, string> = {};
-  for (const pair of (await readUtf8(c)).split('&')) {
+  const text = await readUtf8(c);
+  if (!isForm) {
+    // `optional`: a body-less POST (a client_secret_basic client has nothing to put in the form).
+    if (text === '') return form;
+    throw new CountersignError('invalid_request', 'The body must be application/x-www-form-urlencoded.', { status: 415 });
+  }
+  for (const pair of text.split('&')) {
     if (pair === '') continue;
     const equals = pair.indexOf('=');
     const name = formDecode(equals < 0 ? pair : pair.slice(0, equals));

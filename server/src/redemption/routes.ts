@@ -114,7 +114,7 @@ export function redemptionRoutes(deps: Deps): Hono {
 
   // The same view for clients whose credentials travel in a body: client_secret_post and private_key_jwt.
   app.post('/requests/:auth_req_id', async (c) => {
-    const form = await readForm(c);
+    const form = await readForm(c, { optional: true });
     const unknown = Object.keys(form).find((name) => !(AUTH_MEMBERS as readonly string[]).includes(name));
     if (unknown !== undefined) throw new CountersignError('invalid_request', `The parameter ${unknown.slice(0, 64)} is not known here: only client authentication is sent.`);
     const client = await authenticateClient(c, deps, form);

@@ -11,3 +11,4 @@ export {
   type RedisTarget,
 } from './redis-connect.ts';
 export { connectRedisStore, RedisStore, type ConnectRedisStoreOptions, type RedisStoreOptions } from './redis-store.ts';
+export { storeTargetOf } from './store-target.ts';
