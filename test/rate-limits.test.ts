@@ -231,6 +231,24 @@ describe.each(['memory', 'redis'] as const)('rate limits (%s store)', (storeKind
       clock.advance(20);
       expect((await admin('198.51.100.7', `Bearer ${harness.adminToken}`)).status).toBe(200);
     });
+
+    it('behind a trusted proxy that appends ports to X-Forwarded-For, gives each client its own allowance of wrong admin tokens', async () => {
+      await start({ TRUSTED_PROXIES: '10.0.0.0/8' });
+      // As Azure Application Gateway writes it: the client's address and port.
+      const admin = (forwardedFor: string, token: string) =>
+        callFrom('10.0.0.4', 'GET', '/api/admin/requests?state=pending', { headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': forwardedFor } });
+      for (let i = 0; i < 3; i++) expect((await admin(`192.0.2.50:${5555 + i}`, 'wrong-admin-token')).body.error).toBe('invalid_token');
+      const watch = watchWrites(harness);
+      const { result: locked, writes } = await watch.during(() => admin('192.0.2.50:6000', harness.adminToken));
+      expectTooMany(locked, 'too_many_requests', 20);
+      expect(writes).toStrictEqual([['rateLimit', keys.rate('adminAuthFailures', '192.0.2.50')]]);
+      // The operator behind the same proxy, at another address (IPv4 or IPv6 with a port), is not locked out.
+      expect((await admin('198.51.100.20:443', harness.adminToken)).status).toBe(200);
+      expect((await admin('[2001:db8::20]:443', harness.adminToken)).status).toBe(200);
+      for (let i = 0; i < 3; i++) expect((await admin('[2001:db8::21]:443', 'wrong-admin-token')).status).toBe(401);
+      expect((await admin('[2001:db8::22]:8443', harness.adminToken)).status).toBe(429);
+      expect((await admin('198.51.100.20:444', harness.adminToken)).status).toBe(200);
+    });
   });
 
   describe('per device session', () => {
