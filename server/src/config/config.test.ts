@@ -167,6 +167,7 @@ describe('loadConfig: rate limits and trusted proxies', () => {
       bcAuthorize: { count: 300, seconds: 60 },
       token: { count: 1200, seconds: 60 },
       redeem: { count: 300, seconds: 60 },
+      outcome: { count: 300, seconds: 60 },
       clientAuthFailures: { count: 30, seconds: 60 },
       adminAuthFailures: { count: 10, seconds: 300 },
       deviceViews: { count: 120, seconds: 60 },

@@ -78,10 +78,15 @@ export const envSchema = z.object({
   RP_NAME: z.string().min(1).max(64).default('Countersign'),
   /** The approval policy (JSON, see `policy/policy-schema.ts`); unset: the shipped `policy/default-policy.json`. */
   POLICY_FILE: z.string().min(1).optional(),
-  /** Per client (tenant and `client_id`, after authentication): calls of `/bc-authorize`, `/token`, `/redeem`. */
+  /**
+   * Per client (tenant and `client_id`, after authentication): calls of `/bc-authorize`; of `/token`
+   * and the client's view of a request (`GET`/`POST /requests/{id}`) together; of `/redeem`; of
+   * `/redemptions/{id}/outcome` (see `clients/limit-client.ts`).
+   */
   RATE_LIMIT_BC_AUTHORIZE: rate('300/60'),
   RATE_LIMIT_TOKEN: rate('1200/60'),
   RATE_LIMIT_REDEEM: rate('300/60'),
+  RATE_LIMIT_OUTCOME: rate('300/60'),
   /** Per source address: failed client authentications (every endpoint that authenticates a client), failed admin tokens. */
   RATE_LIMIT_CLIENT_AUTH_FAILURES: rate('30/60'),
   RATE_LIMIT_ADMIN_AUTH_FAILURES: rate('10/300'),
