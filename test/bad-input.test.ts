@@ -313,6 +313,11 @@ const bcDetails: Attack[] = [
   { name: 'a payee name with a Mongolian vowel separator (U+180E)', request: bc(bcParams({ authorization_details: detailsWith({ payee: { id: 'acct_77', name: 'ACME\u180ELtd' } }) })), status: 400, error: IAD },
   { name: 'a payee name with a run of combining marks (Zalgo)', request: bc(bcParams({ authorization_details: detailsWith({ payee: { id: 'acct_77', name: 'AC\u0301\u0302\u0303\u0304\u0305\u0306ME Ltd' } }) })), status: 400, error: IAD },
   { name: 'a payee name mixing a Cyrillic а into Latin (a confusable)', request: bc(bcParams({ authorization_details: detailsWith({ payee: { id: 'acct_77', name: 'P\u0430yPal Ltd' } }) })), status: 400, error: IAD },
+  { name: 'a payee name in fullwidth letters (ＡＣＭＥ)', request: bc(bcParams({ authorization_details: detailsWith({ payee: { id: 'acct_77', name: '\uFF21\uFF23\uFF2D\uFF25 Ltd' } }) })), status: 400, error: IAD },
+  { name: 'a payee name in mathematical bold letters', request: bc(bcParams({ authorization_details: detailsWith({ payee: { id: 'acct_77', name: '\u{1D400}\u{1D402}\u{1D40C}\u{1D404} Ltd' } }) })), status: 400, error: IAD },
+  { name: 'a payee name in small capitals (ᴀᴄᴍᴇ)', request: bc(bcParams({ authorization_details: detailsWith({ payee: { id: 'acct_77', name: '\u1D00\u1D04\u1D0D\u1D07 Ltd' } }) })), status: 400, error: IAD },
+  { name: 'a payee name with a Latin alpha (ɑ, IPA Extensions)', request: bc(bcParams({ authorization_details: detailsWith({ payee: { id: 'acct_77', name: '\u0251CME Ltd' } }) })), status: 400, error: IAD },
+  { name: 'a payee name starting with a combining mark', request: bc(bcParams({ authorization_details: detailsWith({ payee: { id: 'acct_77', name: '\u0301ACME Ltd' } }) })), status: 400, error: IAD },
   { name: 'a purpose with a zero-width joiner', request: bc(bcParams({ authorization_details: detailsWith({ purpose: 'Refund\u200Dfor order 1042' }) })), status: 400, error: IAD },
 ];
 

@@ -1,9 +1,6 @@
 import { z } from 'zod';
-
-/** `U+3164`: how a refusal names a code point (descriptions are ASCII, so the character itself cannot be quoted). */
-export function codePointName(character: string): string {
-  return `U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
-}
+import { codePointName } from './code-point-name.ts';
+import { lookAlikeProblem } from './look-alike.ts';
 
 /**
  * Characters a person cannot see, or cannot see for what they are, each with the reason a refusal
@@ -162,16 +159,19 @@ export function mixedScriptProblem(name: string): string | null {
 }
 
 /**
- * A name the person must tell from every other: display text (see {@link displayText}) in one
- * script, as UTS #39 "Highly Restrictive" has it, so `ACME` with a Cyrillic `а` (U+0430) in it,
- * which looks like the Latin one, is refused. Common characters (digits, punctuation, spaces) and
- * inherited ones (combining marks) go with any script. A name written wholly in another script
- * that looks Latin (Cyrillic `АСМЕ`) is one script and passes: the payee's `id` beside it is ASCII.
+ * A name the person must tell from every other: display text (see {@link displayText}) without
+ * look-alike letters of its own script (`lookAlikeProblem`: NFKC-stable, so no fullwidth
+ * `ＡＣＭＥ` or mathematical `𝐀𝐂𝐌𝐄`; no combining mark starting a word; no small capitals `ᴀᴄᴍᴇ`
+ * or IPA `ɑ`), and in one script, as UTS #39 "Highly Restrictive" has it, so `ACME` with a
+ * Cyrillic `а` (U+0430) in it, which looks like the Latin one, is refused. Common characters
+ * (digits, punctuation, spaces) and inherited ones (combining marks) go with any script. A name
+ * written wholly in another script that looks Latin (Cyrillic `АСМЕ`) is one script and passes:
+ * the payee's `id` beside it is ASCII.
  * @see Unicode UTS #39 §5.1–5.2 (mixed-script detection, restriction levels)
  */
 export function displayName(max: number) {
   return displayText(max).superRefine((name, ctx) => {
-    const problem = mixedScriptProblem(name);
+    const problem = lookAlikeProblem(name) ?? mixedScriptProblem(name);
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   });
 }
