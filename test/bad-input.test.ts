@@ -222,6 +222,7 @@ const bcParameters: Attack[] = [
   { name: 'a binding_message with a Hangul filler', request: bc(bcParams({ binding_message: 'Refund\u31641042' })), status: 400, error: 'invalid_binding_message' },
   { name: 'a binding_message of 5,000 characters', request: bc(bcParams({ binding_message: 'a'.repeat(5000) })), status: 400, error: 'invalid_binding_message' },
   { name: 'an empty binding_message', request: bc(bcParams({ binding_message: '' })), status: 400, error: 'invalid_binding_message' },
+  { name: 'a binding_message of nothing but spaces', request: bc(bcParams({ binding_message: '   ' })), status: 400, error: 'invalid_binding_message' },
   { name: 'requested_expiry 0', request: bc(bcParams({ requested_expiry: '0' })), status: 400, error: 'invalid_request' },
   { name: 'requested_expiry -1', request: bc(bcParams({ requested_expiry: '-1' })), status: 400, error: 'invalid_request' },
   { name: 'requested_expiry 1.5', request: bc(bcParams({ requested_expiry: '1.5' })), status: 400, error: 'invalid_request' },
