@@ -53,6 +53,7 @@ describe.each(['memory', 'redis'] as const)('the exact action (%s store)', (stor
       ['a Hangul filler (U+3164) in the payee name', rawDetails(payee('ACME\u3164Ltd')), undefined, 'invalid_authorization_details', /payee\.name: must not hold an invisible or filler character \(U\+3164\)/],
       ['a run of combining marks in the purpose', rawDetails(['"purpose":"Refund', '"purpose":"R\u0336\u0334\u0337\u0335\u0338efund']), undefined, 'invalid_authorization_details', /purpose: must not put more than 4 combining marks/],
       ['Arabic-Indic digits in binding_message', JSON.stringify(payment()), 'Order \u0661\u0660\u0664\u0662', 'invalid_binding_message', /binding_message: must write numbers with the ASCII digits 0-9 \(U\+0661/],
+      ['a binding_message of nothing but spaces (the phone would show a blank)', JSON.stringify(payment()), ' \u00a0  ', 'invalid_binding_message', /binding_message: must not be empty/],
     ];
 
     it.each(cases)('%s', async (_name, detailsText, bindingMessage, error, description) => {
@@ -67,6 +68,17 @@ describe.each(['memory', 'redis'] as const)('the exact action (%s store)', (stor
       expect(fresh.status, JSON.stringify(fresh.body)).toBe(200);
       expect(await inbox()).toHaveLength(1);
     });
+  });
+
+  it('stores and shows binding_message in the canonical form of display text: NFC, one space per run, trimmed', async () => {
+    const asked = await ask(JSON.stringify(payment()), '  Order \u00a0  1042\u2003Caf\u0065\u0301  ');
+    expect(asked.status, JSON.stringify(asked.body)).toBe(200);
+    const shown = (await device(harness, customer, 'GET', '/requests')).body.requests as { binding_message: string }[];
+    expect(shown.map((request) => request.binding_message)).toEqual(['Order 1042 Caf\u00e9']);
+    expect((await harness.admin('GET', `/requests/${asked.body.auth_req_id}`)).body.request.binding_message).toBe('Order 1042 Caf\u00e9');
+    // 64 characters once canonical: the spaces that collapse do not count.
+    const long = `${'a'.repeat(32)}      ${'b'.repeat(31)}`;
+    expect((await ask(JSON.stringify(payment({ transaction_id: 'txn_long' })), long)).status).toBe(200);
   });
 
   describe('/redeem of an approved payment', () => {

@@ -28,6 +28,7 @@ const LIMITS = {
   RATE_LIMIT_BC_AUTHORIZE: '3/60',
   RATE_LIMIT_TOKEN: '3/60',
   RATE_LIMIT_REDEEM: '3/60',
+  RATE_LIMIT_OUTCOME: '3/60',
   RATE_LIMIT_CLIENT_AUTH_FAILURES: '3/60',
   RATE_LIMIT_ADMIN_AUTH_FAILURES: '3/60',
   RATE_LIMIT_DEVICE_VIEWS: '3/60',
@@ -166,6 +167,57 @@ describe.each(['memory', 'redis'] as const)('rate limits (%s store)', (storeKind
       expect((await redeem(agent)).body.error).toBe('invalid_token');
       expect((await redeem(agent)).status).toBe(429);
     });
+
+    it('counts the client’s views of a request (GET and POST /requests/{id}) with its /token polls, answering 429 slow_down over them and writing only the counter', async () => {
+      await start();
+      const id = (await bcAuthorize(harness, agent, { login_hint: 'alice', details: pay('txn_1') })).body.auth_req_id;
+      const view = (client: Client, method: 'GET' | 'POST') =>
+        harness.call(method, `/requests/${id}`, { headers: { authorization: basic(client), ...(method === 'POST' ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) }, ...(method === 'POST' ? { body: '' } : {}) });
+      expect((await pollToken(harness, agent, id)).body.error).toBe('authorization_pending');
+      expect((await view(agent, 'GET')).body.state).toBe('pending');
+      expect((await view(agent, 'POST')).body.state).toBe('pending');
+      const watch = watchWrites(harness);
+      const before = await harness.store.hashGet(keys.request('default', id));
+      for (const method of ['GET', 'POST'] as const) {
+        const { result: refused, writes } = await watch.during(() => view(agent, method));
+        expectTooMany(refused, 'slow_down', 20);
+        expect(writes).toStrictEqual([['rateLimit', keys.rate('token', `default:${agent.client_id}`)]]);
+      }
+      expect(await harness.store.hashGet(keys.request('default', id))).toStrictEqual(before);
+      // Polling is polling: /token is out of allowance too, and another client has its own.
+      expectTooMany(await pollToken(harness, agent, id), 'slow_down', 20);
+      expect((await view(other, 'GET')).body.error).toBe('not_found');
+      clock.advance(20);
+      expect((await view(agent, 'GET')).body.state).toBe('pending');
+      expectTooMany(await view(agent, 'POST'), 'slow_down', 20);
+    });
+
+    it('refuses outcome reports over the client’s own limit with 429 too_many_requests, without the audit a conflicting report gets', async () => {
+      await start();
+      const details = pay('txn_1');
+      const id = (await bcAuthorize(harness, agent, { login_hint: 'alice', details })).body.auth_req_id;
+      expect((await harness.decide(alice, id, 'approve')).status).toBe(200);
+      const token = (await pollToken(harness, agent, id)).body.access_token;
+      const redeemed = await harness.call('POST', '/redeem', { body: { token, authorization_details: details }, headers: { authorization: basic(agent) } });
+      expect(redeemed.status).toBe(200);
+      const report = (client: Client, status: 'succeeded' | 'failed') =>
+        harness.call('POST', `/redemptions/${redeemed.body.redemption_id}/outcome`, { body: { status }, headers: { authorization: basic(client) } });
+      // The outcome has a limit of its own: the client's /token and /redeem calls above spent none of it.
+      expect((await report(agent, 'succeeded')).status).toBe(200);
+      expect((await report(agent, 'failed')).body.error).toBe('outcome_conflict');
+      expect((await report(agent, 'succeeded')).status).toBe(200);
+      await harness.drain();
+      const refusals = audit.filter((event) => event.type === 'refused').length;
+      const watch = watchWrites(harness);
+      const { result: refused, writes } = await watch.during(() => report(agent, 'failed'));
+      expectTooMany(refused, 'too_many_requests', 20);
+      expect(writes).toStrictEqual([['rateLimit', keys.rate('outcome', `default:${agent.client_id}`)]]);
+      expect(audit.filter((event) => event.type === 'refused')).toHaveLength(refusals);
+      expect((await report(other, 'succeeded')).body.error).toBe('not_found');
+      clock.advance(20);
+      expect((await report(agent, 'succeeded')).status).toBe(200);
+      expect((await report(agent, 'succeeded')).status).toBe(429);
+    });
   });
 
   it('counts on every instance of the deployment together: one client’s calls, one session’s open streams', async () => {
@@ -230,6 +282,24 @@ describe.each(['memory', 'redis'] as const)('rate limits (%s store)', (storeKind
       expect((await admin('198.51.100.8', `Bearer ${harness.adminToken}`)).status).toBe(200);
       clock.advance(20);
       expect((await admin('198.51.100.7', `Bearer ${harness.adminToken}`)).status).toBe(200);
+    });
+
+    it('behind a trusted proxy that appends ports to X-Forwarded-For, gives each client its own allowance of wrong admin tokens', async () => {
+      await start({ TRUSTED_PROXIES: '10.0.0.0/8' });
+      // As Azure Application Gateway writes it: the client's address and port.
+      const admin = (forwardedFor: string, token: string) =>
+        callFrom('10.0.0.4', 'GET', '/api/admin/requests?state=pending', { headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': forwardedFor } });
+      for (let i = 0; i < 3; i++) expect((await admin(`192.0.2.50:${5555 + i}`, 'wrong-admin-token')).body.error).toBe('invalid_token');
+      const watch = watchWrites(harness);
+      const { result: locked, writes } = await watch.during(() => admin('192.0.2.50:6000', harness.adminToken));
+      expectTooMany(locked, 'too_many_requests', 20);
+      expect(writes).toStrictEqual([['rateLimit', keys.rate('adminAuthFailures', '192.0.2.50')]]);
+      // The operator behind the same proxy, at another address (IPv4 or IPv6 with a port), is not locked out.
+      expect((await admin('198.51.100.20:443', harness.adminToken)).status).toBe(200);
+      expect((await admin('[2001:db8::20]:443', harness.adminToken)).status).toBe(200);
+      for (let i = 0; i < 3; i++) expect((await admin('[2001:db8::21]:443', 'wrong-admin-token')).status).toBe(401);
+      expect((await admin('[2001:db8::22]:8443', harness.adminToken)).status).toBe(429);
+      expect((await admin('198.51.100.20:444', harness.adminToken)).status).toBe(200);
     });
   });
 

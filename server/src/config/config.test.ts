@@ -76,6 +76,24 @@ describe('loadConfig: origins', () => {
   });
 });
 
+describe('loadConfig: NODE_ENV', () => {
+  it.each([
+    [undefined, false],
+    ['development', false],
+    ['test', false],
+    ['production', true],
+  ])('takes NODE_ENV=%s (production: %s)', (nodeEnv, production) => {
+    expect(loadConfig({ ...PRODUCTION, NODE_ENV: nodeEnv }).production).toBe(production);
+  });
+
+  // Each of these, read as "not production", started a production deployment in development mode.
+  it.each(['Production', 'PRODUCTION', 'prod', ' production', 'production ', 'dev', 'staging', ''])('refuses NODE_ENV=%j at start, naming the accepted values', (nodeEnv) => {
+    expect(() => loadConfig({ ...PRODUCTION, NODE_ENV: nodeEnv })).toThrow(
+      `invalid configuration:\n  NODE_ENV: must be exactly one of production, development, test (or unset, which is development), not ${JSON.stringify(nodeEnv)}`,
+    );
+  });
+});
+
 describe('loadConfig: the VAPID subject in production', () => {
   it('starts with a mailto: or https: contact at a public domain', () => {
     expect(loadConfig(PRODUCTION).vapid.subject).toBe('mailto:ops@acme-payments.com');
@@ -149,6 +167,7 @@ describe('loadConfig: rate limits and trusted proxies', () => {
       bcAuthorize: { count: 300, seconds: 60 },
       token: { count: 1200, seconds: 60 },
       redeem: { count: 300, seconds: 60 },
+      outcome: { count: 300, seconds: 60 },
       clientAuthFailures: { count: 30, seconds: 60 },
       adminAuthFailures: { count: 10, seconds: 300 },
       deviceViews: { count: 120, seconds: 60 },

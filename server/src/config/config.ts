@@ -11,10 +11,11 @@ export interface Rate {
 
 /** The rate limits (`RATE_LIMIT_*`): what each counts, and per what. */
 export interface RateLimits {
-  /** Per client: `POST /bc-authorize`, `POST /token`, `POST /redeem`. */
+  /** Per client: `POST /bc-authorize`; `POST /token` and `GET`/`POST /requests/{auth_req_id}` together; `POST /redeem`; `POST /redemptions/{id}/outcome`. */
   bcAuthorize: Rate;
   token: Rate;
   redeem: Rate;
+  outcome: Rate;
   /** Per source address: failed client authentications, failed admin tokens. */
   clientAuthFailures: Rate;
   adminAuthFailures: Rate;
@@ -125,6 +126,7 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
       bcAuthorize: env.RATE_LIMIT_BC_AUTHORIZE,
       token: env.RATE_LIMIT_TOKEN,
       redeem: env.RATE_LIMIT_REDEEM,
+      outcome: env.RATE_LIMIT_OUTCOME,
       clientAuthFailures: env.RATE_LIMIT_CLIENT_AUTH_FAILURES,
       adminAuthFailures: env.RATE_LIMIT_ADMIN_AUTH_FAILURES,
       deviceViews: env.RATE_LIMIT_DEVICE_VIEWS,

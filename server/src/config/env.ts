@@ -16,12 +16,23 @@ const rate = (fallback: `${number}/${number}`) =>
       return { count: count!, seconds: perSeconds! };
     });
 
+/** The accepted `NODE_ENV` values, spelled exactly; unset is `development`. */
+export const NODE_ENVS = ['production', 'development', 'test'] as const;
+
 /**
  * The environment, validated at start. Unless `NODE_ENV=production` the server is in development
  * mode (DESIGN.md "Start-up"): missing keys are generated and kept in the store.
  */
 export const envSchema = z.object({
-  NODE_ENV: z.string().default('development'),
+  /**
+   * `production`, `development` or `test`, exactly. Any other spelling (`Production`, `prod`,
+   * ` production`) stops the server: read as "not production", it would start a deployment with
+   * production settings in development mode, seeding a demo client and printing its secret and a
+   * live enrollment link.
+   */
+  NODE_ENV: z
+    .enum(NODE_ENVS, { error: (issue) => `must be exactly one of ${NODE_ENVS.join(', ')} (or unset, which is development), not ${JSON.stringify(issue.input)}` })
+    .default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   /** The exact origin the PWA is served from; its host is the WebAuthn RP ID. */
   PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
@@ -67,10 +78,15 @@ export const envSchema = z.object({
   RP_NAME: z.string().min(1).max(64).default('Countersign'),
   /** The approval policy (JSON, see `policy/policy-schema.ts`); unset: the shipped `policy/default-policy.json`. */
   POLICY_FILE: z.string().min(1).optional(),
-  /** Per client (tenant and `client_id`, after authentication): calls of `/bc-authorize`, `/token`, `/redeem`. */
+  /**
+   * Per client (tenant and `client_id`, after authentication): calls of `/bc-authorize`; of `/token`
+   * and the client's view of a request (`GET`/`POST /requests/{id}`) together; of `/redeem`; of
+   * `/redemptions/{id}/outcome` (see `clients/limit-client.ts`).
+   */
   RATE_LIMIT_BC_AUTHORIZE: rate('300/60'),
   RATE_LIMIT_TOKEN: rate('1200/60'),
   RATE_LIMIT_REDEEM: rate('300/60'),
+  RATE_LIMIT_OUTCOME: rate('300/60'),
   /** Per source address: failed client authentications (every endpoint that authenticates a client), failed admin tokens. */
   RATE_LIMIT_CLIENT_AUTH_FAILURES: rate('30/60'),
   RATE_LIMIT_ADMIN_AUTH_FAILURES: rate('10/300'),

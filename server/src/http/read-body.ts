@@ -99,7 +99,7 @@ function formDecode(component: string): string {
  * accepted that means something else to the client that sent it.
  *
  * @param options - `optional`: an empty body, whatever its content type, is a form with no parameters.
- * @returns each parameter once.
+ * @returns each parameter once, as an object without a prototype (`__proto__`, `constructor` are parameters like any other).
  * @throws CountersignError `invalid_request` (415) for another content type (of a body that is not empty, with `optional`); `request_too_large`
  *   (413) for a body over {@link MAX_BODY_BYTES}; `invalid_request` (400) for a malformed escape,
  *   bytes that are not UTF-8, or a parameter given twice (RFC 6749 §3.1, "MUST NOT be included
@@ -107,7 +107,9 @@ function formDecode(component: string): string {
  * @see WHATWG URL §5.1 (application/x-www-form-urlencoded parsing)
  */
 export async function readForm(c: Context, options: { optional?: boolean } = {}): Promise<Record<string, string>> {
-  const form: Record<string, string> = {};
+  // No prototype: on a plain object `form['__proto__'] = …` would set the prototype (dropping the
+  // parameter, and letting a repeat of it through) instead of naming a parameter like any other.
+  const form: Record<string, string> = Object.create(null);
   const isForm = mediaType(c) === 'application/x-www-form-urlencoded';
   if (!isForm && !options.optional) {
     throw new CountersignError('invalid_request', 'The body must be application/x-www-form-urlencoded.', { status: 415 });

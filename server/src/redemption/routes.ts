@@ -74,8 +74,9 @@ async function clientView(deps: Deps, client: ClientRecord, authReqId: string): 
  * malformed one answers `invalid_request` before any credential is checked); the GET, which has no
  * body, with HTTP Basic only (a client_secret_post client sends the same secret there); the POST
  * with a form of nothing but client authentication (RFC 6749 §2.3.1 `client_secret_post`, RFC 7523
- * §2.2 `private_key_jwt`), so every method reads the view. `/redeem` is rate limited per client
- * (429 `too_many_requests`, nothing stored or audited).
+ * §2.2 `private_key_jwt`), so every method reads the view. Each is rate limited per client
+ * (`limitClient`: `/redeem` and the outcome 429 `too_many_requests`, the view `slow_down` against
+ * `/token`'s limit, as polling it is polling), nothing stored or audited over a limit.
  */
 export function redemptionRoutes(deps: Deps): Hono {
   const app = new Hono();
@@ -104,11 +105,13 @@ export function redemptionRoutes(deps: Deps): Hono {
   app.post('/redemptions/:redemption_id/outcome', async (c) => {
     const { auth, rest: report } = splitAuth(await readJson(c, outcomeBody));
     const client = await authenticateClient(c, deps, auth);
+    await limitClient(deps, 'outcome', client);
     return c.json(await reportOutcome(deps, client, c.req.param('redemption_id'), report), 200, { 'Cache-Control': 'no-store' });
   });
 
   app.get('/requests/:auth_req_id', async (c) => {
     const client = await authenticateClient(c, deps, {}, { bodyless: true });
+    await limitClient(deps, 'requestView', client);
     return c.json(await clientView(deps, client, c.req.param('auth_req_id')), 200, { 'Cache-Control': 'no-store' });
   });
 
@@ -118,6 +121,7 @@ export function redemptionRoutes(deps: Deps): Hono {
     const unknown = Object.keys(form).find((name) => !(AUTH_MEMBERS as readonly string[]).includes(name));
     if (unknown !== undefined) throw new CountersignError('invalid_request', `The parameter ${unknown.slice(0, 64)} is not known here: only client authentication is sent.`);
     const client = await authenticateClient(c, deps, form);
+    await limitClient(deps, 'requestView', client);
     return c.json(await clientView(deps, client, c.req.param('auth_req_id')), 200, { 'Cache-Control': 'no-store' });
   });
 

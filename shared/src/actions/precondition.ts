@@ -3,9 +3,17 @@ import type { DisplayField } from './display.ts';
 
 /**
  * The name of a record in the executor's world that an action depends on, e.g. `order:1042` or
- * `invoice/INV-7`: 1 to 128 of letters, digits and `._:/-`.
+ * `invoice/INV-7`: 1 to 128 of letters, digits and `._:/-`, not `__proto__`: as a key of
+ * `current_versions` it would set the parsed object's prototype and vanish (zod builds records as
+ * plain objects), so an action naming it could never be redeemed and a version stated for it
+ * would be dropped silently.
  */
-export const recordName = z.string().regex(/^[A-Za-z0-9._:/-]+$/, 'may hold only letters, digits and ._:/-').min(1).max(128);
+export const recordName = z
+  .string()
+  .regex(/^[A-Za-z0-9._:/-]+$/, 'may hold only letters, digits and ._:/-')
+  .min(1)
+  .max(128)
+  .refine((name) => name !== '__proto__', 'may not be __proto__');
 
 /**
  * A record's version as its system spells it: a counter, a timestamp, an ETag (`W/"3f2a"`): 1 to

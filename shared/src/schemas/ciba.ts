@@ -70,8 +70,17 @@ export const redeemBody = z.strictObject({
    * taken where it will execute (issue 4, "the world moves"). A missing or different version → 409 `stale_record`.
    */
   current_versions: z
-    .record(recordName, recordVersion)
-    .refine((versions) => Object.keys(versions).length <= 20, 'must name at most 20 records')
+    .preprocess(
+      // zod builds a record as a plain object and skips a `__proto__` key without a word: refused
+      // here instead, so a version the executor states is never dropped.
+      (versions, ctx) => {
+        if (versions !== null && typeof versions === 'object' && Object.hasOwn(versions, '__proto__')) {
+          ctx.addIssue({ code: 'custom', message: 'may not name the record __proto__', path: ['__proto__'] });
+        }
+        return versions;
+      },
+      z.record(recordName, recordVersion).refine((versions) => Object.keys(versions).length <= 20, 'must name at most 20 records'),
+    )
     .optional(),
   ...clientAuthMembers,
 });

@@ -67,7 +67,15 @@ const ACCEPTED_NAMES: [string, string][] = [
   ['Korean: Latin, Hangul and Han', 'Samsung \uc0bc\uc131 \u96fb\u5b50'],
   ['Chinese: Han and Bopomofo', '\u4e2d\u83ef \u3109\u3128'],
   ['Arabic with Arabic-Indic digits', '\u0634\u0631\u0643\u0629 \u0663'],
+  ['combining marks on their letters (NFD, stored as NFC)', 'Cafe\u0301 Zoe\u0308'],
+  ['a mark with no precomposed form, on its letter', 'Ta\u0331ta\u0331 Ltd'],
+  ['Devanagari vowel signs after their consonants', '\u0939\u093f\u0928\u094d\u0926\u0940 \u0915\u0902\u092a\u0928\u0940'],
+  ['Azerbaijani schwa (U+0259, Allowed in UTS #39)', 'M\u0259mm\u0259dov MMC'],
+  ['Turkish dotless i and Polish l with stroke', 'Y\u0131ld\u0131z \u0141\u00f3d\u017a'],
+  ['a right single quotation mark, not a compatibility form', 'O\u2019Brien Ltd'],
 ];
+
+const COMPATIBILITY = (codePoint: string) => `must not hold a compatibility character (${codePoint}), a fullwidth, styled or composed form that NFKC changes: write the plain letters`;
 
 const REFUSED_NAMES: [string, string, string][] = [
   ['a Cyrillic a (U+0430) inside a Latin name', 'P\u0430yPal', 'must be written in one script: it mixes Latin and Cyrillic (U+0430)'],
@@ -77,6 +85,23 @@ const REFUSED_NAMES: [string, string, string][] = [
   ['Hangul with Katakana', '\uc0bc\uc131 \u30bd\u30cb\u30fc', 'must be written in one script: it mixes Hangul and Katakana (U+30BD)'],
   ['a script no name is written in (Cherokee)', 'ACME \u13aa', 'must be written in a script accepted in names (U+13AA is not)'],
   ['an invisible filler, before the script is looked at', 'ACME\u3164', 'must not hold an invisible or filler character (U+3164)'],
+  // Look-alikes inside one script: the same letters to a reader, other code points to every compare.
+  ['fullwidth letters', '\uff21\uff23\uff2d\uff25 Ltd', COMPATIBILITY('U+FF21')],
+  ['mathematical bold letters', '\u{1D400}\u{1D402}\u{1D40C}\u{1D404} Ltd', COMPATIBILITY('U+1D400')],
+  ['mathematical double-struck letters', 'ACME \u{1D543}\u{1D55D}\u{1D555}', COMPATIBILITY('U+1D543')],
+  ['a circled letter', '\u24b6CME Ltd', COMPATIBILITY('U+24B6')],
+  ['a ligature', 'E\ufb01nance Ltd', COMPATIBILITY('U+FB01')],
+  ['a superscript letter', 'ACME\u1d38td', COMPATIBILITY('U+1D38')],
+  ['a trade mark sign (NFKC: TM)', 'ACME\u2122 Ltd', COMPATIBILITY('U+2122')],
+  ['halfwidth katakana', '\uff7f\uff86\uff70', COMPATIBILITY('U+FF7F')],
+  ['a combining mark starting the name', '\u0301ACME Ltd', 'must not start a word with a combining mark (U+0301)'],
+  ['a combining mark starting a word', 'ACME \u0308Ltd', 'must not start a word with a combining mark (U+0308)'],
+  ['a combining mark on a digit', 'ACME 4\u20dd2', 'must not start a word with a combining mark (U+20DD)'],
+  ['small capitals (Phonetic Extensions)', '\u1d00\u1d04\u1d0d\u1d07 Ltd', 'must not hold a phonetic or uncommon Latin letter (U+1D00) that looks like a plain one'],
+  ['a Latin alpha (IPA Extensions)', '\u0251CME Ltd', 'must not hold a phonetic or uncommon Latin letter (U+0251) that looks like a plain one'],
+  ['a script g (IPA Extensions)', 'Goo\u0261le Ltd', 'must not hold a phonetic or uncommon Latin letter (U+0261) that looks like a plain one'],
+  ['a Latin Extended-D letter', 'ACME \ua77ftd', 'must not hold a phonetic or uncommon Latin letter (U+A77F) that looks like a plain one'],
+  ['a Latin Extended-E letter', 'ACME \uab31td', 'must not hold a phonetic or uncommon Latin letter (U+AB31) that looks like a plain one'],
 ];
 
 describe('displayName', () => {
@@ -96,6 +121,13 @@ describe('bindingMessage', () => {
     expect(outcome(bindingMessage, input)).toEqual({ value: input });
   });
   it.each([
+    ['spaces at either end and runs of them, as display text', '  Order    1042  ', 'Order 1042'],
+    ['a no-break and an em space, as spaces', 'Order\u00a01042\u2003now', 'Order 1042 now'],
+    ['NFD, as NFC', 'Cafe\u0301 42', 'Caf\u00e9 42'],
+  ])('stores %s', (_name, input, stored) => {
+    expect(outcome(bindingMessage, input)).toEqual({ value: stored });
+  });
+  it.each([
     ['Arabic-Indic digits', 'Order \u0661\u0660\u0664\u0662', 'must write numbers with the ASCII digits 0-9 (U+0661 is another digit)'],
     ['fullwidth digits', 'Order \uff14\uff12', 'must write numbers with the ASCII digits 0-9 (U+FF14 is another digit)'],
     ['Devanagari digits', 'Order \u096a\u096b', 'must write numbers with the ASCII digits 0-9 (U+096A is another digit)'],
@@ -104,6 +136,9 @@ describe('bindingMessage', () => {
     ['a run of combining marks', 'Order 4\u0336\u0334\u0337\u0335\u03382', 'must not put more than 4 combining marks on one character (at U+0336)'],
     ['a right-to-left override', 'Order \u202e24', 'must not hold a bidirectional control (U+202E)'],
     ['an emoji', 'Order 42 \u{1F4B8}', 'may hold only letters, digits, spaces and common punctuation'],
+    ['nothing but spaces', '   ', 'must not be empty'],
+    ['nothing but a no-break space', '\u00a0', 'must not be empty'],
+    ['65 characters', 'a'.repeat(65), 'must be at most 64 characters'],
   ])('refuses %s', (_name, input, reason) => {
     expect(outcome(bindingMessage, input)).toEqual({ refused: reason });
   });

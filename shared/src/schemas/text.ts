@@ -1,9 +1,6 @@
 import { z } from 'zod';
-
-/** `U+3164`: how a refusal names a code point (descriptions are ASCII, so the character itself cannot be quoted). */
-export function codePointName(character: string): string {
-  return `U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
-}
+import { codePointName } from './code-point-name.ts';
+import { lookAlikeProblem } from './look-alike.ts';
 
 /**
  * Characters a person cannot see, or cannot see for what they are, each with the reason a refusal
@@ -162,16 +159,19 @@ export function mixedScriptProblem(name: string): string | null {
 }
 
 /**
- * A name the person must tell from every other: display text (see {@link displayText}) in one
- * script, as UTS #39 "Highly Restrictive" has it, so `ACME` with a Cyrillic `а` (U+0430) in it,
- * which looks like the Latin one, is refused. Common characters (digits, punctuation, spaces) and
- * inherited ones (combining marks) go with any script. A name written wholly in another script
- * that looks Latin (Cyrillic `АСМЕ`) is one script and passes: the payee's `id` beside it is ASCII.
+ * A name the person must tell from every other: display text (see {@link displayText}) without
+ * look-alike letters of its own script (`lookAlikeProblem`: NFKC-stable, so no fullwidth
+ * `ＡＣＭＥ` or mathematical `𝐀𝐂𝐌𝐄`; no combining mark starting a word; no small capitals `ᴀᴄᴍᴇ`
+ * or IPA `ɑ`), and in one script, as UTS #39 "Highly Restrictive" has it, so `ACME` with a
+ * Cyrillic `а` (U+0430) in it, which looks like the Latin one, is refused. Common characters
+ * (digits, punctuation, spaces) and inherited ones (combining marks) go with any script. A name
+ * written wholly in another script that looks Latin (Cyrillic `АСМЕ`) is one script and passes:
+ * the payee's `id` beside it is ASCII.
  * @see Unicode UTS #39 §5.1–5.2 (mixed-script detection, restriction levels)
  */
 export function displayName(max: number) {
   return displayText(max).superRefine((name, ctx) => {
-    const problem = mixedScriptProblem(name);
+    const problem = lookAlikeProblem(name) ?? mixedScriptProblem(name);
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   });
 }
@@ -186,21 +186,24 @@ const BINDING_CHARACTERS = /^[\p{L}\p{M}0-9 .,:;!?'"()\-_/#@&+*%=]+$/u;
 
 /**
  * `binding_message` (CIBA Core §7.1): at most 64 characters of letters, ASCII digits, spaces and
- * common punctuation after NFC; emoji and control characters are refused (DESIGN.md), and so are
- * what a person cannot see (Hangul fillers are letters to Unicode) and runs of combining marks,
- * as in display text. Digits must be ASCII: the message is how the person matches the agent's
- * screen to the phone's, and Arabic-Indic `٣` or fullwidth `３` are other characters that read as
- * other numbers, or as the same one.
+ * common punctuation, in the canonical form of display text ({@link canonicalText}: NFC, one
+ * U+0020 for each run of spaces, trimmed), which is what is stored and shown; one that is empty
+ * in that form (`"   "`) is refused, as the phone would show a blank where the agent's message
+ * belongs. Emoji and control characters are refused (DESIGN.md), and so are what a person cannot
+ * see (Hangul fillers are letters to Unicode) and runs of combining marks, as in display text.
+ * Digits must be ASCII: the message is how the person matches the agent's screen to the phone's,
+ * and Arabic-Indic `٣` or fullwidth `３` are other characters that read as other numbers, or as
+ * the same one.
  * @see CIBA Core 1.0 §7.1 (binding_message); Unicode UTS #39 §5
  */
 export const bindingMessage = z
   .string()
-  .transform((s) => s.normalize('NFC'))
+  .transform(canonicalText)
   .pipe(
     z
       .string()
-      .min(1)
-      .max(64)
+      .min(1, 'must not be empty')
+      .max(64, 'must be at most 64 characters')
       .superRefine((text, ctx) => {
         const problem = unseenProblem(text);
         const digit = NOT_ASCII_DIGIT.exec(text);
