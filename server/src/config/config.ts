@@ -21,6 +21,10 @@ export interface RateLimits {
   /** Per device session: `GET /api/device/requests` and `GET /api/device/requests/{id}` together; event streams opened. */
   deviceViews: Rate;
   deviceStreams: Rate;
+  /** Per device session: every call behind the session that changes state (`POST`, `PUT`, `PATCH`, `DELETE`). */
+  deviceChanges: Rate;
+  /** Per source address: wrong enrollment codes (`invalid_enrollment_code`). */
+  enrollmentFailures: Rate;
 }
 
 /** The server's configuration, derived once from the environment. Times are in seconds. */
@@ -129,6 +133,8 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
       adminAuthFailures: env.RATE_LIMIT_ADMIN_AUTH_FAILURES,
       deviceViews: env.RATE_LIMIT_DEVICE_VIEWS,
       deviceStreams: env.RATE_LIMIT_DEVICE_STREAMS,
+      deviceChanges: env.RATE_LIMIT_DEVICE_CHANGES,
+      enrollmentFailures: env.RATE_LIMIT_ENROLLMENT_FAILURES,
     },
     deviceStreamsMax: env.DEVICE_STREAMS_MAX,
     trustedProxies: parseTrustedProxies(env.TRUSTED_PROXIES),
