@@ -157,6 +157,7 @@ describe('loadConfig: rate limits and trusted proxies', () => {
       enrollmentFailures: { count: 30, seconds: 60 },
     });
     expect(config.deviceStreamsMax).toBe(3);
+    expect(config.maxDevicesPerUser).toBe(10);
     expect(config.trustedProxies).toStrictEqual([]);
   });
 

@@ -60,6 +60,8 @@ export interface Config {
   rateLimits: RateLimits;
   /** `DEVICE_STREAMS_MAX`: event streams one device session may hold open at once. */
   deviceStreamsMax: number;
+  /** `MAX_DEVICES_PER_USER`: devices (passkeys) one user may have. */
+  maxDevicesPerUser: number;
   /** `TRUSTED_PROXIES`: the proxies whose `X-Forwarded-For` is read, as CIDR ranges (`10.0.0.0/8`, `::1/128`); empty: none. */
   trustedProxies: string[];
   /** `AUDIT_RETENTION_DAYS` in seconds: audit events older than this are trimmed. */
@@ -137,6 +139,7 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
       enrollmentFailures: env.RATE_LIMIT_ENROLLMENT_FAILURES,
     },
     deviceStreamsMax: env.DEVICE_STREAMS_MAX,
+    maxDevicesPerUser: env.MAX_DEVICES_PER_USER,
     trustedProxies: parseTrustedProxies(env.TRUSTED_PROXIES),
     auditRetentionSeconds: env.AUDIT_RETENTION_DAYS * 86_400,
   };

@@ -84,6 +84,8 @@ export const envSchema = z.object({
   RATE_LIMIT_DEVICE_CHANGES: rate('30/60'),
   /** Per source address: wrong enrollment codes at `/api/device/enroll/options` and `/enroll/verify`. */
   RATE_LIMIT_ENROLLMENT_FAILURES: rate('30/60'),
+  /** Devices (passkeys) one user may have; enrollment and add-device links past it are refused. */
+  MAX_DEVICES_PER_USER: z.coerce.number().int().min(1).max(100).default(10),
   /** Event streams one device session may hold open at once. */
   DEVICE_STREAMS_MAX: z.coerce.number().int().min(1).max(100).default(3),
   /**

@@ -8,6 +8,8 @@ import type { DeviceSession, DeviceVariables } from './session.ts';
 /**
  * The subject of a device session's limits: its tenant, user and device. A session belongs to one
  * device (it starts at that device's enrollment), so this is the session, named without its secret.
+ * A user's allowance is at most `MAX_DEVICES_PER_USER` times a device's (see `device-cap.ts`); kept
+ * per device, one device (a stolen cookie, a runaway tab) cannot use up the user's other devices'.
  */
 export function sessionSubject(session: DeviceSession): string {
   return `${session.tenant}:${session.sub}:${session.device_id}`;

@@ -42,8 +42,9 @@ function whoAmI(deps: Deps, user: UserRecord, device: DeviceRecord) {
  * decision prompts, the decision, "this wasn't me" (`POST /requests/{id}/report`, with the deny
  * prompt), the history and the user's devices (`manage-routes.ts`), and a live event stream
  * (`event-stream.ts`). Request views, state-changing calls and event streams are limited per
- * session, wrong enrollment codes per source address (`device-limits.ts`). Every state-changing
- * call needs `Origin: PUBLIC_URL`; all but enrollment need the session.
+ * session, wrong enrollment codes per source address (`device-limits.ts`), devices per user
+ * (`device-cap.ts`). Every state-changing call needs `Origin: PUBLIC_URL`; all but enrollment
+ * need the session.
  */
 export function deviceRoutes(deps: Deps): Hono<{ Variables: DeviceVariables }> {
   const app = new Hono<{ Variables: DeviceVariables }>();
