@@ -8,6 +8,7 @@ import { findUser, type UserRecord } from '../users/index.ts';
 import { claimCredential, releaseCredential } from './credential-index.ts';
 import { requireDeviceRoom, tooManyDevices, withinDeviceCap } from './device-cap.ts';
 import { deleteDevice, listDevices, saveDevice, type DeviceRecord } from './device-record.ts';
+import { credentialDescriptor, knownTransports } from './transports.ts';
 
 /** Enrollment links are short-lived and single-use. */
 const ENROLLMENT_SECONDS = 15 * 60;
@@ -58,7 +59,7 @@ export async function enrollmentOptions(deps: Deps, code: string) {
     userName: user.sub,
     userDisplayName: user.display_name,
     attestationType: 'none',
-    excludeCredentials: existing.map((device) => ({ id: device.credential_id, transports: device.transports })),
+    excludeCredentials: existing.map(credentialDescriptor),
     authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
     timeout: 120_000,
   });
@@ -89,6 +90,8 @@ const MAX_CREDENTIAL_ID_BYTES = 1023;
  * written or used up ({@link requireDeviceRoom}); enrollments racing with several codes for the
  * last place are settled after the write ({@link withinDeviceCap}): one past the cap is removed
  * again, before it has a session.
+ *
+ * Only the known transports of the registration are kept ({@link knownTransports}).
  *
  * @throws CountersignError `invalid_enrollment_code`, `invalid_assertion` (the registration did not
  *   verify; the library's error is its `cause`), `credential_already_registered` (409, audited),
@@ -127,7 +130,7 @@ export async function verifyEnrollment(deps: Deps, code: string, response: Recor
     credential_id: credential.id,
     public_key: Buffer.from(credential.publicKey).toString('base64url'),
     counter: credential.counter,
-    transports: credential.transports ?? [],
+    transports: knownTransports(credential.transports),
     aaguid,
     created_at: now,
     last_used_at: null,
