@@ -583,6 +583,24 @@ const enrollAttacks: Attack[] = [
     error: 'invalid_assertion',
     consumes: /^enroll:\{/,
   },
+  ...(
+    [
+      ['7,000 transports', Array(7000).fill('usb')],
+      ['a transport name of 5,000 characters', ['x'.repeat(5000)]],
+      ['transports that are a string', 'usb'],
+    ] as const
+  ).map(
+    ([what, transports]): Attack => ({
+      name: `verify with ${what} (refused before the code is spent)`,
+      request: device(async (w) => {
+        const { code, options } = await freshEnrollment(w);
+        const registration = await createSoftAuthenticator({ origin: w.h.issuer, rpId: new URL(w.h.issuer).hostname }).register(options);
+        return { method: 'POST', path: '/enroll/verify', body: { enrollment_code: code, response: { ...registration, response: { ...registration.response, transports } } } };
+      }),
+      status: 400,
+      error: 'invalid_request',
+    }),
+  ),
   { name: 'verify with a response that is a string (refused before the code is spent)', request: device(async (w) => ({ method: 'POST', path: '/enroll/verify', body: { enrollment_code: (await freshEnrollment(w)).code, response: 'garbage' } })), status: 400, error: 'invalid_request' },
   { name: 'verify without a response', request: device(async (w) => ({ method: 'POST', path: '/enroll/verify', body: { enrollment_code: (await freshEnrollment(w)).code } })), status: 400, error: 'invalid_request' },
   { name: 'verify with a device name with a bidi override', request: device(async (w) => ({ method: 'POST', path: '/enroll/verify', body: { enrollment_code: (await freshEnrollment(w)).code, response: {}, device_name: 'Phone \u202Eenohp' } })), status: 400, error: 'invalid_request' },

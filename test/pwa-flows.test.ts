@@ -54,7 +54,8 @@ describe.each(Object.keys(VIEWPORTS) as ViewportName[])('the approver’s journe
   beforeAll(async () => {
     const port = await freePort();
     origin = `http://localhost:${port}`;
-    harness = await createHarness({ publicUrl: origin });
+    // Two devices per user: the add-device journey below reaches the cap and sees it refused.
+    harness = await createHarness({ publicUrl: origin, env: { MAX_DEVICES_PER_USER: '2' } });
     await harness.listen(port);
     const agentCredentials = await harness.createClient('Support agent');
     agent = createAgentClient({ issuer: origin, clientId: agentCredentials.client_id, clientSecret: agentCredentials.client_secret, fetch: harness.fetch });
@@ -257,7 +258,7 @@ describe.each(Object.keys(VIEWPORTS) as ViewportName[])('the approver’s journe
     await check('history-details');
   });
 
-  it('renames this device, adds a second one with a one-time link, and removes it', async () => {
+  it('renames this device, adds a second one with a one-time link, is refused a third past the cap, and removes one', async () => {
     await page.getByTestId('nav-devices').click();
     await page.getByTestId('devices-screen').waitFor();
     const devices = page.getByTestId('device-item');
@@ -301,6 +302,13 @@ describe.each(Object.keys(VIEWPORTS) as ViewportName[])('the approver’s journe
 
       await page.reload();
       await expect.poll(() => devices.count(), poll).toBe(2);
+      // At the cap, another link is refused before the passkey is asked, and the panel says what to do.
+      const signedAtCap = await signCount();
+      await page.getByTestId('add-device').click();
+      await expect
+        .poll(() => page.getByTestId('add-device-panel').getByTestId('error').textContent(), poll)
+        .toBe('This account already has 2 devices, the most it may have. Remove one you no longer use (under Devices), then try again.');
+      expect(await signCount()).toBe(signedAtCap);
       const second = devices.nth(1);
       expect(await second.getAttribute('data-this-device')).toBeNull();
       await second.getByTestId('remove-device').click();

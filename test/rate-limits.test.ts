@@ -3,11 +3,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { bcAuthorize, device, pay, pollToken, testPolicy, watchAudit, type SeenEvent } from './guarantees/policy-support.ts';
 import { openEventStream } from './support/cluster.ts';
 import { createHarness, type EnrolledUser, type Harness } from './support/harness.ts';
+import { createSoftAuthenticator } from './support/soft-authenticator.ts';
 
 /**
  * Issue 10, item 4: refusals and views cannot grow storage without bound. Rate limits per client
  * (`/bc-authorize`, `/token`, `/redeem`), per source address (failed client and admin
- * authentication) and per device session (request views, event streams): over a limit the answer
+ * authentication, wrong enrollment codes) and per device session (request views, state-changing
+ * calls, event streams): over a limit the answer
  * is 429 with `Retry-After` and an OAuth body, and the only thing written is the limit's counter.
  * On the memory store and on Redis.
  */
@@ -33,6 +35,8 @@ const LIMITS = {
   RATE_LIMIT_ADMIN_AUTH_FAILURES: '3/60',
   RATE_LIMIT_DEVICE_VIEWS: '3/60',
   RATE_LIMIT_DEVICE_STREAMS: '6/60',
+  RATE_LIMIT_DEVICE_CHANGES: '3/60',
+  RATE_LIMIT_ENROLLMENT_FAILURES: '3/60',
   DEVICE_STREAMS_MAX: '2',
 };
 
@@ -301,6 +305,34 @@ describe.each(['memory', 'redis'] as const)('rate limits (%s store)', (storeKind
       expect((await admin('[2001:db8::22]:8443', harness.adminToken)).status).toBe(429);
       expect((await admin('198.51.100.20:444', harness.adminToken)).status).toBe(200);
     });
+
+    it('limits wrong enrollment codes per address at /enroll/options and /enroll/verify, writing only the counter; a good code from that address still enrolls', async () => {
+      await start();
+      const enroll = (address: string, path: 'options' | 'verify', body: Record<string, unknown>) =>
+        callFrom(address, 'POST', `/api/device/enroll/${path}`, { body: JSON.stringify(body), headers: { 'content-type': 'application/json', origin: harness.issuer } });
+      const wrong = (n: number) => `wrong-enrollment-code-${n}`;
+      for (const [n, path] of [[1, 'options'], [2, 'verify'], [3, 'options']] as const) {
+        const answer = await enroll('203.0.113.20', path, { enrollment_code: wrong(n), ...(path === 'verify' ? { response: {} } : {}) });
+        expect([answer.status, answer.body.error]).toStrictEqual([400, 'invalid_enrollment_code']);
+      }
+      const watch = watchWrites(harness);
+      const { result: refused, writes } = await watch.during(() => enroll('203.0.113.20', 'verify', { enrollment_code: wrong(4), response: {} }));
+      expectTooMany(refused, 'too_many_requests', 20);
+      expect(writes).toStrictEqual([['rateLimit', keys.rate('enrollmentFailures', '203.0.113.20')]]);
+      expectTooMany(await enroll('203.0.113.20', 'options', { enrollment_code: wrong(5) }), 'too_many_requests', 20);
+      // Another address has its own allowance; a good code from the limited one is neither counted nor refused.
+      expect((await enroll('203.0.113.21', 'options', { enrollment_code: wrong(6) })).body.error).toBe('invalid_enrollment_code');
+      await harness.admin('POST', '/users', { sub: 'carol', display_name: 'carol' });
+      const code = (await harness.admin('POST', '/users/carol/enrollments')).body.enrollment_code as string;
+      const options = await enroll('203.0.113.20', 'options', { enrollment_code: code });
+      expect(options.status).toBe(200);
+      const phone = createSoftAuthenticator({ origin: harness.issuer, rpId: 'localhost' });
+      const enrolled = await enroll('203.0.113.20', 'verify', { enrollment_code: code, response: await phone.register(options.body), device_name: 'Carol’s phone' });
+      expect([enrolled.status, enrolled.body.user?.sub]).toStrictEqual([200, 'carol']);
+      clock.advance(20);
+      expect((await enroll('203.0.113.20', 'options', { enrollment_code: wrong(7) })).body.error).toBe('invalid_enrollment_code');
+      expect((await enroll('203.0.113.20', 'options', { enrollment_code: wrong(8) })).status).toBe(429);
+    });
   });
 
   describe('per device session', () => {
@@ -322,6 +354,44 @@ describe.each(['memory', 'redis'] as const)('rate limits (%s store)', (storeKind
       clock.advance(20);
       expect((await device(harness, alice, 'GET', `/requests/${id}`)).status).toBe(200);
       expect((await device(harness, alice, 'GET', '/requests')).status).toBe(429);
+    });
+
+    it('limits state-changing calls per session, decisions, reports and add-device calls together: over it nothing is audited or stored', async () => {
+      await start();
+      const bob = await harness.enrollUser('bob');
+      const id = (await bcAuthorize(harness, agent, { login_hint: 'alice', details: pay('txn_1') })).body.auth_req_id as string;
+      const madeUp = 'madeUpRequest000xxxxxxxxxxxxxx';
+      // Refused decisions are audited: each of these costs an event in the trail.
+      expect((await device(harness, alice, 'POST', `/requests/${madeUp}/decision`, { decision: 'deny', response: {} })).body.error).toBe('invalid_assertion');
+      expect((await device(harness, alice, 'POST', `/requests/${id}/report`, { response: {} })).body.error).toBe('invalid_assertion');
+      expect((await device(harness, alice, 'POST', '/enrollments/options')).status).toBe(200);
+      await harness.drain();
+      const events = audit.length;
+      const watch = watchWrites(harness);
+      const session = await sessionOf(alice);
+      for (const [method, path, body] of [
+        ['POST', `/requests/${madeUp}/decision`, { decision: 'deny', response: {} }],
+        ['POST', `/requests/${id}/decision`, { decision: 'approve', response: {} }],
+        ['POST', `/requests/${id}/report`, { response: {} }],
+        ['POST', '/enrollments/options', undefined],
+        ['POST', '/enrollments', { response: {} }],
+        ['PATCH', `/devices/${session.split(':')[2]}`, { name: 'Renamed' }],
+        ['PUT', '/push-subscription', { endpoint: 'https://push.example.net/x', keys: { p256dh: 'B'.repeat(87), auth: 'A'.repeat(22) } }],
+      ] as const) {
+        const { result: refused, writes } = await watch.during(() => device(harness, alice, method, path, body));
+        expectTooMany(refused, 'too_many_requests', 20);
+        expect([path, writes]).toStrictEqual([path, [['rateLimit', keys.rate('deviceChanges', session)]]]);
+      }
+      expect(audit).toHaveLength(events);
+      // Views have an allowance of their own, and another device session has its own.
+      expect((await device(harness, alice, 'GET', `/requests/${id}`)).status).toBe(200);
+      expect((await device(harness, bob, 'POST', `/requests/${madeUp}/decision`, { decision: 'deny', response: {} })).body.error).toBe('invalid_assertion');
+      clock.advance(20);
+      expect((await device(harness, alice, 'POST', `/requests/${madeUp}/decision`, { decision: 'deny', response: {} })).body.error).toBe('invalid_assertion');
+      expect((await device(harness, alice, 'POST', `/requests/${madeUp}/decision`, { decision: 'deny', response: {} })).status).toBe(429);
+      // The person still decides once the limit lets a call through.
+      clock.advance(20);
+      expect((await harness.decide(alice, id, 'approve')).body.request.state).toBe('approved');
     });
 
     it('holds at most DEVICE_STREAMS_MAX event streams open per session; another session opens its own; closing one frees a slot', async () => {

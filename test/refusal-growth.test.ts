@@ -20,7 +20,8 @@ describe.each(['memory', 'redis'] as const)('refusals without a request (%s stor
 
   beforeEach(async () => {
     prefix = testPrefix();
-    harness = await createHarness({ store: storeKind, redisPrefix: prefix });
+    // Room for the 100 refused decisions below in one session's allowance of changes (rate-limits.test.ts tests the limit).
+    harness = await createHarness({ store: storeKind, redisPrefix: prefix, env: { RATE_LIMIT_DEVICE_CHANGES: '100/60' } });
     alice = await harness.enrollUser('alice');
     const client = await harness.createClient('Agent A');
     clientId = client.client_id;
@@ -47,7 +48,7 @@ describe.each(['memory', 'redis'] as const)('refusals without a request (%s stor
     expect(events.every((event) => event?.type === 'refused' && event.reason === 'unknown_user_id' && event.auth_req_id === undefined)).toBe(true);
   });
 
-  it('audits 100 decisions on request ids nobody issued in the tenant chain, with no new key', async () => {
+  it('audits 100 decisions on request ids nobody issued in the tenant chain, with no new key but the session’s one rate counter', async () => {
     const [keysBefore, eventsBefore] = [new Set(await storeKeys(harness.store, prefix)), (await chain()).length];
     for (let i = 0; i < 100; i++) {
       const madeUp = `madeUpRequest${String(i).padStart(3, '0')}xxxxxxxxxxxxxx`;
@@ -59,7 +60,8 @@ describe.each(['memory', 'redis'] as const)('refusals without a request (%s stor
       expect([answer.status, answer.body.error]).toEqual([400, 'invalid_assertion']);
     }
     await harness.deps.background.drain();
-    expect((await storeKeys(harness.store, prefix)).filter((key) => !keysBefore.has(key))).toEqual([]);
+    const [deviceId] = await harness.store.setMembers(keys.userDevices('default', 'alice'));
+    expect((await storeKeys(harness.store, prefix)).filter((key) => !keysBefore.has(key))).toEqual([keys.rate('deviceChanges', `default:alice:${deviceId}`)]);
     const events = await eventsSince(eventsBefore);
     expect(events).toHaveLength(100);
     expect(events.every((event) => event?.type === 'refused' && event.reason === 'invalid_assertion' && event.sub === 'alice' && event.auth_req_id === undefined)).toBe(true);

@@ -44,7 +44,7 @@ export const targets = {
 } as const;
 
 /** The server's rate limits, as `main.ts` reads them (see the README's configuration table). */
-const RATE_LIMITS = ['BC_AUTHORIZE', 'TOKEN', 'REDEEM', 'OUTCOME', 'CLIENT_AUTH_FAILURES', 'ADMIN_AUTH_FAILURES', 'DEVICE_VIEWS', 'DEVICE_STREAMS'].map((name) => `RATE_LIMIT_${name}`);
+const RATE_LIMITS = ['BC_AUTHORIZE', 'TOKEN', 'REDEEM', 'OUTCOME', 'CLIENT_AUTH_FAILURES', 'ADMIN_AUTH_FAILURES', 'DEVICE_VIEWS', 'DEVICE_STREAMS', 'DEVICE_CHANGES', 'ENROLLMENT_FAILURES'].map((name) => `RATE_LIMIT_${name}`);
 
 /**
  * The rate limits the benchmarked server runs with: one agent drives thousands of calls a second,

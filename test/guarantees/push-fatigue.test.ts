@@ -3,6 +3,7 @@ import { base64url, decisionChallenge } from '@countersign/shared';
 import { afterEach, describe, expect, it } from 'vitest';
 import { drawBindingCodes } from '../../server/src/policy/index.ts';
 import { createHarness, type EnrolledUser, type Harness } from '../support/harness.ts';
+import { recordWrites } from '../support/store-watch.ts';
 import { answer, bcAuthorize, device, enrollWithRoles, pay, pollToken, testPolicy, watchAudit, type SeenEvent } from './policy-support.ts';
 
 type Client = { client_id: string; client_secret: string };
@@ -174,6 +175,82 @@ describe.each(['memory', 'redis'] as const)('push fatigue (%s store)', (storeKin
       expect(trail.find((event) => event.type === 'denied')).toMatchObject({ sub: customer.sub, channel: 'device', detail: { party: 'customer', cause: 'wrong_binding_code' } });
       const history = (await device(harness, customer, 'GET', '/history')).body.entries as { auth_req_id: string; denial: string }[];
       expect(history.find((entry) => entry.auth_req_id === id)?.denial).toBe('wrong_binding_code');
+    });
+
+    it('makes the deny compare-and-swap the first write of a wrong pick once its passkey verified: nothing is audited before it', async () => {
+      await start();
+      const asked = await elevated();
+      const id = asked.body.auth_req_id;
+      const view = await device(harness, customer, 'GET', `/requests/${id}`);
+      const decoy = (view.body.request.number_matching.candidates as string[]).find((code) => code !== asked.body.binding_code)!;
+      const prompt = view.body.options.approve_by_code[decoy] as { challenge: string };
+      const response = await customer.authenticator.authenticate(prompt as never);
+      const deviceId = (await device(harness, customer, 'GET', '/me')).body.device.device_id as string;
+      await harness.drain();
+      const watch = recordWrites(harness.store);
+      let wrong;
+      try {
+        wrong = await device(harness, customer, 'POST', `/requests/${id}/decision`, { decision: 'approve', response, selected_code: decoy });
+        await harness.deps.background.drain();
+      } finally {
+        watch.stop();
+      }
+      expect(wrong.body.error).toBe('wrong_binding_code');
+      // Every decision counts against the session's changes, takes its challenge and saves the passkey's counter; the very next write is the denial.
+      expect(watch.writes.slice(0, 4)).toEqual([
+        `rateLimit ${keys.rate('deviceChanges', `default:${customer.sub}:${deviceId}`)}`,
+        `take ${keys.decisionChallenge('default', prompt.challenge)}`,
+        `replace ${keys.device('default', customer.sub, deviceId)}`,
+        `compareAndSet ${keys.request('default', id)}`,
+      ]);
+      const audited = watch.writes.findIndex((write) => write.startsWith('streamAppend'));
+      expect(audited).toBeGreaterThan(3);
+      const trail = (await harness.admin('GET', `/audit?auth_req_id=${id}`)).body.events as SeenEvent[];
+      expect(trail.filter((event) => event.type === 'refused' || event.type === 'denied').map((event) => [event.type, event.reason ?? event.detail?.cause])).toEqual([
+        ['refused', 'wrong_binding_code'],
+        ['denied', 'wrong_binding_code'],
+      ]);
+    });
+
+    it('settles a wrong and a right pick sent together by whichever swap the store runs first', async () => {
+      await start();
+      for (const first of ['wrong', 'right'] as const) {
+        const asked = await ask(`txn_race_${first}`, 250_000);
+        const id = asked.body.auth_req_id;
+        const view = await device(harness, customer, 'GET', `/requests/${id}`);
+        const decoy = (view.body.request.number_matching.candidates as string[]).find((code) => code !== asked.body.binding_code)!;
+        const prompts = view.body.options.approve_by_code;
+        const [wrongAnswer, rightAnswer] = [await customer.authenticator.authenticate(prompts[decoy]), await customer.authenticator.authenticate(prompts[asked.body.binding_code])];
+        // Hold the swap of the pick that is to land second until the other's swap has landed.
+        const compareAndSet = harness.store.compareAndSet.bind(harness.store);
+        let landed!: () => void;
+        const firstLanded = new Promise<void>((resolve) => (landed = resolve));
+        harness.store.compareAndSet = async (key, guards, set, options) => {
+          const mine = set.state === 'denied' ? 'wrong' : 'right';
+          if (key === keys.request('default', id) && mine !== first) await firstLanded;
+          const result = await compareAndSet(key, guards, set, options);
+          if (key === keys.request('default', id) && mine === first) landed();
+          return result;
+        };
+        try {
+          const [wrong, right] = await Promise.all([
+            device(harness, customer, 'POST', `/requests/${id}/decision`, { decision: 'approve', response: wrongAnswer, selected_code: decoy }),
+            device(harness, customer, 'POST', `/requests/${id}/decision`, { decision: 'approve', response: rightAnswer, selected_code: asked.body.binding_code }),
+          ]);
+          const state = (await harness.admin('GET', `/requests/${id}`)).body.request.state;
+          const token = await pollToken(harness, client, id);
+          if (first === 'wrong') {
+            expect([wrong.body.error, right.body.error, state, token.body.error]).toEqual(['wrong_binding_code', 'request_not_pending', 'denied', 'access_denied']);
+          } else {
+            // The right code won; the wrong pick, refused all the same, finds the request settled.
+            expect([wrong.body.error, right.body.request?.state, state, typeof token.body.access_token]).toEqual(['request_not_pending', 'approved', 'approved', 'string']);
+            const trail = (await harness.admin('GET', `/audit?auth_req_id=${id}`)).body.events as SeenEvent[];
+            expect(trail.filter((event) => event.type === 'refused').map((event) => event.reason)).toEqual(['wrong_binding_code']);
+          }
+        } finally {
+          harness.store.compareAndSet = compareAndSet;
+        }
+      }
     });
 
     it('denies for everyone at the customer’s wrong pick, also after a reviewer approved, and the request leaves the reviewer’s inbox', async () => {

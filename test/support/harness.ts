@@ -232,5 +232,5 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
  * `app.request()` shares) on purpose, and are not about the limits.
  */
 export const UNLIMITED_RATES: Record<string, string> = Object.fromEntries(
-  ['BC_AUTHORIZE', 'TOKEN', 'REDEEM', 'OUTCOME', 'CLIENT_AUTH_FAILURES', 'ADMIN_AUTH_FAILURES', 'DEVICE_VIEWS', 'DEVICE_STREAMS'].map((name) => [`RATE_LIMIT_${name}`, '1000000/1']),
+  ['BC_AUTHORIZE', 'TOKEN', 'REDEEM', 'OUTCOME', 'CLIENT_AUTH_FAILURES', 'ADMIN_AUTH_FAILURES', 'DEVICE_VIEWS', 'DEVICE_STREAMS', 'DEVICE_CHANGES', 'ENROLLMENT_FAILURES'].map((name) => [`RATE_LIMIT_${name}`, '1000000/1']),
 );

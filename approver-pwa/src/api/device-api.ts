@@ -39,7 +39,10 @@ export function getSession(signal?: AbortSignal): Promise<DeviceSession> {
   return requestJson('GET', '/api/device/me', undefined, signal);
 }
 
-/** WebAuthn registration options for an enrollment code. @throws {ApiError} `invalid_enrollment_code`. */
+/**
+ * WebAuthn registration options for an enrollment code.
+ * @throws {ApiError} `invalid_enrollment_code`; `too_many_devices` (the user is at the device cap; the code stays usable).
+ */
 export function getEnrollmentOptions(enrollmentCode: string): Promise<PublicKeyCredentialCreationOptionsJSON> {
   return requestJson('POST', '/api/device/enroll/options', { enrollment_code: enrollmentCode });
 }
@@ -47,7 +50,7 @@ export function getEnrollmentOptions(enrollmentCode: string): Promise<PublicKeyC
 /**
  * Registers the new passkey; the server answers with the session and sets its cookie.
  * @throws {ApiError} `invalid_enrollment_code`, `invalid_request`, `invalid_assertion`,
- *   `credential_already_registered` (the code is spent either way).
+ *   `credential_already_registered` (the code is spent either way); `too_many_devices` (the code is kept).
  */
 export function verifyEnrollment(enrollmentCode: string, response: RegistrationResponseJSON, deviceName: string): Promise<DeviceSession> {
   return requestJson('POST', '/api/device/enroll/verify', { enrollment_code: enrollmentCode, response, device_name: deviceName });
@@ -111,14 +114,17 @@ export async function removeDevice(deviceId: string): Promise<void> {
   await requestJson('DELETE', devicePath(deviceId));
 }
 
-/** The passkey prompt that confirms adding a device (this user's passkeys, user verification required). */
+/**
+ * The passkey prompt that confirms adding a device (this user's passkeys, user verification required).
+ * @throws {ApiError} `too_many_devices` when the user is at the device cap.
+ */
 export function getEnrollmentLinkOptions(): Promise<PublicKeyCredentialRequestOptionsJSON> {
   return requestJson('POST', '/api/device/enrollments/options');
 }
 
 /**
  * A one-time link (and its QR code) that adds another device to this user, for the passkey's
- * answer to {@link getEnrollmentLinkOptions}. @throws {ApiError} `invalid_assertion`.
+ * answer to {@link getEnrollmentLinkOptions}. @throws {ApiError} `invalid_assertion`, `too_many_devices`.
  */
 export function createEnrollmentLink(response: AuthenticationResponseJSON): Promise<DeviceEnrollmentLink> {
   return requestJson('POST', '/api/device/enrollments', { response });

@@ -172,8 +172,11 @@ describe('loadConfig: rate limits and trusted proxies', () => {
       adminAuthFailures: { count: 10, seconds: 300 },
       deviceViews: { count: 120, seconds: 60 },
       deviceStreams: { count: 10, seconds: 60 },
+      deviceChanges: { count: 30, seconds: 60 },
+      enrollmentFailures: { count: 30, seconds: 60 },
     });
     expect(config.deviceStreamsMax).toBe(3);
+    expect(config.maxDevicesPerUser).toBe(10);
     expect(config.trustedProxies).toStrictEqual([]);
   });
 

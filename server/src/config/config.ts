@@ -22,6 +22,10 @@ export interface RateLimits {
   /** Per device session: `GET /api/device/requests` and `GET /api/device/requests/{id}` together; event streams opened. */
   deviceViews: Rate;
   deviceStreams: Rate;
+  /** Per device session: every call behind the session that changes state (`POST`, `PUT`, `PATCH`, `DELETE`). */
+  deviceChanges: Rate;
+  /** Per source address: wrong enrollment codes (`invalid_enrollment_code`). */
+  enrollmentFailures: Rate;
 }
 
 /** The server's configuration, derived once from the environment. Times are in seconds. */
@@ -57,6 +61,8 @@ export interface Config {
   rateLimits: RateLimits;
   /** `DEVICE_STREAMS_MAX`: event streams one device session may hold open at once. */
   deviceStreamsMax: number;
+  /** `MAX_DEVICES_PER_USER`: devices (passkeys) one user may have. */
+  maxDevicesPerUser: number;
   /** `TRUSTED_PROXIES`: the proxies whose `X-Forwarded-For` is read, as CIDR ranges (`10.0.0.0/8`, `::1/128`); empty: none. */
   trustedProxies: string[];
   /** `AUDIT_RETENTION_DAYS` in seconds: audit events older than this are trimmed. */
@@ -131,8 +137,11 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
       adminAuthFailures: env.RATE_LIMIT_ADMIN_AUTH_FAILURES,
       deviceViews: env.RATE_LIMIT_DEVICE_VIEWS,
       deviceStreams: env.RATE_LIMIT_DEVICE_STREAMS,
+      deviceChanges: env.RATE_LIMIT_DEVICE_CHANGES,
+      enrollmentFailures: env.RATE_LIMIT_ENROLLMENT_FAILURES,
     },
     deviceStreamsMax: env.DEVICE_STREAMS_MAX,
+    maxDevicesPerUser: env.MAX_DEVICES_PER_USER,
     trustedProxies: parseTrustedProxies(env.TRUSTED_PROXIES),
     auditRetentionSeconds: env.AUDIT_RETENTION_DAYS * 86_400,
   };

@@ -93,6 +93,15 @@ export const envSchema = z.object({
   /** Per device session: request views (the inbox and one request), event streams opened. */
   RATE_LIMIT_DEVICE_VIEWS: rate('120/60'),
   RATE_LIMIT_DEVICE_STREAMS: rate('10/60'),
+  /**
+   * Per device session: calls that change state (decisions, reports, add-device prompts and links,
+   * renames, removals, push subscriptions). A person decides a handful of requests a minute.
+   */
+  RATE_LIMIT_DEVICE_CHANGES: rate('30/60'),
+  /** Per source address: wrong enrollment codes at `/api/device/enroll/options` and `/enroll/verify`. */
+  RATE_LIMIT_ENROLLMENT_FAILURES: rate('30/60'),
+  /** Devices (passkeys) one user may have; enrollment and add-device links past it are refused. */
+  MAX_DEVICES_PER_USER: z.coerce.number().int().min(1).max(100).default(10),
   /** Event streams one device session may hold open at once. */
   DEVICE_STREAMS_MAX: z.coerce.number().int().min(1).max(100).default(3),
   /**

@@ -6,6 +6,7 @@ import type { ApprovalRequest } from '../requests/index.ts';
 import type { Fields } from '../store/index.ts';
 import type { DeviceRecord } from './device-record.ts';
 import { challengeTtl, livePrompts, mintChallenge } from './live-prompts.ts';
+import { credentialDescriptor } from './transports.ts';
 
 /** What the server remembers about one issued decision challenge until it is used (once). */
 export interface ChallengeRecord {
@@ -48,7 +49,7 @@ export function promptOptions(deps: Pick<Deps, 'config'>, challenge: string, dev
     rpID: deps.config.rpId,
     challenge: new Uint8Array(Buffer.from(challenge, 'base64url')),
     userVerification: 'required',
-    allowCredentials: devices.map((device) => ({ id: device.credential_id, transports: device.transports })),
+    allowCredentials: devices.map(credentialDescriptor),
     timeout: 120_000,
   });
 }

@@ -15,6 +15,7 @@ export interface DeviceRecord {
   public_key: string;
   /** The last signature counter seen (WebAuthn Level 3 §6.1.1). */
   counter: number;
+  /** The known AuthenticatorTransport values the passkey's registration listed (at most six; see `transports.ts`). */
   transports: string[];
   aaguid: string;
   /** Epoch ms. */

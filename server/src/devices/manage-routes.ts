@@ -2,6 +2,7 @@ import { CountersignError, createEnrollmentLinkBody, renameDeviceBody, type Devi
 import type { Hono } from 'hono';
 import type { Deps } from '../deps.ts';
 import { readJson } from '../http/index.ts';
+import { requireDeviceRoom } from './device-cap.ts';
 import { createEnrollment } from './enrollment.ts';
 import { qrMatrix } from './enrollment-qr.ts';
 import { listHistory } from './list-history.ts';
@@ -27,7 +28,8 @@ function deviceIdParam(value: string): string {
  *   `{response}` (the passkey's answer) → {@link DeviceEnrollmentLink}: a one-time link (15
  *   minutes) that adds another device to this same user, as a link and a QR code (audited
  *   `device_enrollment_created`). It takes the passkey: a session cookie alone must never be
- *   enough to add a passkey that approves.
+ *   enough to add a passkey that approves. A user with `MAX_DEVICES_PER_USER` devices gets 409
+ *   `too_many_devices` from both, nothing stored (the link's enrollment checks again).
  */
 export function registerAccountRoutes(app: Hono<{ Variables: DeviceVariables }>, deps: Deps): void {
   app.get('/history', async (c) => {
@@ -48,13 +50,17 @@ export function registerAccountRoutes(app: Hono<{ Variables: DeviceVariables }>,
     return c.body(null, 204);
   });
 
+  // A user with MAX_DEVICES_PER_USER devices gets no prompt and no link: checked before the challenge is stored or taken.
   app.post('/enrollments/options', async (c) => {
-    return c.json(await accountOptions(deps, c.get('session'), 'add_device'), 200, { 'Cache-Control': 'no-store' });
+    const session = c.get('session');
+    await requireDeviceRoom(deps, session.tenant, session.sub);
+    return c.json(await accountOptions(deps, session, 'add_device'), 200, { 'Cache-Control': 'no-store' });
   });
 
   app.post('/enrollments', async (c) => {
     const session = c.get('session');
     const body = await readJson(c, createEnrollmentLinkBody);
+    await requireDeviceRoom(deps, session.tenant, session.sub);
     const device = await verifyAccountAssertion(deps, session, 'add_device', body.response);
     const user = c.get('user');
     if (!user) throw new CountersignError('login_required', 'This device is no longer enrolled.');

@@ -6,7 +6,7 @@ import { isAllowedPushEndpoint, savePushSubscription } from '../push/index.ts';
 import { loadRequest, requestDisplay, settleExpiry } from '../requests/index.ts';
 import { canView, type Viewer } from '../policy/index.ts';
 import { decisionPrompts } from './decision-options.ts';
-import { limitViews } from './device-limits.ts';
+import { countEnrollmentFailures, limitChanges, limitViews } from './device-limits.ts';
 import { readLivePrompts } from './live-prompts.ts';
 import { findDevice, listDevices, type DeviceRecord } from './device-record.ts';
 import { enrollmentOptions, verifyEnrollment } from './enrollment.ts';
@@ -41,26 +41,31 @@ function whoAmI(deps: Deps, user: UserRecord, device: DeviceRecord) {
  * subscription, the inbox (the user's own requests and a reviewer's queue), one request with its
  * decision prompts, the decision, "this wasn't me" (`POST /requests/{id}/report`, with the deny
  * prompt), the history and the user's devices (`manage-routes.ts`), and a live event stream
- * (`event-stream.ts`). Request views and event streams are limited per session (`device-limits.ts`).
- * Every state-changing call needs `Origin: PUBLIC_URL`; all but enrollment need the session.
+ * (`event-stream.ts`). Request views, state-changing calls and event streams are limited per
+ * session, wrong enrollment codes per source address (`device-limits.ts`), devices per user
+ * (`device-cap.ts`). Every state-changing call needs `Origin: PUBLIC_URL`; all but enrollment
+ * need the session.
  */
 export function deviceRoutes(deps: Deps): Hono<{ Variables: DeviceVariables }> {
   const app = new Hono<{ Variables: DeviceVariables }>();
   app.use('*', requireSameOrigin(deps));
 
+  // Wrong enrollment codes are counted per source address (see device-limits.ts).
   app.post('/enroll/options', async (c) => {
     const body = await readJson(c, enrollOptionsBody);
-    return c.json(await enrollmentOptions(deps, body.enrollment_code));
+    return c.json(await countEnrollmentFailures(c, deps, () => enrollmentOptions(deps, body.enrollment_code)));
   });
 
   app.post('/enroll/verify', async (c) => {
     const body = await readJson(c, enrollVerifyBody);
-    const { user, device } = await verifyEnrollment(deps, body.enrollment_code, body.response, body.device_name);
+    const { user, device } = await countEnrollmentFailures(c, deps, () => verifyEnrollment(deps, body.enrollment_code, body.response, body.device_name));
     await startSession(c, deps, { tenant: user.tenant, sub: user.sub, device_id: device.device_id });
     return c.json(whoAmI(deps, user, device));
   });
 
   app.use('*', requireSession(deps));
+  // Every call from here on that changes state shares one allowance per session (see device-limits.ts).
+  app.use('*', limitChanges(deps));
 
   app.get('/me', async (c) => {
     const session = c.get('session');

@@ -4,6 +4,7 @@ import type { Deps } from '../deps.ts';
 import { checkPasskey, readChallenge } from './check-passkey.ts';
 import { listDevices, type DeviceRecord } from './device-record.ts';
 import type { DeviceSession } from './session.ts';
+import { credentialDescriptor } from './transports.ts';
 
 /** What an account prompt is for; only adding a device needs one today. */
 export type AccountPurpose = 'add_device';
@@ -31,7 +32,7 @@ export async function accountOptions(deps: PromptDeps, session: DeviceSession, p
   const options = await generateAuthenticationOptions({
     rpID: deps.config.rpId,
     userVerification: 'required',
-    allowCredentials: devices.map((device) => ({ id: device.credential_id, transports: device.transports })),
+    allowCredentials: devices.map(credentialDescriptor),
     timeout: PROMPT_SECONDS * 1000,
   });
   await deps.store.set(accountChallengeKey(session.tenant, options.challenge), JSON.stringify({ sub: session.sub, purpose }), { ttlSeconds: PROMPT_SECONDS });

@@ -58,6 +58,8 @@ export const ERROR_CODES = {
   counter_regression: 400,
   /** Enrollment: the passkey's credential id is registered already, to a user of this tenant (WebAuthn Level 3 §7.1 step 26). */
   credential_already_registered: 409,
+  /** Enrollment or an add-device link: the user already has `MAX_DEVICES_PER_USER` devices; one must be removed first. */
+  too_many_devices: 409,
   not_found: 404,
   unsupported_media_type: 415,
   request_too_large: 413,

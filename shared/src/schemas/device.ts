@@ -8,10 +8,36 @@ export const enrollOptionsBody = z.strictObject({
   enrollment_code: z.string().min(8).max(128),
 });
 
-/** `POST /api/device/enroll/verify` body; `response` is a WebAuthn RegistrationResponseJSON. */
+/**
+ * The AuthenticatorTransport values (WebAuthn Level 3 §5.8.4): what a registration response's
+ * `response.transports` may name, and all the server keeps of it.
+ */
+export const AUTHENTICATOR_TRANSPORTS = ['usb', 'nfc', 'ble', 'smart-card', 'hybrid', 'internal'] as const;
+/** One of {@link AUTHENTICATOR_TRANSPORTS}. */
+export type AuthenticatorTransportName = (typeof AUTHENTICATOR_TRANSPORTS)[number];
+
+/**
+ * A registration response's `response.transports` (`getTransports()`, WebAuthn Level 3 §5.2.1.2): a
+ * list of names. A client may name values this server does not know (§5.8.4 has clients ignore
+ * them, and the server does), but a list of thousands, or one name of thousands of characters, is
+ * no client's: the server would echo it in every prompt of the user.
+ */
+const transportsMember = z.array(z.string().max(32)).max(16);
+
+/**
+ * `POST /api/device/enroll/verify` body; `response` is a WebAuthn RegistrationResponseJSON, checked
+ * here only where the server keeps what it says (`response.transports`, see {@link transportsMember});
+ * the rest is verified by the WebAuthn library.
+ */
 export const enrollVerifyBody = z.strictObject({
   enrollment_code: z.string().min(8).max(128),
-  response: z.record(z.string(), z.unknown()),
+  response: z.record(z.string(), z.unknown()).superRefine((response, ctx) => {
+    const inner = response.response;
+    if (typeof inner !== 'object' || inner === null || !Object.hasOwn(inner, 'transports')) return;
+    if (!transportsMember.safeParse((inner as Record<string, unknown>).transports).success) {
+      ctx.addIssue({ code: 'custom', path: ['response', 'transports'], message: 'must be an array of at most 16 transport names of at most 32 characters' });
+    }
+  }),
   device_name: displayText(64).optional(),
 });
 
