@@ -203,7 +203,7 @@ describe.each(['memory', 'redis'] as const)('SSRF through client endpoints, in p
       'https://10.0.0.5;.push.apple.com/x',
       'https://fcm.googleapis.com.attacker.example/fcm/send/abc',
       'https://169.254.169.254/latest/meta-data/',
-    ])('refuses %s, storing nothing', async (endpoint) => {
+    ])('refuses %s, storing nothing but the session’s rate counter', async (endpoint) => {
       const watch = recordWrites(harness.store);
       let response: Awaited<ReturnType<typeof subscribe>>;
       try {
@@ -212,7 +212,8 @@ describe.each(['memory', 'redis'] as const)('SSRF through client endpoints, in p
         watch.stop();
       }
       expect([response.status, response.body.error]).toEqual([400, 'invalid_request']);
-      expect(watch.writes).toEqual([]);
+      // A change from the device counts against its session's allowance (RATE_LIMIT_DEVICE_CHANGES), refused or not.
+      expect(watch.writes).toEqual([expect.stringMatching(/^rateLimit rate:\{deviceChanges:default:customer_1:dev_[A-Za-z0-9_-]+\}$/)]);
     });
 
     it.each(['https://fcm.googleapis.com/fcm/send/abc', 'https://fcm.googleapis.com:443/fcm/send/abc'])('accepts an allowed push service on port 443: %s', async (endpoint) => {
