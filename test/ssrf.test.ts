@@ -1,11 +1,11 @@
 import { createAgentClient, type AgentClient } from '@countersign/shared';
 import { keys, type HostResolver } from '@countersign/server';
-import { createServer, type AddressInfo, type Server } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type EnrolledUser, type Harness } from './support/harness.ts';
 import { payment } from './support/payment.ts';
 import { PRODUCTION_URL, productionEnv } from './support/production.ts';
 import { recordWrites } from './support/store-watch.ts';
+import { listenCounting, type CountingListener } from '../server/src/outbound/counting-listener.test-support.ts';
 
 /**
  * Server-side request forgery through the URLs clients name, in production mode
@@ -27,21 +27,6 @@ function answering(address: string): HostResolver & { asked: string[] } {
     },
     { asked },
   );
-}
-
-/** A TCP listener on loopback that counts connections (before any TLS): the internal service an attacker aims at. */
-async function startCountingListener(): Promise<{ port: number; connections(): number; close(): Promise<void> }> {
-  let count = 0;
-  const server: Server = createServer((socket) => {
-    count += 1;
-    socket.destroy();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    connections: () => count,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
 }
 
 describe.each(['memory', 'redis'] as const)('SSRF through client endpoints, in production (%s store)', (storeKind) => {
@@ -105,7 +90,8 @@ describe.each(['memory', 'redis'] as const)('SSRF through client endpoints, in p
 
   describe('at send time', () => {
     let harness: Harness;
-    let listener: Awaited<ReturnType<typeof startCountingListener>>;
+    // A TCP listener on loopback that counts connections (before any TLS): the internal service an attacker aims at.
+    let listener: CountingListener;
     let customer: EnrolledUser;
 
     afterEach(async () => {
@@ -114,7 +100,7 @@ describe.each(['memory', 'redis'] as const)('SSRF through client endpoints, in p
     });
 
     async function start(options: Parameters<typeof createHarness>[0]): Promise<void> {
-      listener = await startCountingListener();
+      listener = await listenCounting();
       harness = await createHarness({ store: storeKind, publicUrl: PRODUCTION_URL, env: productionEnv(), ...options });
       customer = await harness.enrollUser('customer_1');
     }
@@ -145,7 +131,7 @@ describe.each(['memory', 'redis'] as const)('SSRF through client endpoints, in p
       await harness.drain();
 
       expect(resolve.asked).toEqual(['callback.acme-payments.com']);
-      expect(listener.connections()).toBe(0);
+      expect(listener.connections).toBe(0);
       expect(harness.sleeps).toEqual([]);
       expect(await notifyFailures(asked.auth_req_id)).toEqual([
         expect.objectContaining({ type: 'notify_failed', reason: 'endpoint_forbidden', detail: { mode, attempts: 1, problem: `its host callback.acme-payments.com resolves to ${address}, ${why}` } }),
@@ -171,7 +157,7 @@ describe.each(['memory', 'redis'] as const)('SSRF through client endpoints, in p
       await harness.drain();
 
       expect(calls).toEqual([]);
-      expect(listener.connections()).toBe(0);
+      expect(listener.connections).toBe(0);
       expect(await notifyFailures(asked.auth_req_id)).toEqual([
         expect.objectContaining({ type: 'notify_failed', reason: 'endpoint_forbidden', detail: { mode: 'push', attempts: 1, problem: 'its host 169.254.169.254 is a link-local address' } }),
       ]);
