@@ -3,7 +3,7 @@ import { bearerAuth } from 'hono/bearer-auth';
 import { HTTPException } from 'hono/http-exception';
 import { sourceAddress } from '../http/index.ts';
 import type { Config } from '../config/index.ts';
-import { countRate, tooManyRequests, type RateLimitDeps } from '../rate-limits/index.ts';
+import { countRate, enforceRate, tooManyRequests, type RateLimitDeps } from '../rate-limits/index.ts';
 
 /** What the admin token check reads: a subset of the server's `Deps`. */
 export interface AdminAuthDeps extends RateLimitDeps {
@@ -43,8 +43,7 @@ export function adminAuth(deps: AdminAuthDeps, adminToken: string): MiddlewareHa
       });
     } catch (error) {
       if (passed || !(error instanceof HTTPException) || c.req.header('authorization') === undefined) throw error;
-      const counted = await countRate(deps, 'adminAuthFailures', source);
-      if (!counted.ok) throw tooManyRequests(counted.retryAfterMs, DESCRIPTION);
+      await enforceRate(deps, 'adminAuthFailures', source, DESCRIPTION);
       throw error;
     }
   };

@@ -2,7 +2,7 @@ import { CountersignError } from '@countersign/shared';
 import type { Context } from 'hono';
 import type { Config } from '../config/index.ts';
 import { sourceAddress } from '../http/index.ts';
-import { countRate, tooManyRequests } from '../rate-limits/index.ts';
+import { enforceRate } from '../rate-limits/index.ts';
 import type { Clock, Logger } from '../runtime/index.ts';
 import type { Store } from '../store/index.ts';
 import type { ClientCache } from './client-cache.ts';
@@ -83,8 +83,7 @@ async function refusal(c: Context, deps: ClientAuthDeps, presented: PresentedCre
 export async function authenticateClient(c: Context, deps: ClientAuthDeps, params: Record<string, string> = {}, options: { bodyless?: boolean } = {}): Promise<ClientRecord> {
   const outcome = await identify(c, deps, params, options.bodyless === true);
   if ('client' in outcome) return outcome.client;
-  const counted = await countRate(deps, 'clientAuthFailures', sourceAddress(c, deps.config.trustedProxies));
-  if (!counted.ok) throw tooManyRequests(counted.retryAfterMs, 'Too many failed client authentications from this address.');
+  await enforceRate(deps, 'clientAuthFailures', sourceAddress(c, deps.config.trustedProxies), 'Too many failed client authentications from this address.');
   deps.log.warn('client authentication refused', { ...outcome.refused, endpoint: c.req.path });
   throw invalidClient();
 }

@@ -2,7 +2,7 @@ import { CountersignError } from '@countersign/shared';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Config } from '../config/index.ts';
 import { sourceAddress } from '../http/index.ts';
-import { countRate, enforceRate, tooManyRequests, type RateLimitDeps } from '../rate-limits/index.ts';
+import { enforceRate, type RateLimitDeps } from '../rate-limits/index.ts';
 import type { DeviceSession, DeviceVariables } from './session.ts';
 
 /**
@@ -66,8 +66,7 @@ export async function countEnrollmentFailures<T>(c: Context, deps: RateLimitDeps
     return await run();
   } catch (error) {
     if (error instanceof CountersignError && error.code === 'invalid_enrollment_code') {
-      const counted = await countRate(deps, 'enrollmentFailures', sourceAddress(c, deps.config.trustedProxies));
-      if (!counted.ok) throw tooManyRequests(counted.retryAfterMs, 'Too many wrong enrollment codes from this address.');
+      await enforceRate(deps, 'enrollmentFailures', sourceAddress(c, deps.config.trustedProxies), 'Too many wrong enrollment codes from this address.');
     }
     throw error;
   }
