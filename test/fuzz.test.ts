@@ -19,10 +19,10 @@ import { watchStore, type Change, type StoreWatch } from './support/store-watch.
  * - a 4xx carries an OAuth error body `{error, error_description}` (RFC 6749 §5.2), with nothing
  *   of the server's insides in it;
  * - a 4xx changes nothing but what `support/allowed-changes.ts` allows a refusal (its `refused`
- *   audit event; a decision challenge it spent), and, for a poll of a pending request, its poll
+ *   audit event; a decision challenge it spent; its rate-limit counter), and, for a poll of a pending request, its poll
  *   rate (CIBA Core §7.3: `interval`, `next_poll_at`), watched as in the bad-input suite.
  *
- * The seed is fixed and the runs bounded (1,750 inputs on the memory store, 450 on Redis, where
+ * The seed is fixed and the runs bounded (1,750 inputs on the memory store, 650 on Redis, where
  * each is slower), so a run is repeatable and fits CI; a failure names the input and the answer,
  * and fast-check's seed and path to replay it.
  */
