@@ -64,6 +64,17 @@ function ipv6Reason(address: ipaddr.IPv6): string | null {
 }
 
 /**
+ * Whether `address` (an IP literal as {@link forbiddenAddressReason} takes it) is this machine:
+ * `127.0.0.0/8` or `::1`, also IPv4-mapped. Decided by the address's range, not by a reason's wording.
+ */
+export function isLoopbackAddress(address: string): boolean {
+  if (ipaddr.IPv4.isValidFourPartDecimal(address)) return ipaddr.IPv4.parse(address).range() === 'loopback';
+  if (!ipaddr.IPv6.isValid(address) || address.includes('%')) return false;
+  const ip = ipaddr.IPv6.parse(address);
+  return ip.isIPv4MappedAddress() ? ip.toIPv4Address().range() === 'loopback' : ip.range() === 'loopback';
+}
+
+/**
  * Why the server must not connect to `address`, or null when it is a public unicast address.
  *
  * A client or device names the URLs the server POSTs to; without this check it could aim the

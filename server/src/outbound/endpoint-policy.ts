@@ -1,5 +1,4 @@
-import { isIP } from 'node:net';
-import { forbiddenAddressReason } from './address-policy.ts';
+import { isLoopbackAddress } from './address-policy.ts';
 import { forbiddenHostReason } from './host-policy.ts';
 
 /** Options of {@link endpointProblem}. */
@@ -11,8 +10,8 @@ export interface EndpointPolicy {
 /** `localhost`, `*.localhost`, `127.0.0.0/8` and `[::1]`: this machine, where development runs its receivers. */
 function isLoopbackHost(hostname: string): boolean {
   const name = hostname.endsWith('.') ? hostname.slice(0, -1) : hostname;
-  if (name === 'localhost' || name.endsWith('.localhost') || name === '[::1]') return true;
-  return isIP(name) === 4 && forbiddenAddressReason(name) === 'a loopback address';
+  if (name === 'localhost' || name.endsWith('.localhost')) return true;
+  return isLoopbackAddress(name.replace(/^\[(.*)\]$/, '$1'));
 }
 
 /**
