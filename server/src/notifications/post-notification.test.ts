@@ -22,7 +22,7 @@ const named = (name: string) => Object.assign(new Error(name), { name });
 describe('postNotification', () => {
   it('POSTs the JSON body with the bearer token, never following a redirect, and succeeds on 204', async () => {
     const { calls, fetch } = scripted([204]);
-    const result = await postNotification('https://client.example/cb', 'tok', { auth_req_id: 'abc' }, { fetch, timeoutMs: 1000 });
+    const result = await postNotification('https://client.example/cb', 'tok', { auth_req_id: 'abc' }, { fetch, timeoutMs: 1000, production: false });
     expect(result).toEqual({ delivered: true, status: 204 });
     expect(calls).toHaveLength(1);
     const { url, init } = calls[0]!;
@@ -33,7 +33,7 @@ describe('postNotification', () => {
 
   it.each([200, 202])('accepts %i as success and ignores the body', async (status) => {
     const { fetch } = scripted([status]);
-    expect(await postNotification('https://c/cb', 't', {}, { fetch, timeoutMs: 1000 })).toEqual({ delivered: true, status });
+    expect(await postNotification('https://c/cb', 't', {}, { fetch, timeoutMs: 1000, production: false })).toEqual({ delivered: true, status });
   });
 
   it.each([
@@ -46,7 +46,7 @@ describe('postNotification', () => {
     [new TypeError('fetch failed'), { reason: 'endpoint_unreachable' }],
   ] as const)('makes one attempt and calls %s worth retrying', async (step, failure) => {
     const { calls, fetch } = scripted([step]);
-    expect(await postNotification('https://c/cb', 't', {}, { fetch, timeoutMs: 1000 })).toEqual({ delivered: false, retryable: true, ...failure });
+    expect(await postNotification('https://c/cb', 't', {}, { fetch, timeoutMs: 1000, production: false })).toEqual({ delivered: false, retryable: true, ...failure });
     expect(calls).toHaveLength(1);
   });
 
@@ -58,7 +58,7 @@ describe('postNotification', () => {
     [404, 'endpoint_error'],
   ] as const)('calls %i (%s) final: the next attempt would be refused the same way', async (status, reason) => {
     const { fetch } = scripted([status]);
-    expect(await postNotification('https://c/cb', 't', {}, { fetch, timeoutMs: 1000 })).toEqual({ delivered: false, reason, status, retryable: false });
+    expect(await postNotification('https://c/cb', 't', {}, { fetch, timeoutMs: 1000, production: false })).toEqual({ delivered: false, reason, status, retryable: false });
   });
 });
 

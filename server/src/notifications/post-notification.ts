@@ -73,9 +73,9 @@ export async function postNotification(
   endpoint: string,
   bearer: string,
   body: unknown,
-  options: Pick<DeliveryOptions, 'fetch' | 'timeoutMs'> & Partial<Pick<DeliveryOptions, 'production'>>,
+  options: Pick<DeliveryOptions, 'fetch' | 'timeoutMs' | 'production'>,
 ): Promise<DeliveryResult> {
-  const problem = endpointProblem(endpoint, { production: options.production ?? false });
+  const problem = endpointProblem(endpoint, { production: options.production });
   if (problem) return { delivered: false, reason: 'endpoint_forbidden', retryable: false, problem };
   try {
     const response = await options.fetch(endpoint, {
