@@ -16,7 +16,7 @@ const ATTEMPTS = 8;
  *
  * @throws CountersignError `party_already_approved` (409: this party, or this user for another
  *   party, already approved), `request_not_pending` (409), `expired_token`, `temporarily_unavailable`.
- * @see issue 4 "Reviewers"; docs/design.md "Request states" (every transition is one atomic swap)
+ * @see issue 4 "Reviewers"; docs/reliability.md "The request lifecycle" (every transition is one atomic swap)
  */
 export async function recordApproval(deps: Deps, verified: VerifiedAssertion, party: ApprovalParty): Promise<ApprovalRequest> {
   const { request, device } = verified;

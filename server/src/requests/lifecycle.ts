@@ -4,8 +4,8 @@ import { approvalField, fromFields, type ApprovalRequest } from './request-recor
 import type { RequestRef } from './request-deadlines.ts';
 
 /**
- * The life of an approval request, in one place (docs/design.md "Request states"; DESIGN.md
- * "Request states" is the contract). Every change of a request's record goes through one of the
+ * The life of an approval request, in one place (docs/reliability.md "The request lifecycle";
+ * the states are those of the design contract, "Request states"). Every change of a request's record goes through one of the
  * operations below: each owns its guards and its field names, and is one compare-and-swap that
  * also writes the {@link Transition} as an outbox entry in the same atomic step (`outbox.ts`).
  * What follows a transition (audit, history, live updates, deadlines, pushes, client
