@@ -9,7 +9,8 @@ import { clientNotificationHandler, createClientNotifier, type ClientNotifierOpt
 import { createGuardedHttpsAgent } from './outbound/index.ts';
 import { loadPolicy, type Policy } from './policy/index.ts';
 import { createPushNotifier, createWebPushSender, isAllowedPushEndpoint, loadVapidKeys, type PushSender } from './push/index.ts';
-import { createExpirySweeper, leaseTicker, sendExpiryNotice, type ExpirySweeperOptions } from './requests/index.ts';
+import { wireLifecycle } from './consequences.ts';
+import { createExpirySweeper, leaseTicker, sendExpiryNotice, type ExpirySweeperOptions, type OutboxOptions } from './requests/index.ts';
 import { Background, consoleLogger, randomId, systemClock, type Clock, type IdGenerator, type Logger } from './runtime/index.ts';
 import type { Store } from './store/index.ts';
 import { KeyRing } from './tokens/index.ts';
@@ -31,6 +32,8 @@ export interface DepsOverrides {
   policy?: Policy;
   /** The expiry sweeper's interval, batch size and timer (wrapped in the sweep lease). */
   sweeper?: ExpirySweeperOptions;
+  /** The outbox's timing: when the reconciler looks at a swap's entry, and the swap's own deadline (tests shorten them). */
+  outbox?: Partial<Pick<OutboxOptions, 'reconcileAfterMs' | 'swapDeadlineMs' | 'batchSize'>>;
   /**
    * Live updates to open PWAs; an in-process {@link EventBus} by default. Several instances on one
    * Redis pass a `RedisEventBus` (`connectRedisEventBus`), which `deps.events.close()` closes.
@@ -71,6 +74,14 @@ export async function createDeps(config: Config, store: Store, overrides: DepsOv
     expiry_push: (job) => sendExpiryNotice(deps, job),
   };
   const background = new Background(log);
+  // A swap may take the Redis command timeout to reach Redis; the reconciler looks a few seconds
+  // after that, so clocks a little apart (instances, Redis) never let it look too early.
+  const swapDeadlineMs = overrides.outbox?.swapDeadlineMs ?? config.redisCommandTimeoutMs;
+  const { outbox, lifecycle } = wireLifecycle(() => deps, config, {
+    swapDeadlineMs,
+    reconcileAfterMs: overrides.outbox?.reconcileAfterMs ?? swapDeadlineMs + 3000,
+    ...(overrides.outbox?.batchSize ? { batchSize: overrides.outbox.batchSize } : {}),
+  });
   const deps: Deps = {
     config,
     policy: approvalPolicy,
@@ -86,6 +97,8 @@ export async function createDeps(config: Config, store: Store, overrides: DepsOv
     background,
     log,
     notifier: createClientNotifier(() => deps),
+    outbox,
+    lifecycle,
     jobs: createJobQueue({
       store,
       clock,

@@ -4,7 +4,7 @@ import type { Config } from './config/index.ts';
 import type { JobQueue } from './jobs/index.ts';
 import type { Policy } from './policy/index.ts';
 import type { EventBus } from './events/index.ts';
-import type { ApprovalRequest, ExpirySweeper } from './requests/index.ts';
+import type { ApprovalRequest, ExpirySweeper, Lifecycle, Outbox } from './requests/index.ts';
 import type { Background, Clock, IdGenerator, Logger } from './runtime/index.ts';
 import type { Store } from './store/index.ts';
 import type { KeyRing } from './tokens/index.ts';
@@ -21,10 +21,11 @@ export interface UserNotifier {
 export interface ClientNotifier {
   /**
    * Schedules the notification of a request that has just been settled: approved, denied, or
-   * expired while pending. Returns at once (the delivery and its retries are jobs of `Deps.jobs`,
-   * run by any instance) and never throws; does nothing for a poll client.
+   * expired while pending. Resolves once the job is enqueued (the delivery and its retries are jobs
+   * of `Deps.jobs`, run by any instance); does nothing for a poll client.
+   * @throws when the store fails; the job was not enqueued (the outbox delivers it again).
    */
-  requestSettled(request: ApprovalRequest): void;
+  requestSettled(request: ApprovalRequest): Promise<void>;
 }
 
 /** Everything the server's handlers use, passed in once: no module-level state, no globals. */
@@ -46,6 +47,13 @@ export interface Deps {
   push: UserNotifier;
   /** Ping and push notifications to clients. */
   notifier: ClientNotifier;
+  /**
+   * The only writer of a request's state (`requests/lifecycle.ts`): typed transitions, each one
+   * compare-and-swap that writes its outbox entry with it.
+   */
+  lifecycle: Lifecycle;
+  /** Delivers what follows each transition (`consequences.ts`), and reconciles what a failed instance left. */
+  outbox: Outbox;
   /** Finds requests past their deadline and settles them; `main.ts` starts it, tests call `sweep()`. */
   sweeper: ExpirySweeper;
   audit: AuditLog;

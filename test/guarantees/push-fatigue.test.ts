@@ -197,15 +197,17 @@ describe.each(['memory', 'redis'] as const)('push fatigue (%s store)', (storeKin
         watch.stop();
       }
       expect(wrong.body.error).toBe('wrong_binding_code');
-      // Every decision counts against the session's changes, takes its challenge and saves the passkey's counter; the very next write is the denial.
-      expect(watch.writes.slice(0, 4)).toEqual([
+      // Every decision counts against the session's changes, takes its challenge and saves the passkey's
+      // counter; the very next write is the denial, after the outbox mark that makes its consequences durable.
+      expect(watch.writes.slice(0, 5)).toEqual([
         `rateLimit ${keys.rate('deviceChanges', `default:${customer.sub}:${deviceId}`)}`,
         `take ${keys.decisionChallenge('default', prompt.challenge)}`,
         `replace ${keys.device('default', customer.sub, deviceId)}`,
+        `sortedAdd ${keys.outboxDue()}`,
         `compareAndSet ${keys.request('default', id)}`,
       ]);
       const audited = watch.writes.findIndex((write) => write.startsWith('streamAppend'));
-      expect(audited).toBeGreaterThan(3);
+      expect(audited).toBeGreaterThan(4);
       const trail = (await harness.admin('GET', `/audit?auth_req_id=${id}`)).body.events as SeenEvent[];
       expect(trail.filter((event) => event.type === 'refused' || event.type === 'denied').map((event) => [event.type, event.reason ?? event.detail?.cause])).toEqual([
         ['refused', 'wrong_binding_code'],

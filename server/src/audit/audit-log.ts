@@ -14,9 +14,14 @@ export interface AuditLog {
   /**
    * Appends an event to its tenant's chain (stamped with the clock's time, the next `seq` and the
    * previous event's hash) and its id to its request's view, in one store call.
+   *
+   * `options.once`: the event of one transition (`<seq>.<n>` of its request's outbox entry, see
+   * `requests/lifecycle.ts`); an event whose token its request's view holds already is not appended
+   * again, so an outbox entry delivered twice is audited once. `options.atMs`: when it happened
+   * (epoch ms), for an event delivered after the fact; the clock's now by default.
    * @throws TypeError when `detail` names a credential; Error when the store fails.
    */
-  record(event: Omit<AuditEvent, 'at'>): Promise<void>;
+  record(event: Omit<AuditEvent, 'at'>, options?: { once?: string; atMs?: number }): Promise<void>;
   /**
    * The events of one request, in chain order (GET /api/admin/audit): the chain entries its view
    * names, read by id (two round trips, whatever the chain's length).
@@ -105,10 +110,11 @@ export function createAuditLog(store: Store, clock: Clock, retentionSeconds: num
   }
 
   return {
-    async record(input) {
+    async record(input, options = {}) {
       // Resolves once the event is in the chain and its id in its request's view (one script call);
       // the tenant's registration for the retention goes beside it, once per process.
-      await Promise.all([append(withoutSecrets({ ...input, at: new Date(clock.now()).toISOString() })), track(input.tenant)]);
+      const at = new Date(options.atMs ?? clock.now()).toISOString();
+      await Promise.all([append(withoutSecrets({ ...input, at }), options.once), track(input.tenant)]);
     },
     async forRequest(tenant, authReqId) {
       const ids = await store.streamIndexRead(keys.requestAuditIndex(tenant, authReqId));

@@ -14,8 +14,12 @@ interface Head {
 /** Each lost race means another writer appended, so the chain moves on; this only bounds a broken store. */
 const MAX_ATTEMPTS = 100;
 
-/** Appends events to their tenant's hash chain; made by {@link createChainAppender}. */
-export type ChainAppender = (event: AuditEvent) => Promise<StoredAuditEvent>;
+/**
+ * Appends events to their tenant's hash chain; made by {@link createChainAppender}. With `once`, the
+ * event is appended at most once: when its index holds the token already (the same transition's
+ * event, delivered twice), nothing is appended and the promise resolves null.
+ */
+export type ChainAppender = (event: AuditEvent, once?: string) => Promise<StoredAuditEvent | null>;
 
 /** Options of {@link createChainAppender}. */
 export interface ChainAppenderOptions {
@@ -38,7 +42,8 @@ export const MAX_BATCH = 256;
 /** An event waiting for its batch, with its caller's promise. */
 interface Waiting {
   event: AuditEvent;
-  resolve: (stored: StoredAuditEvent) => void;
+  once: string | undefined;
+  resolve: (stored: StoredAuditEvent | null) => void;
   reject: (error: unknown) => void;
 }
 
@@ -74,28 +79,46 @@ export function createChainAppender(store: Store, options: ChainAppenderOptions 
   const waiting = new Map<string, Waiting[]>();
   const genesis = (tenant: string): Head => ({ id: null, seq: -1, hash: genesisHash(tenant) });
 
-  /** Chains `events` (one tenant's, in order) onto the tenant's head and appends them in one script call; retries on a lost race. */
-  async function appendBatch(tenant: string, events: AuditEvent[]): Promise<StoredAuditEvent[]> {
+  /**
+   * Chains `batch` (one tenant's events, in order) onto the tenant's head and appends them in one
+   * script call; retries on a lost race, and without an event its index already holds (`once`).
+   * Answers, per event, its stored form or null for one that was in the chain already.
+   */
+  async function appendBatch(tenant: string, batch: readonly { event: AuditEvent; once: string | undefined }[]): Promise<(StoredAuditEvent | null)[]> {
     const key = keys.auditChain(tenant);
     // Optimistic: a first append guesses an empty chain; a wrong guess costs one round trip and returns the real head.
     let head = heads.get(tenant) ?? genesis(tenant);
-    const indexes = options.indexOf ? events.map((event) => options.indexOf!(event)) : undefined;
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const stored: (StoredAuditEvent | null)[] = batch.map(() => null);
+    /** Positions in `batch` still to append. */
+    let left = batch.map((_, i) => i);
+    const indexes = batch.map(({ event, once }) => {
+      const index = options.indexOf?.(event);
+      return index && once !== undefined ? { ...index, once } : index;
+    });
+    for (let attempt = 0; attempt < MAX_ATTEMPTS && left.length > 0; attempt++) {
       const chained: ChainedAuditEvent[] = [];
       const entries: Fields[] = [];
       let link = head;
-      for (const event of events) {
-        const next: ChainedAuditEvent = { ...event, seq: link.seq + 1, prev_hash: link.hash };
+      for (const i of left) {
+        const next: ChainedAuditEvent = { ...batch[i]!.event, seq: link.seq + 1, prev_hash: link.hash };
         // Hashed as its full JCS text; stored in the compact form that rebuilds exactly that text.
         const text = chainText(next);
         chained.push(next);
         entries.push(storedFields(next, tenant, text));
         link = { id: null, seq: next.seq, hash: sha256Text(text) };
       }
-      const result = await store.streamAppendManyAfter(key, head.id, entries, indexes);
+      const result = await store.streamAppendManyAfter(key, head.id, entries, options.indexOf ? left.map((i) => indexes[i]) : undefined);
       if (result.ok) {
         heads.set(tenant, { id: result.ids.at(-1)!, seq: link.seq, hash: link.hash });
-        return chained.map((event, i) => ({ ...event, id: result.ids[i]! }));
+        left.forEach((i, n) => {
+          stored[i] = { ...chained[n]!, id: result.ids[n]! };
+        });
+        return stored;
+      }
+      if ('duplicate' in result) {
+        // In the chain already (delivered before, or twice in this batch): the rest is linked again without it.
+        left = left.filter((_, n) => n !== result.duplicate);
+        continue;
       }
       if (!result.last) {
         head = genesis(tenant);
@@ -105,13 +128,14 @@ export function createChainAppender(store: Store, options: ChainAppenderOptions 
       if (!newest) throw new Error(`the audit chain of tenant ${tenant} ends in an unreadable entry ${result.last.id}`);
       head = { id: result.last.id, seq: newest.seq, hash: eventHash(newest) };
     }
+    if (left.length === 0) return stored;
     throw new Error(`could not append to the audit chain of tenant ${tenant} after ${MAX_ATTEMPTS} attempts`);
   }
 
   /** Settles a stored batch's callers, each after its own `afterAppend`. */
-  async function settle(batch: Waiting[], stored: StoredAuditEvent[]): Promise<void> {
+  async function settle(batch: Waiting[], stored: (StoredAuditEvent | null)[]): Promise<void> {
     const after = options.afterAppend;
-    const results = after ? await Promise.allSettled(stored.map((event) => after(event))) : [];
+    const results = after ? await Promise.allSettled(stored.map((event) => (event ? after(event) : undefined))) : [];
     batch.forEach((item, i) => {
       const result = results[i];
       if (result?.status === 'rejected') item.reject(result.reason);
@@ -123,9 +147,9 @@ export function createChainAppender(store: Store, options: ChainAppenderOptions 
   async function drain(tenant: string, queue: Waiting[]): Promise<void> {
     while (queue.length > 0) {
       const batch = queue.splice(0, MAX_BATCH);
-      let stored: StoredAuditEvent[];
+      let stored: (StoredAuditEvent | null)[];
       try {
-        stored = await appendBatch(tenant, batch.map((item) => item.event));
+        stored = await appendBatch(tenant, batch);
       } catch (error) {
         for (const item of batch) item.reject(error);
         continue;
@@ -136,14 +160,14 @@ export function createChainAppender(store: Store, options: ChainAppenderOptions 
     waiting.delete(tenant);
   }
 
-  return (event) =>
-    new Promise<StoredAuditEvent>((resolve, reject) => {
+  return (event, once) =>
+    new Promise<StoredAuditEvent | null>((resolve, reject) => {
       const queue = waiting.get(event.tenant);
       if (queue) {
-        queue.push({ event, resolve, reject });
+        queue.push({ event, once, resolve, reject });
         return;
       }
-      const fresh: Waiting[] = [{ event, resolve, reject }];
+      const fresh: Waiting[] = [{ event, once, resolve, reject }];
       waiting.set(event.tenant, fresh);
       // Started a microtask later, so the events of one synchronous burst share the first batch.
       queueMicrotask(() => void drain(event.tenant, fresh));

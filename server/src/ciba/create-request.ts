@@ -7,7 +7,6 @@ import type { ApprovalRequest } from '../requests/index.ts';
 import { keys } from '../store/index.ts';
 import { findClientBlock, findUser, usersWithRole } from '../users/index.ts';
 import type { BackchannelRequest } from './parse-backchannel-request.ts';
-import { pushRequest } from './push-request.ts';
 import { sameTransaction, storeRequest } from './store-request.ts';
 
 /**
@@ -110,7 +109,6 @@ export async function createRequest(deps: Deps, client: ClientRecord, input: Bac
   // holds is a role nobody holds, and one person fills one role).
   const coverage = approverCoverage(roles, holders, user.sub);
   if (!coverage.fillable) throw noApprover(roles, coverage);
-  const reviewers = [...new Set(holders.flat())].filter((holder) => holder !== user.sub);
 
   const expiresIn = expirySeconds(deps.config, tier, input.requested_expiry ?? null);
   const now = clock.now();
@@ -144,19 +142,7 @@ export async function createRequest(deps: Deps, client: ClientRecord, input: Bac
   const stored = await storeRequest(deps, request, { txKey, expiresIn, roles, notificationToken, reservation });
   if (!stored.created) return { request: stored.raced, created: false };
 
-  const proposed = deps.audit.record({
-    type: 'proposed',
-    tenant,
-    auth_req_id: request.auth_req_id,
-    client_id: client.client_id,
-    sub: user.sub,
-    channel: 'agent',
-    detail: { details_hash: request.details_hash, expires_in: expiresIn, tier: tier.name, parties: parties.join(' '), number_matching: codes !== null },
-  });
-  // Stored, so it may be announced; in the same tick as the audit, so both share a round trip.
-  for (const recipient of [user.sub, ...reviewers]) deps.events.publish(tenant, recipient, { auth_req_id: request.auth_req_id, state: 'pending' });
-  await proposed;
-  const recipients = [...(parties.includes('customer') ? [user.sub] : []), ...reviewers];
-  deps.background.run('push', () => pushRequest(deps, request, recipients));
+  // Its consequences (`consequences.ts`): the audit and the live update before the answer, the push after.
+  await deps.outbox.created(request, stored.mark);
   return { request, created: true };
 }

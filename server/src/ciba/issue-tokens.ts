@@ -1,17 +1,17 @@
 import { CountersignError, type TokenResponse } from '@countersign/shared';
 import type { Deps } from '../deps.ts';
 import type { ApprovalRequest } from '../requests/index.ts';
-import { keys, type Fields } from '../store/index.ts';
+import type { Fields } from '../store/index.ts';
 import { signTokenResponse } from '../tokens/index.ts';
 
 /** What {@link bindTokens} needs of the server's dependencies. */
-export type BindTokensDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'ids' | 'keyRing' | 'audit'>;
+export type BindTokensDeps = Pick<Deps, 'clock' | 'config' | 'ids' | 'keyRing' | 'lifecycle'>;
 
 /**
- * Signs the token response of an approved request and binds it to the request, once: one
- * compare-and-swap writes `token_jti` (and `extra`, e.g. the push body) only while the request is
- * approved, has no token yet and the approval has not run out; then `token_issued` is audited.
- * Signed before the swap: a loser's tokens are thrown away, never bound or sent.
+ * Signs the token response of an approved request and binds it to the request, once
+ * (`Lifecycle.issueToken`: `token_jti`, and `extra`, e.g. the push body, written only while the
+ * request is approved, has no token yet and the approval has not run out; its consequence audits
+ * `token_issued`). Signed before the swap: a loser's tokens are thrown away, never bound or sent.
  *
  * @param extra - further fields to write in the same swap, from the signed tokens.
  * @returns the tokens when this call bound them; otherwise the request's fields as they stand
@@ -26,26 +26,8 @@ export async function bindTokens(
   const now = deps.clock.now();
   const jti = deps.ids(24);
   const tokens = await signTokenResponse(deps.keyRing, deps.config.publicUrl, request, jti, now);
-  const result = await deps.store.compareAndSet(
-    keys.request(request.tenant, request.auth_req_id),
-    [
-      { field: 'state', op: 'eq', value: 'approved' },
-      { field: 'token_jti', op: 'absent' },
-      { field: 'approval_expires_at', op: 'gt', value: now },
-    ],
-    { token_jti: jti, token_issued_at: String(now), ...extra(tokens) },
-  );
-  if (!result.ok) return { ok: false, fields: result.fields };
-  await deps.audit.record({
-    type: 'token_issued',
-    tenant: request.tenant,
-    auth_req_id: request.auth_req_id,
-    client_id: request.client_id,
-    sub: request.sub,
-    channel: 'agent',
-    detail: { jti, expires_in: tokens.expires_in },
-  });
-  return { ok: true, tokens };
+  const result = await deps.lifecycle.issueToken(request, { jti, expires_in: tokens.expires_in }, extra(tokens), now);
+  return result.ok ? { ok: true, tokens } : { ok: false, fields: result.fields };
 }
 
 /**

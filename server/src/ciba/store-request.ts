@@ -1,7 +1,7 @@
 import { CountersignError } from '@countersign/shared';
 import type { Deps } from '../deps.ts';
 import type { Reservation } from '../policy/index.ts';
-import { effectiveState, loadRequest, toFields, trackDeadline, untrackDeadline, type ApprovalRequest } from '../requests/index.ts';
+import { creationFields, effectiveState, loadRequest, toFields, trackDeadline, untrackDeadline, type ApprovalRequest } from '../requests/index.ts';
 import { keys } from '../store/index.ts';
 
 /**
@@ -37,17 +37,22 @@ export interface StoreRequestInput {
  * written for this one is taken back; when any write fails, likewise, and the error is thrown.
  * Either way its places in the windows are given back.
  */
-export async function storeRequest(deps: Deps, request: ApprovalRequest, input: StoreRequestInput): Promise<{ created: true } | { created: false; raced: ApprovalRequest }> {
+export async function storeRequest(deps: Deps, request: ApprovalRequest, input: StoreRequestInput): Promise<{ created: true; mark: string } | { created: false; raced: ApprovalRequest }> {
   const { store, config } = deps;
   const { tenant, auth_req_id } = request;
   const requestKey = keys.request(tenant, auth_req_id);
   const indexTtl = config.requestExpiryMax + config.graceSeconds;
   // The person's own inbox is their pending requests, written by the reservation; these are the reviewers' queues.
   const indexKeys = input.roles.map((role) => keys.roleRequests(tenant, role));
+  // The outbox mark of the creation: written beside the record, so a crash before its consequences
+  // (the audit, the push) leaves the reconciler something to find. A mark of a request never
+  // written finds nothing, and goes.
+  const mark = deps.outbox.intend(request);
   /** Takes back everything written for this request, all at once; throws the first failure once all have run. */
   const takeBack = async () => {
     const results = await Promise.allSettled([
       store.delete(requestKey),
+      mark.then((member) => store.sortedRemove(keys.outboxDue(), member)),
       ...indexKeys.map((key) => store.setRemove(key, auth_req_id)),
       untrackDeadline(store, request),
       input.reservation.release(),
@@ -56,14 +61,16 @@ export async function storeRequest(deps: Deps, request: ApprovalRequest, input: 
     if (failed) throw failed.reason;
   };
   // The client_notification_token is kept beside the request for the ping or push, never in it (CIBA Core §7.1).
-  const fields = toFields(request, { client_notification_token: input.notificationToken });
-  const [written, txTaken, ...rest] = await Promise.allSettled([
+  // With its creation's outbox entry (`ob:0`), delivered by `Outbox.created` or the reconciler.
+  const fields = { ...toFields(request, { client_notification_token: input.notificationToken }), ...creationFields(request.created_at) };
+  const [marked, written, txTaken, ...rest] = await Promise.allSettled([
+    mark,
     store.hashCreate(requestKey, fields, input.expiresIn + config.graceSeconds),
     input.txKey ? store.set(input.txKey, auth_req_id, { onlyIfAbsent: true, ttlSeconds: config.retentionSeconds }) : Promise.resolve(true),
     ...indexKeys.map((key) => store.setAdd(key, auth_req_id, indexTtl)),
     trackDeadline(store, request, indexTtl),
   ]);
-  const failure = [written, txTaken, ...rest].find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  const failure = [marked, written, txTaken, ...rest].find((result): result is PromiseRejectedResult => result.status === 'rejected');
   try {
     if (failure) throw failure.reason;
     if (input.txKey && !(txTaken as PromiseFulfilledResult<boolean>).value) {
@@ -80,5 +87,5 @@ export async function storeRequest(deps: Deps, request: ApprovalRequest, input: 
     await takeBack().catch(() => undefined);
     throw error;
   }
-  return { created: true };
+  return { created: true, mark: await mark };
 }

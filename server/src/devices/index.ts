@@ -6,5 +6,6 @@ export { livePrompts, readLivePrompts, type LivePrompts } from './live-prompts.t
 export { listHistory } from './list-history.ts';
 export { HISTORY_LIMIT, historyKey, recordHistory, type HistoryActor } from './record-history.ts';
 export { deviceRoutes } from './routes.ts';
+export { announce, audienceOf, rolesOf } from './settle-decision.ts';
 export { endSession, requireSameOrigin, requireSession, startSession, type DeviceSession } from './session.ts';
 export { verifyDecision, type DecisionExtras } from './verify-decision.ts';

@@ -29,18 +29,17 @@ export function deliveryOptions(options: ClientNotifierOptions, mode: { producti
 /**
  * Creates the {@link ClientNotifier} of the `Deps`: each settled request of a ping or push client
  * becomes a `client_notification` job of the queue (`deps.jobs`), holding `{tenant, auth_req_id}`
- * and no secret; any instance runs it (see {@link clientNotificationHandler}). The enqueue itself
- * runs on `deps.background`, so the request's own response does not wait for it, and a graceful
- * shutdown and the tests can `drain()` it.
+ * and no secret; any instance runs it (see {@link clientNotificationHandler}). Called as a
+ * consequence of the transition (`consequences.ts`), so the job is enqueued at least once even when
+ * this instance dies first (the outbox's reconciler enqueues it then).
  *
  * @param deps - read when a request settles, so the notifier can be built together with the `Deps` it is part of.
  */
-export function createClientNotifier(deps: () => Pick<Deps, 'jobs' | 'background'>): ClientNotifier {
+export function createClientNotifier(deps: () => Pick<Deps, 'jobs'>): ClientNotifier {
   return {
-    requestSettled(request) {
+    async requestSettled(request) {
       if (request.token_delivery_mode === 'poll') return;
-      const current = deps();
-      current.background.run('enqueue client-notification', () => current.jobs.enqueue({ kind: 'client_notification', tenant: request.tenant, auth_req_id: request.auth_req_id }));
+      await deps().jobs.enqueue({ kind: 'client_notification', tenant: request.tenant, auth_req_id: request.auth_req_id });
     },
   };
 }

@@ -16,7 +16,7 @@ import { postNotification, type DeliveryFailure, type DeliveryOptions } from './
 export type NotifyOutcome = 'delivered' | 'failed' | 'skipped' | { retryInMs: number };
 
 /** What {@link notifyClient} needs of the server's dependencies. */
-export type NotifyClientDeps = IssuePushTokensDeps & Pick<Deps, 'log'>;
+export type NotifyClientDeps = IssuePushTokensDeps & Pick<Deps, 'log' | 'store' | 'audit'>;
 
 /**
  * The request hash field set (epoch ms) when the notification was given up on, so that a repeated

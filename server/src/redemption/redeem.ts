@@ -1,9 +1,7 @@
 import { CountersignError, detailsHash, type AuthorizationDetails, type RedeemResponse, type Redemption } from '@countersign/shared';
 import type { ClientRecord } from '../clients/index.ts';
 import type { Deps } from '../deps.ts';
-import { fromFields, isRequestId, loadRequest, requestOf, trackOutcomeDeadline, untrackDeadline, type ApprovalRequest } from '../requests/index.ts';
-import { recordHistory } from '../devices/index.ts';
-import { keys } from '../store/index.ts';
+import { isRequestId, loadRequest, requestOf, type ApprovalRequest } from '../requests/index.ts';
 import { verifyApprovalToken, type ApprovalClaims } from '../tokens/index.ts';
 import { checkPreconditions } from './check-preconditions.ts';
 import { newRedemptionId } from './redemption-id.ts';
@@ -93,10 +91,10 @@ export function verifyRedemptionToken(deps: Deps, token: string): Promise<Approv
  * against the approved version until it expires). A redemption is audited and indexed for the
  * outcome deadline (`OUTCOME_TIMEOUT`).
  *
- * Round trips in sequence: the swap, then (audit ∥ outcome deadline ∥ the approval's deadline out of
- * the expiry index ∥ publish ∥ the device history's read); the history's write follows in the
- * background. The redemption's id names its request (`newRedemptionId`), so no index is written
- * beside the swap. A refusal before the swap reads the request once, so an unknown one still
+ * Round trips in sequence: the swap's outbox mark, the swap (`Lifecycle.redeem`), then its
+ * consequences (audit ∥ outcome deadline ∥ the approval's deadline out of the expiry index ∥
+ * publish); the device history follows in the background. The redemption's id names its request
+ * (`newRedemptionId`), so no index is written beside the swap. A refusal before the swap reads the request once, so an unknown one still
  * answers `invalid_token` first, as it always has.
  *
  * @param presented - the action as the executor wrote it (see {@link PresentedAction}).
@@ -129,18 +127,9 @@ export async function redeemVerified(deps: Deps, client: ClientRecord, claims: A
 
   const redemptionId = newRedemptionId(deps.ids, authReqId);
   // A swap that fails without an answer (a timeout) may still have run: the error reaches the caller
-  // as an unknown outcome (503), and a retry reads `already_redeemed` with the redemption if it did.
-  const swapped = await deps.store.compareAndSet(
-    keys.request(tenant, authReqId),
-    [
-      { field: 'state', op: 'eq', value: 'approved' },
-      { field: 'token_jti', op: 'eq', value: claims.jti },
-      { field: 'approval_expires_at', op: 'gt', value: now },
-      { field: 'details_hash', op: 'eq', value: presentedHash },
-    ],
-    { state: 'redeemed', redemption_id: redemptionId, redeemed_at: String(now), outcome_status: 'unknown' },
-    { ttlSeconds: deps.config.retentionSeconds },
-  );
+  // as an unknown outcome (503), a retry reads `already_redeemed` with the redemption if it did, and
+  // the outbox's reconciler delivers its consequences (audit, outcome deadline) either way.
+  const swapped = await deps.lifecycle.redeem({ tenant, auth_req_id: authReqId }, { jti: claims.jti, details_hash: presentedHash, redemption_id: redemptionId }, now);
   if (!swapped.ok) {
     const current = requestOf(swapped.fields);
     if (!current) throw invalidToken('The approval no longer exists.');
@@ -150,27 +139,7 @@ export async function redeemVerified(deps: Deps, client: ClientRecord, claims: A
     }
     throw invalidToken('The approval is no longer redeemable.');
   }
-  const redeemed = fromFields(swapped.fields!);
-  // Written, so it may be announced; in the same tick as the writes below, so all of them share a
-  // round trip: the live update, the history's read (its write follows in the background), the
-  // audit and the outcome deadline.
-  deps.events.publish(tenant, redeemed.sub, { auth_req_id: authReqId, state: 'redeemed' });
-  deps.background.run('history', () => recordHistory(deps, redeemed));
-  await Promise.all([
-    deps.audit.record({
-      type: 'redeemed',
-      tenant,
-      auth_req_id: authReqId,
-      client_id: client.client_id,
-      sub: redeemed.sub,
-      channel: 'agent',
-      detail: { redemption_id: redemptionId },
-    }),
-    // Until the outcome arrives, the sweeper will flag it `outcome_unknown` once this deadline passes.
-    trackOutcomeDeadline(deps.store, redeemed, now + deps.config.outcomeTimeoutSeconds * 1000, deps.config.retentionSeconds),
-    // Redeemed: it will not expire, and keeps counting in the velocity windows (money moved).
-    untrackDeadline(deps.store, redeemed),
-  ]);
+  const redeemed = swapped.request;
   return {
     status: 'redeemed',
     redemption_id: redemptionId,

@@ -1,8 +1,7 @@
 import { CountersignError, type OutcomeReport } from '@countersign/shared';
 import type { ClientRecord } from '../clients/index.ts';
 import type { Deps } from '../deps.ts';
-import { fromFields, loadRequest, untrackOutcomeDeadline, type ApprovalRequest } from '../requests/index.ts';
-import { recordHistory } from '../devices/index.ts';
+import { fromFields, loadRequest, type ApprovalRequest } from '../requests/index.ts';
 import { keys } from '../store/index.ts';
 import { parseRedemptionId } from './redemption-id.ts';
 
@@ -13,10 +12,11 @@ function sameOutcome(request: ApprovalRequest, report: OutcomeReport): boolean {
 }
 
 /**
- * Records what really happened after a redemption: `unknown → succeeded | failed`, once. The same
- * report sent again is accepted (a retry); a different one is refused with `outcome_conflict`. The
- * redemption leaves the outcome deadline index, so it is never flagged `outcome_unknown` after
- * this; a report that arrives after the flag is still accepted.
+ * Records what really happened after a redemption: `unknown → succeeded | failed`, once
+ * (`Lifecycle.reportOutcome`). The same report sent again is accepted (a retry); a different one is
+ * refused with `outcome_conflict`. The transition's consequences take the redemption out of the
+ * outcome deadline index, so it is never flagged `outcome_unknown` after this; a report that
+ * arrives after the flag is still accepted.
  *
  * The redemption is found from its id (`parseRedemptionId`), and only when the request's stored
  * `redemption_id` is that exact id and the request is the calling client's.
@@ -33,19 +33,7 @@ export async function reportOutcome(deps: Deps, client: ClientRecord, redemption
   const request = authReqId ? await loadRequest(deps.store, client.tenant, authReqId) : null;
   if (!request || request.client_id !== client.client_id || request.redemption_id !== redemptionId) throw notFound;
 
-  const result = await deps.store.compareAndSet(
-    keys.request(request.tenant, request.auth_req_id),
-    [
-      { field: 'redemption_id', op: 'eq', value: redemptionId },
-      { field: 'outcome_status', op: 'eq', value: 'unknown' },
-    ],
-    {
-      outcome_status: report.status,
-      ...(report.reference ? { outcome_reference: report.reference } : {}),
-      ...(report.reason ? { outcome_reason: report.reason } : {}),
-      outcome_at: String(deps.clock.now()),
-    },
-  );
+  const result = await deps.lifecycle.reportOutcome(request, redemptionId, report, deps.clock.now());
   if (!result.ok) {
     const current = result.fields ? fromFields(result.fields) : null;
     if (current && sameOutcome(current, report)) return { redemption_id: redemptionId, auth_req_id: request.auth_req_id, outcome: report };
@@ -61,21 +49,5 @@ export async function reportOutcome(deps: Deps, client: ClientRecord, redemption
     });
     throw new CountersignError('outcome_conflict', 'A different outcome was already reported for this redemption.');
   }
-  // Independent of one another, so in one round trip: the deadline index, the history's read (its
-  // write follows in the background) and the audit.
-  deps.background.run('history', () => recordHistory(deps, fromFields(result.fields!)));
-  await Promise.all([
-    untrackOutcomeDeadline(deps.store, request),
-    deps.audit.record({
-      type: 'outcome',
-      tenant: request.tenant,
-      auth_req_id: request.auth_req_id,
-      client_id: client.client_id,
-      sub: request.sub,
-      channel: 'agent',
-      detail: { redemption_id: redemptionId, status: report.status, ...(report.reference ? { reference: report.reference } : {}) },
-    }),
-  ]);
-  deps.events.publish(request.tenant, request.sub, { auth_req_id: request.auth_req_id, state: 'redeemed' });
   return { redemption_id: redemptionId, auth_req_id: request.auth_req_id, outcome: report };
 }

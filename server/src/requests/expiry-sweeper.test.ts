@@ -4,6 +4,7 @@ import { loadConfig } from '../config/index.ts';
 import type { ClientNotifier, UserNotifier } from '../deps.ts';
 import { EventBus } from '../events/index.ts';
 import { createJobQueue } from '../jobs/index.ts';
+import { wireLifecycle } from '../consequences.ts';
 import { Background, ManualClock, silentLogger, type Logger } from '../runtime/index.ts';
 import { keys, MemoryStore } from '../store/index.ts';
 import { sendExpiryNotice } from './announce-expiry.ts';
@@ -24,7 +25,7 @@ function world(options: { batchSize?: number; ticker?: Ticker; log?: Logger } = 
     return hashGet(key);
   };
   const settled: string[] = [];
-  const notifier: ClientNotifier = { requestSettled: (request) => void settled.push(request.auth_req_id) };
+  const notifier: ClientNotifier = { requestSettled: async (request) => void settled.push(request.auth_req_id) };
   const pushed: { auth_req_id: string; kind: string | undefined; summary: string; ttlSeconds: number }[] = [];
   const push: UserNotifier = {
     notifyUser: async (input) => {
@@ -37,7 +38,9 @@ function world(options: { batchSize?: number; ticker?: Ticker; log?: Logger } = 
   const background = new Background(silentLogger);
   // The expiry notice is a job of the queue on this store, run when a test drains it.
   const jobs = createJobQueue({ store, clock, log: silentLogger, background, consumer: 'test', consume: false, handlers: { expiry_push: (job) => sendExpiryNotice(deps, job), request_push: async () => 'skipped', client_notification: async () => 'skipped' } });
-  const deps = { store, clock, config, notifier, push, background, audit, events: new EventBus(), log: options.log ?? silentLogger, jobs };
+  const log = options.log ?? silentLogger;
+  const base = { store, clock, config, notifier, push, background, audit, events: new EventBus(), log, jobs };
+  const deps = { ...base, ...wireLifecycle(() => base, config, { swapDeadlineMs: 2000, reconcileAfterMs: 5000 }) };
   const sweeper = createExpirySweeper(() => deps, { batchSize: options.batchSize ?? 100, ...(options.ticker ? { ticker: options.ticker } : {}) });
 
   let count = 0;

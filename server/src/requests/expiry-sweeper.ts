@@ -1,6 +1,8 @@
 import type { Deps } from '../deps.ts';
 import { keys } from '../store/index.ts';
-import { loadRequest, settleExpiry } from './load-request.ts';
+import { outboxOf } from './lifecycle.ts';
+import { settleExpiry } from './load-request.ts';
+import { requestOf } from './request-record.ts';
 import { flagUnknownOutcome } from './outcome-deadlines.ts';
 import { parseDeadlineMember, trackApprovalDeadline, type RequestRef } from './request-deadlines.ts';
 
@@ -75,7 +77,7 @@ const MAX_BATCHES_PER_SWEEP = 50;
  * @param deps - read when a sweep runs, so the sweeper can be built together with the `Deps` it is part of.
  * @see CIBA Core 1.0 §7.3 (`expires_in`), §10.2 and §12 (telling the client about an expiry)
  */
-export function createExpirySweeper(deps: () => Pick<Deps, 'store' | 'clock' | 'audit' | 'events' | 'config' | 'notifier' | 'log' | 'push' | 'background' | 'jobs'>, options: ExpirySweeperOptions = {}): ExpirySweeper {
+export function createExpirySweeper(deps: () => Pick<Deps, 'store' | 'clock' | 'audit' | 'config' | 'lifecycle' | 'outbox' | 'log'>, options: ExpirySweeperOptions = {}): ExpirySweeper {
   const intervalMs = options.intervalMs ?? 1000;
   const batchSize = options.batchSize ?? 100;
   const ticker = options.ticker ?? intervalTicker;
@@ -117,8 +119,14 @@ export function createExpirySweeper(deps: () => Pick<Deps, 'store' | 'clock' | '
 
   async function sweepOnce(): Promise<number> {
     const current = deps();
+    // First what failed instances left: transitions whose consequences were not delivered.
+    await current.outbox.reconcile();
     const expired = await sweepIndex(keys.deadlines(), async (ref) => {
-      const request = await loadRequest(current.store, ref.tenant, ref.auth_req_id);
+      let fields = await current.store.hashGet(keys.request(ref.tenant, ref.auth_req_id));
+      // The second backstop: a request stays in this index until its last outbox entry is
+      // delivered, so what even the reconciler missed is delivered here, at the latest.
+      if (fields && outboxOf(fields).length > 0 && (await current.outbox.drain(ref, fields)) > 0) fields = await current.store.hashGet(keys.request(ref.tenant, ref.auth_req_id));
+      const request = requestOf(fields);
       // A request that is gone (its TTL ran out) or already decided has nothing left to announce.
       const settled = request ? await settleExpiry(current, request) : null;
       // Approved just before its decision deadline, while this sweep read the index: its entry

@@ -20,40 +20,19 @@ export async function untrackOutcomeDeadline(store: Store, ref: RequestRef): Pro
 }
 
 /** What {@link flagUnknownOutcome} needs of the server's dependencies. */
-export type FlagOutcomeDeps = Pick<Deps, 'store' | 'clock' | 'audit'>;
+export type FlagOutcomeDeps = Pick<Deps, 'store' | 'clock' | 'lifecycle'>;
 
 /**
  * Flags a redemption whose outcome is overdue (issue 4, "Outcome"): when the request is still
- * redeemed with outcome `unknown`, marks it `outcome_flagged_at` by compare-and-swap and audits
- * `outcome_unknown`. The swap guards on the mark being absent, so however many sweeps or instances
- * find the entry, the flag is written once. The outcome stays `unknown` (DESIGN.md: until
- * reported): a late report is still accepted and audited after the flag.
+ * redeemed with outcome `unknown`, marks it `outcome_flagged_at` (`Lifecycle.flagOutcome`, whose
+ * consequence audits `outcome_unknown`). The swap guards on the mark being absent, so however many
+ * sweeps or instances find the entry, the flag is written once. The outcome stays `unknown`
+ * (DESIGN.md: until reported): a late report is still accepted and audited after the flag.
  *
  * @returns whether this call flagged it.
  */
 export async function flagUnknownOutcome(deps: FlagOutcomeDeps, ref: RequestRef): Promise<boolean> {
   const request = await loadRequest(deps.store, ref.tenant, ref.auth_req_id);
   if (!request?.redemption_id || request.redeemed_at === undefined) return false;
-  const now = deps.clock.now();
-  const result = await deps.store.compareAndSet(
-    keys.request(ref.tenant, ref.auth_req_id),
-    [
-      { field: 'state', op: 'eq', value: 'redeemed' },
-      { field: 'redemption_id', op: 'eq', value: request.redemption_id },
-      { field: 'outcome_status', op: 'eq', value: 'unknown' },
-      { field: 'outcome_flagged_at', op: 'absent' },
-    ],
-    { outcome_flagged_at: String(now) },
-  );
-  if (!result.ok) return false;
-  await deps.audit.record({
-    type: 'outcome_unknown',
-    tenant: request.tenant,
-    auth_req_id: request.auth_req_id,
-    client_id: request.client_id,
-    sub: request.sub,
-    channel: 'system',
-    detail: { redemption_id: request.redemption_id, seconds_since_redeemed: Math.floor((now - request.redeemed_at) / 1000) },
-  });
-  return true;
+  return (await deps.lifecycle.flagOutcome(ref, request.redemption_id, deps.clock.now())).ok;
 }

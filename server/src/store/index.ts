@@ -1,5 +1,6 @@
-export type { CasResult, Fields, Guard, PollResult, RateEntry, RateResult, SortedWindowEntry, SortedWindowResult, Store, StreamAppendResult, StreamClaimResult, StreamEntry, StreamIndex, StreamMark, StreamTrimResult, WindowEntry, WindowResult } from './types.ts';
+export type { CasResult, CompareAndSetOptions, Fields, Guard, PollResult, RateEntry, RateResult, SortedWindowEntry, SortedWindowResult, Store, StreamAppendResult, StreamClaimResult, StreamEntry, StreamIndex, StreamMark, StreamTrimResult, WindowEntry, WindowResult } from './types.ts';
 export { keys } from './keys.ts';
+export { StoreDeadlineError } from './types.ts';
 export { MemoryStore, type MemoryStoreOptions } from './memory-store.ts';
 export {
   connectRedis,

@@ -123,6 +123,13 @@ export const keys = {
    */
   outcomeDeadlines: () => 'deadlines:{outcome}',
   /**
+   * Sorted set: one mark per compare-and-swap of a request that writes an outbox entry, member
+   * `<tenant>:<auth_req_id>:<nonce>`, scored when the reconciler is to deliver the entry should the
+   * swap's own instance not have (epoch ms); removed once delivered (`requests/outbox.ts`). One key
+   * for the deployment, in a slot of its own, as `deadlines`.
+   */
+  outboxDue: () => 'outbox:{due}',
+  /**
    * String (single use, SET NX with a TTL until the JWT's `exp`): a `jti` a client has used, in
    * its client's hash tag. `use` keeps a client assertion's ids apart from a request object's;
    * `jtiHash` is base64url(SHA-256(jti)), so a client's id cannot carry braces into the key.

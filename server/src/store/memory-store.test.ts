@@ -1,4 +1,5 @@
 import { MemoryStore } from './memory-store.ts';
+import { describeOutboxContract } from './outbox.case.ts';
 import { describeStoreContract } from './store.case.ts';
 
 // An injected clock: TTL tests move it instead of waiting.
@@ -9,3 +10,5 @@ describeStoreContract('MemoryStore', async () => new MemoryStore({ now: () => no
     now += ms;
   },
 });
+
+describeOutboxContract('MemoryStore', async () => new MemoryStore({ now: () => now }));

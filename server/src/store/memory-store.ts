@@ -1,8 +1,8 @@
 import { checkSortedArguments } from './sorted-arguments.ts';
-import { checkManyEntries, checkTrim, parseStreamId } from './stream-index.ts';
+import { checkManyEntries, checkTrim, indexIds, parseStreamId } from './stream-index.ts';
 import { rateDecision, rateSteps } from './rate-entry.ts';
 import { checkWindowEntry, checkWindowMember } from './window-entry.ts';
-import type { CasResult, Fields, Guard, PollResult, RateEntry, RateResult, SortedWindowEntry, SortedWindowResult, Store, StreamAppendManyResult, StreamAppendResult, StreamClaimResult, StreamEntry, StreamIndex, StreamMark, StreamTrimResult, WindowEntry, WindowResult } from './types.ts';
+import type { CasResult, CompareAndSetOptions, Fields, Guard, PollResult, RateEntry, RateResult, SortedWindowEntry, SortedWindowResult, Store, StreamAppendManyResult, StreamAppendResult, StreamClaimResult, StreamEntry, StreamIndex, StreamMark, StreamTrimResult, WindowEntry, WindowResult } from './types.ts';
 
 /** A sorted set: each member's score, and the members in (score, member) order for range reads. */
 interface Sorted { scores: Map<string, number>; order: { score: number; member: string }[] }
@@ -193,12 +193,18 @@ export class MemoryStore implements Store {
     return existed;
   }
 
-  async compareAndSet(key: string, guards: Guard[], set: Fields, options: { ttlSeconds?: number } = {}): Promise<CasResult> {
+  async compareAndSet(key: string, guards: Guard[], set: Fields, options: CompareAndSetOptions = {}): Promise<CasResult> {
     const hash = this.#of(key, 'hash');
     if (!hash) return { ok: false, fields: null, failedGuard: -1 };
     const failed = guards.findIndex((guard) => !guardHolds(hash.value, guard));
     if (failed !== -1) return { ok: false, fields: Object.fromEntries(hash.value), failedGuard: failed };
     for (const [field, value] of Object.entries(set)) hash.value.set(field, value);
+    if (options.outbox !== undefined && options.outbox !== '') {
+      // As the Lua does: HINCRBY of `seq` (a missing field counts from 0), then the entry under it.
+      const seq = decimal(hash.value.get('seq') ?? '0') + 1;
+      hash.value.set('seq', String(seq));
+      hash.value.set(`ob:${seq}`, options.outbox);
+    }
     this.#touch(key, options.ttlSeconds);
     return { ok: true, fields: Object.fromEntries(hash.value) };
   }
@@ -375,6 +381,17 @@ export class MemoryStore implements Store {
     if ((newest?.id ?? null) !== lastId) return { ok: false, last: newest ? { id: newest.id, fields: { ...newest.fields } } : null };
     // An index key of another type throws (WRONGTYPE) here, before anything is written.
     for (const index of indexes) if (index) this.#of(index.key, 'string');
+    // An entry whose once-token its index holds was appended before: nothing is written.
+    // So is the second of two entries of one batch with the same token.
+    const seen = new Set<string>();
+    const duplicate = indexes.findIndex((index) => {
+      if (index?.once === undefined) return false;
+      const token = `${index.key}#${index.once}`;
+      if (seen.has(token) || ` ${this.#of(index.key, 'string')?.value ?? ''} `.includes(`#${index.once} `)) return true;
+      seen.add(token);
+      return false;
+    });
+    if (duplicate !== -1) return { ok: false, duplicate };
     // Checked, appended and indexed in one synchronous step: nothing can append in between.
     const ids = entries.map((fields) => this.#streamAppend(key, fields));
     ids.forEach((id, i) => {
@@ -382,7 +399,8 @@ export class MemoryStore implements Store {
       if (!index) return;
       // The ids separated by spaces, as the Redis store keeps them (see `StreamIndex`).
       const text = this.#ensure(index.key, 'string', () => '');
-      text.value = text.value === '' ? id : `${text.value} ${id}`;
+      const word = index.once === undefined ? id : `${id}#${index.once}`;
+      text.value = text.value === '' ? word : `${text.value} ${word}`;
       this.#touch(index.key, index.ttlSeconds);
     });
     return { ok: true, ids };
@@ -406,7 +424,7 @@ export class MemoryStore implements Store {
 
   async streamIndexRead(key: string): Promise<string[]> {
     const text = this.#of(key, 'string')?.value ?? '';
-    return text === '' ? [] : text.split(' ');
+    return text === '' ? [] : indexIds(text.split(' '));
   }
 
   async streamRange(key: string, afterId?: string, count?: number): Promise<StreamEntry[]> {

@@ -155,6 +155,8 @@ const UNAVAILABLE_MESSAGES = [
   /^None of startup nodes is available/,
   /^Failed to refresh slots cache/,
   /^Too many Cluster redirections/,
+  // `StoreDeadlineError`: the store refused a swap that reached Redis after its deadline, unapplied.
+  /^the state change reached Redis after its deadline/,
 ];
 /** Redis error replies that mean "not now" rather than "not so": retrying later can succeed. */
 const UNAVAILABLE_REPLIES = /^(LOADING|BUSY|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|NOREPLICAS|READONLY|MISCONF)\b/;

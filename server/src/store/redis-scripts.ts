@@ -84,15 +84,24 @@ end
  * on one Redis Cluster slot.
  */
 export const SCRIPTS = {
-  // ARGV: ttl ms or '', guard count n, n × (field, op, value), then field/value pairs to write.
-  // One script, because a read-check-write over several commands would let two redeemers both
-  // see `approved` (DESIGN.md guarantee 7). Mirrors `guardHolds` in memory-store.ts.
+  // ARGV: ttl ms or '', not-after ms or '', outbox entry or '', guard count n, n × (field, op,
+  // value), then field/value pairs to write. One script, because a read-check-write over several
+  // commands would let two redeemers both see `approved` (DESIGN.md guarantee 7). The outbox entry
+  // lands in the same step as the swap (`ob:<seq>`, `seq` counted here), so what must follow a
+  // transition is never lost to a crash between the two (docs/reliability.md). Past `not-after`
+  // (Redis's own clock) the swap is refused unapplied: a command that waited in a queue or in a
+  // paused server longer than its caller waited cannot land after the caller and the reconciler
+  // gave up on it. Mirrors `guardHolds` in memory-store.ts.
   countersignCompareAndSet: `${NUMBERS}
+if ARGV[2] ~= '' then
+  local t = redis.call('TIME')
+  if tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) > tonumber(ARGV[2]) then return {'late'} end
+end
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'missing'} end
-local n = tonumber(ARGV[2])
+local n = tonumber(ARGV[4])
 for i = 0, n - 1 do
-  local op, want = ARGV[4 + i * 3], ARGV[5 + i * 3]
-  local have = redis.call('HGET', KEYS[1], ARGV[3 + i * 3])
+  local op, want = ARGV[6 + i * 3], ARGV[7 + i * 3]
+  local have = redis.call('HGET', KEYS[1], ARGV[5 + i * 3])
   local holds = false
   if op == 'absent' then holds = not have
   elseif not have then holds = false
@@ -103,7 +112,11 @@ for i = 0, n - 1 do
   elseif op == 'gt' then holds = num(have) > tonumber(want) end
   if not holds then return {'failed', i, redis.call('HGETALL', KEYS[1])} end
 end
-if #ARGV >= 3 + n * 3 then redis.call('HSET', KEYS[1], unpack(ARGV, 3 + n * 3)) end
+if #ARGV >= 5 + n * 3 then redis.call('HSET', KEYS[1], unpack(ARGV, 5 + n * 3)) end
+if ARGV[3] ~= '' then
+  local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
+  redis.call('HSET', KEYS[1], 'ob:' .. seq, ARGV[3])
+end
 if ARGV[1] ~= '' then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return {'ok', -1, redis.call('HGETALL', KEYS[1])}`,
   // ARGV: the value expected, the new value. GET then SET from the caller would let two writers
@@ -147,7 +160,8 @@ return {'ok', redis.call('XADD', KEYS[1], '*', unpack(ARGV, 2))}`,
   // KEYS[1]: the stream; KEYS[2…]: index strings in the stream's hash tag (checked before the call).
   // ARGV: the id the newest entry must have ('' for an empty or missing stream), then per entry its
   // pair count n, the KEYS position of its index (0: none), that index's TTL in ms, and n
-  // field/value pairs. countersignStreamAppendManyAfter for a batch: one guard, then one XADD per
+  // field/value pairs. countersignStreamAppendManyAfter for a batch (per entry: field count, index
+  // position, index TTL ms, once-token or '', then its pairs): one guard, then one XADD per
   // entry, and each index rewritten once with its new ids appended, all in one script, so a batch
   // lands whole after the named tail, indexed, or not at all; an index never names an entry the
   // chain lacks. An index is a string of ids separated by spaces (`StreamIndex`): GET and SET
@@ -171,16 +185,31 @@ for k = 2, #KEYS do
   elseif kind == 'none' then joined[k] = ''
   else return redis.error_reply('WRONGTYPE the index ' .. KEYS[k] .. ' holds a ' .. kind) end
 end
-local ids, i = {}, 2
+-- An entry whose once-token its index holds was appended before: nothing is written.
+-- So is the second of two entries of one batch with the same token.
+local i, position, seen = 2, 0, {}
 while i <= #ARGV do
-  local n, k = tonumber(ARGV[i]), tonumber(ARGV[i + 1])
-  local id = redis.call('XADD', KEYS[1], '*', unpack(ARGV, i + 3, i + 2 + n * 2))
+  local n, k, once = tonumber(ARGV[i]), tonumber(ARGV[i + 1]), ARGV[i + 3]
+  if k > 0 and once ~= '' then
+    if seen[k .. '#' .. once] or string.find(' ' .. joined[k] .. ' ', '#' .. once .. ' ', 1, true) then return {'duplicate', position} end
+    seen[k .. '#' .. once] = true
+  end
+  position = position + 1
+  i = i + 4 + n * 2
+end
+local ids = {}
+i = 2
+while i <= #ARGV do
+  local n, k, once = tonumber(ARGV[i]), tonumber(ARGV[i + 1]), ARGV[i + 3]
+  local id = redis.call('XADD', KEYS[1], '*', unpack(ARGV, i + 4, i + 3 + n * 2))
   ids[#ids + 1] = id
   if k > 0 then
-    if joined[k] == '' then joined[k] = id else joined[k] = joined[k] .. ' ' .. id end
+    local word = id
+    if once ~= '' then word = id .. '#' .. once end
+    if joined[k] == '' then joined[k] = word else joined[k] = joined[k] .. ' ' .. word end
     ttls[k] = ARGV[i + 2]
   end
-  i = i + 3 + n * 2
+  i = i + 4 + n * 2
 end
 for k = 2, #KEYS do redis.call('SET', KEYS[k], joined[k], 'PX', ttls[k]) end
 return {'ok', ids}`,

@@ -3,10 +3,11 @@ import { createHash } from 'node:crypto';
 import { DEFAULT_REDIS_COMMAND_TIMEOUT_MS } from './redis-connect.ts';
 import { checkSortedArguments } from './sorted-arguments.ts';
 import { MULTI_KEY_SCRIPTS, SCRIPTS } from './redis-scripts.ts';
-import { checkManyEntries, checkTrim, parseStreamId } from './stream-index.ts';
+import { checkManyEntries, checkTrim, indexIds, parseStreamId } from './stream-index.ts';
 import { rateSteps } from './rate-entry.ts';
+import { StoreDeadlineError } from './types.ts';
 import { checkWindowEntry, checkWindowMember } from './window-entry.ts';
-import type { CasResult, Fields, Guard, PollResult, RateEntry, RateResult, SortedWindowEntry, SortedWindowResult, Store, StreamAppendManyResult, StreamAppendResult, StreamClaimResult, StreamEntry, StreamIndex, StreamMark, StreamTrimResult, WindowEntry, WindowResult } from './types.ts';
+import type { CasResult, CompareAndSetOptions, Fields, Guard, PollResult, RateEntry, RateResult, SortedWindowEntry, SortedWindowResult, Store, StreamAppendManyResult, StreamAppendResult, StreamClaimResult, StreamEntry, StreamIndex, StreamMark, StreamTrimResult, WindowEntry, WindowResult } from './types.ts';
 
 type Scripted = Record<keyof typeof SCRIPTS, (key: string, ...args: string[]) => Promise<unknown>>;
 
@@ -130,10 +131,12 @@ export class RedisStore implements Store {
     return (await this.#redis.hdel(this.#key(key), field)) > 0;
   }
 
-  async compareAndSet(key: string, guards: Guard[], set: Fields, options: { ttlSeconds?: number } = {}): Promise<CasResult> {
+  async compareAndSet(key: string, guards: Guard[], set: Fields, options: CompareAndSetOptions = {}): Promise<CasResult> {
     const ttl = options.ttlSeconds === undefined ? '' : String(ttlMs(options.ttlSeconds));
+    const notAfter = options.notAfterMs === undefined ? '' : String(Math.floor(options.notAfterMs));
     const flatGuards = guards.flatMap((g) => [g.field, g.op, 'value' in g ? String(g.value) : '']);
-    const reply = (await this.#scripts.countersignCompareAndSet(this.#key(key), ttl, String(guards.length), ...flatGuards, ...pairs(set))) as [string, number?, string[]?];
+    const reply = (await this.#scripts.countersignCompareAndSet(this.#key(key), ttl, notAfter, options.outbox ?? '', String(guards.length), ...flatGuards, ...pairs(set))) as [string, number?, string[]?];
+    if (reply[0] === 'late') throw new StoreDeadlineError();
     if (reply[0] === 'missing') return { ok: false, fields: null, failedGuard: -1 };
     const fields = toFields(reply[2] ?? []);
     return reply[0] === 'ok' ? { ok: true, fields } : { ok: false, fields, failedGuard: reply[1] ?? -1 };
@@ -247,10 +250,11 @@ export class RedisStore implements Store {
         position = indexKeys.indexOf(indexKey) + 2;
         if (position === 1) position = indexKeys.push(indexKey) + 1;
       }
-      return [String(flat.length / 2), String(position), index ? String(ttlMs(index.ttlSeconds)) : '', ...flat];
+      return [String(flat.length / 2), String(position), index ? String(ttlMs(index.ttlSeconds)) : '', index?.once ?? '', ...flat];
     });
     const reply = (await this.#evalMultiKey('countersignStreamAppendManyAfter', [this.#key(key), ...indexKeys], [lastId ?? '', ...args])) as [string, (string | string[])?, string[]?];
     if (reply[0] === 'ok') return { ok: true, ids: reply[1] as string[] };
+    if (reply[0] === 'duplicate') return { ok: false, duplicate: Number(reply[1]) };
     return { ok: false, last: reply[1] === undefined ? null : { id: reply[1] as string, fields: toFields(reply[2] ?? []) } };
   }
 
@@ -264,7 +268,7 @@ export class RedisStore implements Store {
   async streamIndexRead(key: string): Promise<string[]> {
     try {
       const text = await this.#redis.get(this.#key(key));
-      return text ? text.split(' ') : [];
+      return text ? indexIds(text.split(' ')) : [];
     } catch (error) {
       // A list: an index written before indexes were strings, until its next append converts it.
       if (replyCode(error) === 'WRONGTYPE') return this.#redis.lrange(this.#key(key), 0, -1);

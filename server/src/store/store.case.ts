@@ -719,7 +719,7 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
           for (;;) {
             const result = await handle.streamAppendManyAfter(k, last, [0, 1, 2].map((i) => ({ writer: String(writer), i: String(i) })));
             if (result.ok) return;
-            last = result.last?.id ?? null;
+            last = 'last' in result ? (result.last?.id ?? null) : last;
           }
         };
         await Promise.all(Array.from({ length: 10 }, (_, i) => write(handles[i % handles.length]!, i)));
@@ -741,7 +741,7 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
           for (;;) {
             const result = await handle.streamAppendAfter(k, last, { writer: String(writer), prev: last ?? '' });
             if (result.ok) return;
-            last = result.last?.id ?? null;
+            last = 'last' in result ? (result.last?.id ?? null) : last;
           }
         };
         await Promise.all(Array.from({ length: 20 }, (_, i) => write(handles[i % handles.length]!, i)));

@@ -21,6 +21,17 @@ export function hashTagOf(key: string): string {
  *
  * @throws RangeError naming what is wrong.
  */
+/** What a `StreamIndex.once` token may hold: nothing that separates the words of an index. */
+const ONCE_TOKEN = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** The ids of an index's words (`<id>` or `<id>#<once>`), in order. */
+export function indexIds(words: readonly string[]): string[] {
+  return words.map((word) => {
+    const mark = word.indexOf('#');
+    return mark === -1 ? word : word.slice(0, mark);
+  });
+}
+
 export function checkManyEntries(key: string, entries: Fields[], indexes: readonly (StreamIndex | null | undefined)[] = []): void {
   if (entries.length === 0) throw new RangeError('streamAppendManyAfter needs at least one entry');
   if (entries.some((fields) => Object.keys(fields).length === 0)) throw new RangeError('streamAppendManyAfter needs at least one field in every entry');
@@ -30,6 +41,7 @@ export function checkManyEntries(key: string, entries: Fields[], indexes: readon
     if (!index) continue;
     if (hashTagOf(index.key) !== tag) throw new RangeError(`index key ${index.key} is not in the hash tag of ${key}`);
     if (!(Number.isFinite(index.ttlSeconds) && index.ttlSeconds > 0)) throw new RangeError(`index TTL must be a positive number of seconds, got ${index.ttlSeconds}`);
+    if (index.once !== undefined && !ONCE_TOKEN.test(index.once)) throw new RangeError(`invalid once token ${JSON.stringify(index.once)}`);
   }
 }
 

@@ -10,6 +10,37 @@ export type Guard =
   | { field: string; op: 'lt' | 'gt'; value: number }
   | { field: string; op: 'absent' | 'present' };
 
+/** Options of {@link Store.compareAndSet}. */
+export interface CompareAndSetOptions {
+  /** Resets the record's TTL, seconds. */
+  ttlSeconds?: number;
+  /**
+   * An outbox entry written in the same atomic step as the swap, only when it applies: the counter
+   * field `seq` is incremented (from 0 when absent) and the entry stored as `ob:<seq>`. What must
+   * follow a transition (its audit event, its deadlines, the jobs it starts) is then never lost to a
+   * crash, a timeout or a failover between the swap and its consequences (docs/reliability.md).
+   */
+  outbox?: string;
+  /**
+   * Epoch ms, wall clock: a swap that reaches the store after this does nothing and fails with
+   * {@link StoreDeadlineError} (Redis compares its own clock), so a command that waited in a queue
+   * or a paused server cannot apply after its caller gave up. The in-memory store runs every call
+   * at once and ignores it.
+   */
+  notAfterMs?: number;
+}
+
+/**
+ * A compare-and-swap refused unapplied because it reached the store after its `notAfterMs`.
+ * Redis is answering late: the request answers 503 `temporarily_unavailable`.
+ */
+export class StoreDeadlineError extends Error {
+  constructor() {
+    super('the state change reached Redis after its deadline; nothing was written');
+    this.name = 'StoreDeadlineError';
+  }
+}
+
 /** The answer of {@link Store.compareAndSet}. */
 export interface CasResult {
   /** True when every guard held and the fields were written. */
@@ -127,10 +158,21 @@ export type StreamAppendResult = { ok: true; id: string } | { ok: false; last: S
 export interface StreamIndex {
   key: string;
   ttlSeconds: number;
+  /**
+   * A token that makes the entry appended at most once: when the index already holds it, nothing
+   * of the batch is written and the answer names the entry (`duplicate`). Kept in the index as
+   * `<id>#<once>` (readers see the id alone). An event delivered twice (an outbox entry the live
+   * path and the reconciler both delivered) is in the chain once. Letters, digits, `.`, `_`, `-`.
+   */
+  once?: string;
 }
 
-/** The answer of {@link Store.streamAppendManyAfter}: the new entries' ids in order, or the newest entry that is there instead. */
-export type StreamAppendManyResult = { ok: true; ids: string[] } | { ok: false; last: StreamEntry | null };
+/**
+ * The answer of {@link Store.streamAppendManyAfter}: the new entries' ids in order; or the newest
+ * entry that is there instead; or, when the tail matched, the position of the first entry whose
+ * `once` token its index holds already (nothing written).
+ */
+export type StreamAppendManyResult = { ok: true; ids: string[] } | { ok: false; last: StreamEntry | null } | { ok: false; duplicate: number };
 
 /**
  * The hash {@link Store.streamTrimBefore} writes in the same atomic step as the trim (the audit
@@ -198,9 +240,11 @@ export interface Store {
   hashDelete(key: string, field: string): Promise<boolean>;
   /**
    * The compare-and-swap that moves a request: when the record exists and every guard holds,
-   * writes `set` (and resets the TTL when `ttlSeconds` is given), in one atomic step.
+   * writes `set` (and resets the TTL when `ttlSeconds` is given, and appends `outbox` as the next
+   * `ob:<seq>`), in one atomic step.
+   * @throws StoreDeadlineError when `notAfterMs` passed before the call reached the store; nothing was written.
    */
-  compareAndSet(key: string, guards: Guard[], set: Fields, options?: { ttlSeconds?: number }): Promise<CasResult>;
+  compareAndSet(key: string, guards: Guard[], set: Fields, options?: CompareAndSetOptions): Promise<CasResult>;
   /**
    * The atomic poll-rate check of the CIBA token endpoint, on a record with the fields
    * `interval` (seconds) and `next_poll_at` (epoch ms, absent before the first poll). A poll at or

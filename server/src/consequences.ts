@@ -1,0 +1,164 @@
+import type { AuditEvent } from './audit/index.ts';
+import { pushRequest } from './ciba/index.ts';
+import type { Deps } from './deps.ts';
+import { announce, audienceOf, recordHistory, rolesOf } from './devices/index.ts';
+import { releasePending, releaseUnused } from './policy/index.ts';
+import {
+  announceExpiry,
+  trackApprovalDeadline,
+  trackOutcomeDeadline,
+  untrackDeadline,
+  untrackOutcomeDeadline,
+  createLifecycle,
+  createOutbox,
+  type Consequence,
+  type Consequences,
+  type Lifecycle,
+  type LifecycleTimes,
+  type Outbox,
+  type OutboxDeps,
+  type OutboxOptions,
+  type TransitionEvent,
+} from './requests/index.ts';
+import { randomId } from './runtime/index.ts';
+import { keys } from './store/index.ts';
+import { blockClient } from './users/index.ts';
+
+/** What the consequences need of the server's dependencies. */
+export type ConsequenceDeps = Pick<Deps, 'audit' | 'store' | 'events' | 'config' | 'notifier' | 'jobs' | 'clock' | 'log'>;
+
+/** Options of {@link wireLifecycle}: the outbox's timing (tests shorten it). */
+export type LifecycleWiring = Pick<OutboxOptions, 'swapDeadlineMs' | 'reconcileAfterMs'> & Partial<Pick<OutboxOptions, 'batchSize' | 'nonce'>>;
+
+/**
+ * The request lifecycle as the app is composed: its outbox, delivering {@link consequencesOf}, and
+ * the typed operations writing through it.
+ *
+ * @param deps - read when a transition runs, so this can be built together with the `Deps` it is part of.
+ * @param times - the lifetimes the operations write (the `Config`'s).
+ */
+export function wireLifecycle(deps: () => ConsequenceDeps & OutboxDeps, times: LifecycleTimes, wiring: LifecycleWiring): { outbox: Outbox; lifecycle: Lifecycle } {
+  let consequences: Consequences | undefined;
+  const outbox = createOutbox(deps, () => (consequences ??= consequencesOf(deps())), { nonce: () => randomId(9), ...wiring });
+  return { outbox, lifecycle: createLifecycle(outbox.swap, times) };
+}
+
+/** An audit event of a transition, without its time (the transition's) and its tenant and request (the request's). */
+type TransitionAudit = Omit<AuditEvent, 'at' | 'tenant' | 'auth_req_id'>;
+
+/**
+ * The audit events a transition records (DESIGN.md guarantee 9), in order. Each lands once
+ * however often its entry is delivered (`once`), stamped with the transition's time.
+ */
+function auditEventsOf({ transition: t, request }: TransitionEvent): TransitionAudit[] {
+  const agent = { client_id: request.client_id, sub: request.sub, channel: 'agent' as const };
+  const approvalBy = (party: string) => request.approvals?.find((given) => given.party === party);
+  switch (t.op) {
+    case 'propose':
+      return [{ ...agent, type: 'proposed', detail: { details_hash: request.details_hash, expires_in: Math.round((request.expires_at - request.created_at) / 1000), tier: request.tier ?? 'standard', parties: (request.parties ?? ['customer']).join(' '), number_matching: request.binding_code !== undefined } }];
+    case 'approveParty':
+    case 'approve': {
+      const by = approvalBy(t.party);
+      const device = { client_id: request.client_id, sub: by?.sub ?? request.sub, ...(by ? { device_id: by.device_id, credential_id: by.credential_id } : {}), channel: 'device' as const };
+      if (t.op === 'approve') return [{ ...device, type: 'approved', detail: { party: t.party, tier: request.tier ?? 'standard' } }];
+      const waiting = (request.parties ?? ['customer']).filter((party) => party !== t.party && !approvalBy(party));
+      return [{ ...device, type: 'party_approved', detail: { party: t.party, waiting_for: waiting.join(' ') } }];
+    }
+    case 'deny': {
+      const device = { client_id: request.client_id, sub: t.sub, device_id: t.device_id, credential_id: t.credential_id, channel: 'device' as const };
+      const denied: TransitionAudit = { ...device, type: 'denied', detail: { party: t.party, cause: t.cause } };
+      // In the person's order: the wrong pick refused, then the request denied for it.
+      if (t.cause === 'wrong_binding_code') return [{ sub: t.sub, device_id: t.device_id, credential_id: t.credential_id, channel: 'device', type: 'refused', reason: 'wrong_binding_code', detail: { decision: 'approve' } }, denied];
+      // The report is recorded once the block it names has landed (see `auditAfterBlock`).
+      return [denied, ...(t.cause === 'fraud_reported' ? [{ ...device, type: 'fraud_reported' as const, detail: { blocked_client_id: request.client_id } }] : [])];
+    }
+    case 'expire':
+      return [{ ...agent, channel: 'system', type: 'expired', detail: { from: t.from } }];
+    case 'issueToken':
+      return [{ ...agent, type: 'token_issued', detail: { jti: t.jti, expires_in: t.expires_in } }];
+    case 'redeem':
+      return [{ ...agent, type: 'redeemed', detail: { redemption_id: t.redemption_id } }];
+    case 'reportOutcome':
+      return [{ ...agent, type: 'outcome', detail: { redemption_id: t.redemption_id, status: t.status, ...(t.reference ? { reference: t.reference } : {}) } }];
+    case 'flagOutcome':
+      return [{ ...agent, channel: 'system', type: 'outcome_unknown', detail: { redemption_id: t.redemption_id, seconds_since_redeemed: Math.floor((t.at - (request.redeemed_at ?? t.at)) / 1000) } }];
+  }
+}
+
+/**
+ * What follows each transition of the request lifecycle (`requests/lifecycle.ts`), on one screen:
+ * the outbox (`requests/outbox.ts`) delivers these at least once, from the instance that made the
+ * transition or, should it fail, from the reconciler on any instance. `record` lands before the
+ * caller answers; `then` follows it, so a client or a person is told only once the audit trail
+ * holds the decision. Every consequence is idempotent, and checks the request as it stands where
+ * the transition alone would mislead (a late delivery of an approval whose request was redeemed
+ * since must not track its deadline again).
+ */
+export function consequencesOf(deps: ConsequenceDeps): Consequences {
+  const audit: Consequence = async (event) => {
+    const { tenant, auth_req_id } = event.request;
+    const events = auditEventsOf(event);
+    // In order: the fraud report after its denial.
+    for (const [n, recorded] of events.entries()) await deps.audit.record({ ...recorded, tenant, auth_req_id }, { once: event.once(n), atMs: event.transition.at });
+  };
+  const auditAfterBlock: Consequence = async (event) => {
+    const t = event.transition;
+    if (t.op === 'deny' && t.cause === 'fraud_reported') {
+      await blockClient(deps.store, event.request.tenant, event.request.sub, { client_id: event.request.client_id, auth_req_id: event.request.auth_req_id, blocked_at: t.at });
+    }
+    await audit(event);
+  };
+  const history: Consequence = ({ transition: t, request }) => recordHistory(deps, request, t.op === 'deny' ? { sub: t.sub, party: t.party, cause: t.cause } : undefined);
+  const announceToAudience: Consequence = ({ request }) => announce(deps, request);
+  const publishToPerson: Consequence = async ({ request }) => deps.events.publish(request.tenant, request.sub, { auth_req_id: request.auth_req_id, state: request.state });
+  const leaveQueues: Consequence = ({ request }) => Promise.all(rolesOf(request).map((role) => deps.store.setRemove(keys.roleRequests(request.tenant, role), request.auth_req_id)));
+  const untrack: Consequence = ({ request }) => untrackDeadline(deps.store, request);
+  const giveBackUnused: Consequence = ({ request }) => releaseUnused(deps.store, request);
+  const tellClient: Consequence = ({ request }) => deps.notifier.requestSettled(request);
+
+  return {
+    propose: {
+      record: [audit, ({ request }) => audienceOf(deps, request).then((audience) => audience.forEach((sub) => deps.events.publish(request.tenant, sub, { auth_req_id: request.auth_req_id, state: 'pending' })))],
+      then: [
+        async ({ request }) => {
+          const audience = await audienceOf(deps, request);
+          await pushRequest(deps, request, audience.filter((sub) => sub !== request.sub || (request.parties ?? ['customer']).includes('customer')));
+        },
+      ],
+    },
+    approveParty: { record: [audit, announceToAudience, history] },
+    approve: {
+      record: [
+        audit,
+        history,
+        leaveQueues,
+        // Approved: waits in the deadline index for its approval's deadline (unless redeemed since), and keeps counting.
+        ({ request }) => (request.state === 'approved' ? trackApprovalDeadline(deps.store, request, deps.config) : Promise.resolve()),
+        ({ request }) => releasePending(deps.store, request),
+        announceToAudience,
+      ],
+      then: [tellClient],
+    },
+    deny: { record: [auditAfterBlock, history, leaveQueues, untrack, giveBackUnused, announceToAudience], then: [tellClient] },
+    expire: {
+      record: [audit, untrack, giveBackUnused, publishToPerson, history],
+      // An approval that runs out is not announced to the client again: it was told at the approval.
+      then: [({ transition: t, request }) => (t.op === 'expire' && t.from === 'pending' ? deps.notifier.requestSettled(request) : Promise.resolve()), ({ transition: t, request }) => announceExpiry(deps, request, t.op === 'expire' ? t.from : 'pending')],
+    },
+    issueToken: { record: [audit] },
+    redeem: {
+      record: [
+        audit,
+        // Until the outcome arrives, the sweeper flags it `outcome_unknown` once this deadline passes.
+        ({ transition: t, request }) => (request.outcome?.status === 'unknown' ? trackOutcomeDeadline(deps.store, request, t.at + deps.config.outcomeTimeoutSeconds * 1000, deps.config.retentionSeconds) : Promise.resolve()),
+        // Redeemed: it will not expire, and keeps counting in the velocity windows (money moved).
+        untrack,
+        publishToPerson,
+      ],
+      // The history's read and write are two round trips: the executor does not wait for them.
+      then: [history],
+    },
+    reportOutcome: { record: [audit, ({ request }) => untrackOutcomeDeadline(deps.store, request), publishToPerson], then: [history] },
+    flagOutcome: { record: [audit] },
+  };
+}

@@ -1,0 +1,165 @@
+import type { RequestState } from '@countersign/shared';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { Background, ManualClock, silentLogger } from '../runtime/index.ts';
+import { connectRedisStore, keys, MemoryStore, type Fields, type Store } from '../store/index.ts';
+import { createLifecycle, outboxOf, TRANSITIONS, type Lifecycle, type SwapResult, type TransitionOp } from './lifecycle.ts';
+import { createOutbox, type Consequences } from './outbox.ts';
+import { fromFields, toFields, type ApprovalRequest } from './request-record.ts';
+
+/**
+ * The transition table of the request lifecycle, exhaustively: every state × every operation, on
+ * the memory store and on Redis. An operation applies exactly when the table lists the state among
+ * its `from`, lands in its `to`, writes its outbox entry with it and hands it to the consequences
+ * once; in any other state it changes nothing at all (record, outbox, marks).
+ */
+
+const STATES: RequestState[] = ['pending', 'approved', 'denied', 'expired', 'redeemed'];
+const OPS = Object.keys(TRANSITIONS) as TransitionOp[];
+/** `propose` is the creation (a new record with `ob:0`), not a swap of an existing one. */
+const SWAPS = OPS.filter((op) => op !== 'propose');
+
+const JTI = 'jti_0123456789abcdef';
+const HASH = 'details_hash_of_the_action';
+const REDEMPTION = 'rdm_0123456789.req_lifecycle_0000000000';
+
+let count = 0;
+
+/** A record in `state` with everything `op` needs but the state itself, so only the state decides. */
+function fixture(state: RequestState, op: TransitionOp, now: number): ApprovalRequest {
+  count += 1;
+  const past = now - 1;
+  const future = now + 60_000;
+  const expiring = op === 'expire';
+  return {
+    auth_req_id: `req_lifecycle_${String(count).padStart(10, '0')}`,
+    tenant: 'default',
+    client_id: 'cli_test',
+    client_name: 'Test',
+    sub: 'alice',
+    scope: 'openid',
+    binding_message: null,
+    authorization_details: [],
+    details_hash: HASH,
+    state,
+    created_at: now - 10_000,
+    expires_at: expiring ? past : future,
+    interval: 5,
+    token_delivery_mode: 'poll',
+    outcome: state === 'redeemed' ? { status: 'unknown' } : null,
+    ...(op === 'approveParty' ? { parties: ['customer', 'role:finance'] } : {}),
+    ...(state !== 'pending' ? { decided_at: now - 5000, decided_by: 'dev_1' } : {}),
+    ...(state === 'approved' || state === 'redeemed' || state === 'expired' ? { approval_expires_at: expiring ? past : future } : {}),
+    ...((state === 'approved' && op !== 'issueToken') || state === 'redeemed' ? { token_jti: JTI } : {}),
+    ...(state === 'redeemed' ? { redemption_id: REDEMPTION, redeemed_at: now - 1000 } : {}),
+  };
+}
+
+/** The record of {@link fixture} as the store keeps it: `toFields` writes what a creation writes, the rest is what later swaps wrote. */
+function recordOf(request: ApprovalRequest): Fields {
+  const later: Fields = {};
+  for (const name of ['decided_at', 'decided_by', 'approval_expires_at', 'token_jti', 'redemption_id', 'redeemed_at'] as const) {
+    if (request[name] !== undefined) later[name] = String(request[name]);
+  }
+  if (request.outcome) later.outcome_status = request.outcome.status;
+  return { ...toFields(request), ...later };
+}
+
+function apply(lifecycle: Lifecycle, op: TransitionOp, request: ApprovalRequest, fields: Fields, now: number): Promise<SwapResult> {
+  const device = { sub: 'alice', device_id: 'dev_1', credential_id: 'cred_1' };
+  switch (op) {
+    case 'approve':
+    case 'approveParty':
+      return lifecycle.approve(fields, { party: 'customer', ...device }, now);
+    case 'deny':
+      return lifecycle.deny(request, { party: 'customer', cause: 'denied', ...device }, now);
+    case 'expire':
+      return lifecycle.expire(request, now);
+    case 'issueToken':
+      return lifecycle.issueToken(request, { jti: JTI, expires_in: 600 }, {}, now);
+    case 'redeem':
+      return lifecycle.redeem(request, { jti: JTI, details_hash: HASH, redemption_id: REDEMPTION }, now);
+    case 'reportOutcome':
+      return lifecycle.reportOutcome(request, REDEMPTION, { status: 'succeeded', reference: 'ref_1' }, now);
+    case 'flagOutcome':
+      return lifecycle.flagOutcome(request, REDEMPTION, now);
+    case 'propose':
+      throw new Error('propose is the creation');
+  }
+}
+
+describe.each([
+  ['memory', async () => new MemoryStore()],
+  ['redis', () => connectRedisStore(inject('redisUrl'), { prefix: `test:lifecycle:${Math.random().toString(36).slice(2)}:` })],
+] as const)('the lifecycle on the %s store', (_kind, makeStore) => {
+  const stores: Store[] = [];
+  afterAll(async () => {
+    await Promise.all(stores.map((store) => store.close()));
+  });
+
+  async function world() {
+    const store: Store = await makeStore();
+    stores.push(store);
+    const clock = new ManualClock();
+    const background = new Background(silentLogger);
+    const delivered: { op: TransitionOp; seq: number; state: RequestState }[] = [];
+    const record = async (event: { transition: { op: TransitionOp }; seq: number; request: ApprovalRequest }) => void delivered.push({ op: event.transition.op, seq: event.seq, state: event.request.state });
+    const consequences = Object.fromEntries(OPS.map((op) => [op, { record: [record] }])) as unknown as Consequences;
+    const outbox = createOutbox(() => ({ store, clock, log: silentLogger, background }), () => consequences, { swapDeadlineMs: 2000, reconcileAfterMs: 5000, nonce: () => Math.random().toString(36).slice(2, 11) });
+    const lifecycle = createLifecycle(outbox.swap, { approvalTokenTtl: 600, graceSeconds: 600, retentionSeconds: 3600 });
+    return { store, clock, background, delivered, lifecycle };
+  }
+
+  const cases = STATES.flatMap((state) => SWAPS.map((op) => [state, op] as const));
+
+  it.each(cases)('%s × %s', async (state, op) => {
+    const w = await world();
+    const now = w.clock.now();
+    const request = fixture(state, op, now);
+    const key = keys.request(request.tenant, request.auth_req_id);
+    await w.store.hashCreate(key, recordOf(request), 3600);
+    const before = (await w.store.hashGet(key))!;
+
+    const result = await apply(w.lifecycle, op, request, before, now);
+    await w.background.drain();
+    const transition = TRANSITIONS[op];
+    const applies = (transition.from as readonly RequestState[]).includes(state);
+    const after = (await w.store.hashGet(key))!;
+    const marksAfter = await w.store.sortedRangeByScore(keys.outboxDue(), Number.MAX_SAFE_INTEGER, 10_000);
+
+    expect(result.ok).toBe(applies);
+    // No mark is left behind either way: a refusal takes its own back, a delivery drops it.
+    expect(marksAfter.filter((mark) => mark.includes(request.auth_req_id))).toEqual([]);
+    if (!applies) {
+      expect(after).toEqual(before);
+      expect(w.delivered).toEqual([]);
+      return;
+    }
+    expect(fromFields(after).state).toBe(transition.to);
+    // Delivered once, with its place, then cleared: the record keeps the count, not the entry.
+    expect(w.delivered).toEqual([{ op, seq: 1, state: transition.to }]);
+    expect(after.seq).toBe('1');
+    expect(outboxOf(after)).toEqual([]);
+    expect(result.ok && outboxOf(result.fields).map((entry) => entry.transition.op)).toEqual([op]);
+  });
+
+  it('every operation is in the table, and the table names only real states', () => {
+    for (const op of OPS) for (const state of [...TRANSITIONS[op].from, TRANSITIONS[op].to]) expect(STATES).toContain(state);
+    expect(OPS.sort()).toEqual(['approve', 'approveParty', 'deny', 'expire', 'flagOutcome', 'issueToken', 'propose', 'redeem', 'reportOutcome']);
+  });
+
+  it('a second application of a one-time operation is refused and delivers nothing more', async () => {
+    const w = await world();
+    const now = w.clock.now();
+    for (const op of ['issueToken', 'redeem', 'reportOutcome', 'flagOutcome'] as const) {
+      const from = TRANSITIONS[op].from[0];
+      const request = fixture(from, op, now);
+      const key = keys.request(request.tenant, request.auth_req_id);
+      await w.store.hashCreate(key, recordOf(request), 3600);
+      const first = await apply(w.lifecycle, op, request, (await w.store.hashGet(key))!, now);
+      const second = await apply(w.lifecycle, op, first.ok ? first.request : request, (await w.store.hashGet(key))!, now);
+      expect([op, first.ok, second.ok]).toEqual([op, true, false]);
+    }
+    await w.background.drain();
+    expect(w.delivered.map((entry) => entry.op)).toEqual(['issueToken', 'redeem', 'reportOutcome', 'flagOutcome']);
+  });
+});

@@ -1,0 +1,244 @@
+import type { ApprovalParty, OutcomeReport, RequestState } from '@countersign/shared';
+import type { Fields, Guard } from '../store/index.ts';
+import { approvalField, fromFields, type ApprovalRequest } from './request-record.ts';
+import type { RequestRef } from './request-deadlines.ts';
+
+/**
+ * The life of an approval request, in one place (docs/reliability.md "The request lifecycle";
+ * the states are those of the design contract, "Request states"). Every change of a request's record goes through one of the
+ * operations below: each owns its guards and its field names, and is one compare-and-swap that
+ * also writes the {@link Transition} as an outbox entry in the same atomic step (`outbox.ts`).
+ * What follows a transition (audit, history, live updates, deadlines, pushes, client
+ * notifications) subscribes to that entry where the app is composed (`consequences.ts`), and is
+ * delivered at least once, from any instance, even after a crash between the swap and its
+ * consequences.
+ *
+ *   propose                     → pending
+ *   pending  ─approveParty─→ pending      (one party of several; the others still to come)
+ *   pending  ─approve──────→ approved     (the last party)
+ *   pending  ─deny─────────→ denied
+ *   pending  ─expire───────→ expired      (the decision deadline passed)
+ *   approved ─issueToken───→ approved     (once: the token is bound to the request)
+ *   approved ─redeem───────→ redeemed     (once, DESIGN.md guarantee 7)
+ *   approved ─expire───────→ expired      (not redeemed in time)
+ *   redeemed ─reportOutcome→ redeemed     (outcome unknown → succeeded | failed, once)
+ *   redeemed ─flagOutcome──→ redeemed     (the outcome is overdue: flagged once, still unknown)
+ */
+export const TRANSITIONS = {
+  propose: { from: [], to: 'pending' },
+  approveParty: { from: ['pending'], to: 'pending' },
+  approve: { from: ['pending'], to: 'approved' },
+  deny: { from: ['pending'], to: 'denied' },
+  expire: { from: ['pending', 'approved'], to: 'expired' },
+  issueToken: { from: ['approved'], to: 'approved' },
+  redeem: { from: ['approved'], to: 'redeemed' },
+  reportOutcome: { from: ['redeemed'], to: 'redeemed' },
+  flagOutcome: { from: ['redeemed'], to: 'redeemed' },
+} as const satisfies Record<string, { from: readonly RequestState[]; to: RequestState }>;
+
+/** The operations of {@link TRANSITIONS}. */
+export type TransitionOp = keyof typeof TRANSITIONS;
+
+/** Why a request is denied: a party said no, the person said "this wasn't me", or the person picked a wrong number-matching code. */
+export type DenialCause = 'denied' | 'fraud_reported' | 'wrong_binding_code';
+
+/**
+ * One transition as its outbox entry records it: what happened, when (epoch ms), and what the
+ * record does not say itself. Everything else its consequences need is read from the record.
+ */
+export type Transition =
+  | { op: 'propose'; at: number }
+  | { op: 'approveParty' | 'approve'; at: number; party: ApprovalParty }
+  | { op: 'deny'; at: number; party: ApprovalParty; cause: DenialCause; sub: string; device_id: string; credential_id: string }
+  | { op: 'expire'; at: number; from: 'pending' | 'approved' }
+  | { op: 'issueToken'; at: number; jti: string; expires_in: number }
+  | { op: 'redeem'; at: number; redemption_id: string }
+  | { op: 'reportOutcome'; at: number; redemption_id: string; status: OutcomeReport['status']; reference?: string }
+  | { op: 'flagOutcome'; at: number; redemption_id: string };
+
+/** The outbox field of the creation's entry: `ob:0` (transitions after it count `seq` from 1). */
+export const PROPOSE_SEQ = 0;
+
+/** The hash field of the outbox entry with sequence number `seq`. */
+export function outboxField(seq: number): string {
+  return `ob:${seq}`;
+}
+
+/** The outbox entries a record holds, oldest first, each with its sequence number. Unreadable ones are skipped. */
+export function outboxOf(fields: Fields): { seq: number; transition: Transition }[] {
+  const entries: { seq: number; transition: Transition }[] = [];
+  for (const [field, value] of Object.entries(fields)) {
+    const match = /^ob:(\d{1,9})$/.exec(field);
+    if (!match) continue;
+    const transition = parseTransition(value);
+    if (transition) entries.push({ seq: Number(match[1]), transition });
+  }
+  return entries.sort((a, b) => a.seq - b.seq);
+}
+
+function parseTransition(text: string): Transition | null {
+  try {
+    const value = JSON.parse(text) as Transition;
+    return value && typeof value === 'object' && value.op in TRANSITIONS && Number.isSafeInteger(value.at) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A compare-and-swap of one request's record that writes `transition` as an outbox entry with it,
+ * and delivers the entry's consequences when it applies (see `outbox.ts`).
+ */
+export type Swap = (ref: RequestRef, guards: Guard[], set: Fields, transition: Transition, options?: { ttlSeconds?: number }) => Promise<SwapResult>;
+
+/** The answer of a {@link Swap}: the request after it, or, when a guard failed, the record as it stands (null: gone). */
+export type SwapResult = { ok: true; request: ApprovalRequest; fields: Fields } | { ok: false; fields: Fields | null; failedGuard?: number };
+
+/** Lifetimes the operations write, seconds. */
+export interface LifecycleTimes {
+  /** Approval token lifetime when the tier names none (`APPROVAL_TOKEN_TTL`). */
+  approvalTokenTtl: number;
+  /** How long a request that is over keeps answering (at least 600 s, DESIGN.md). */
+  graceSeconds: number;
+  /** How long a redeemed request is kept, with its outcome. */
+  retentionSeconds: number;
+}
+
+/** One party's passkey approval, as {@link Lifecycle.approve} records it. */
+export interface PartyApprovalInput {
+  party: ApprovalParty;
+  sub: string;
+  device_id: string;
+  credential_id: string;
+}
+
+/**
+ * The typed operations on a request: the only code that writes a request's state. Each answers
+ * the swap's result; a refusal (a guard that failed) changes nothing, and its caller says why from
+ * the record it gets back.
+ */
+export interface Lifecycle {
+  /**
+   * One party's approval of a pending request, from the record as `fields` reads it: `approve`
+   * when it is the last party missing (the request becomes `approved`, its approval token lifetime
+   * starting now), else `approveParty`. The guards pin the state, the deadline, this party's slot
+   * (empty) and every other party's slot exactly as read, so of two parties approving at once
+   * exactly one is last; the other's swap fails, and it retries from a fresh read.
+   */
+  approve(fields: Fields, approval: PartyApprovalInput, now: number): Promise<SwapResult>;
+  /** `pending → denied` before the decision deadline: any one party saying no denies it. */
+  deny(ref: RequestRef, decision: Omit<Extract<Transition, { op: 'deny' }>, 'op' | 'at'>, now: number): Promise<SwapResult>;
+  /**
+   * `pending | approved → expired`, once the deadline of the state `request` was read in has
+   * passed; the guard pins that state and that deadline, so it never races a decision or a
+   * redemption that beat the deadline. Not ok for a request in any other state.
+   */
+  expire(request: ApprovalRequest, now: number): Promise<SwapResult>;
+  /** Binds a token (`jti`) to an approved request, once, while the approval lasts; `extra` fields are written with it. */
+  issueToken(request: ApprovalRequest, token: { jti: string; expires_in: number }, extra: Fields, now: number): Promise<SwapResult>;
+  /** `approved → redeemed`, once, guarded by the token's `jti`, the approval's deadline and the presented `details_hash`. */
+  redeem(ref: RequestRef, presented: { jti: string; details_hash: string; redemption_id: string }, now: number): Promise<SwapResult>;
+  /** Outcome `unknown → succeeded | failed` of the redemption `redemption_id`, once. */
+  reportOutcome(ref: RequestRef, redemptionId: string, report: OutcomeReport, now: number): Promise<SwapResult>;
+  /** Flags a redemption whose outcome is overdue, once (it stays `unknown`). */
+  flagOutcome(ref: RequestRef, redemptionId: string, now: number): Promise<SwapResult>;
+}
+
+const inState = (state: RequestState): Guard => ({ field: 'state', op: 'eq', value: state });
+
+/**
+ * The {@link Lifecycle} over a {@link Swap}. Pure: the guards, the fields and the entry of each
+ * operation; the swap does the writing and the delivering.
+ */
+export function createLifecycle(swap: Swap, times: LifecycleTimes): Lifecycle {
+  return {
+    approve(fields, approval, now) {
+      const current = fromFields(fields);
+      const ref = { tenant: current.tenant, auth_req_id: current.auth_req_id };
+      const others = (current.parties ?? ['customer']).filter((other) => other !== approval.party);
+      const last = others.every((other) => fields[approvalField(other)] !== undefined);
+      const guards: Guard[] = [
+        inState('pending'),
+        { field: 'expires_at', op: 'gt', value: now },
+        { field: approvalField(approval.party), op: 'absent' },
+        ...others.map((other): Guard => {
+          const held = fields[approvalField(other)];
+          return held === undefined ? { field: approvalField(other), op: 'absent' } : { field: approvalField(other), op: 'eq', value: held };
+        }),
+      ];
+      const written = { [approvalField(approval.party)]: JSON.stringify({ sub: approval.sub, device_id: approval.device_id, credential_id: approval.credential_id, at: now }) };
+      if (!last) return swap(ref, guards, written, { op: 'approveParty', at: now, party: approval.party });
+      const tokenLifetime = current.token_lifetime ?? times.approvalTokenTtl;
+      return swap(
+        ref,
+        guards,
+        { ...written, state: 'approved', decided_at: String(now), decided_by: approval.device_id, approval_expires_at: String(now + tokenLifetime * 1000) },
+        { op: 'approve', at: now, party: approval.party },
+        { ttlSeconds: tokenLifetime + times.graceSeconds },
+      );
+    },
+    deny(ref, decision, now) {
+      return swap(
+        ref,
+        [inState('pending'), { field: 'expires_at', op: 'gt', value: now }],
+        { state: 'denied', decided_at: String(now), decided_by: decision.device_id, ...(decision.cause === 'fraud_reported' ? { fraud_reported_at: String(now) } : {}) },
+        { op: 'deny', at: now, ...decision },
+        { ttlSeconds: times.graceSeconds },
+      );
+    },
+    async expire(request, now) {
+      if (request.state !== 'pending' && request.state !== 'approved') return { ok: false, fields: null };
+      const deadlineField = request.state === 'pending' ? 'expires_at' : 'approval_expires_at';
+      return swap(
+        request,
+        [inState(request.state), { field: deadlineField, op: 'lt', value: now + 1 }],
+        { state: 'expired', expired_at: String(now) },
+        { op: 'expire', at: now, from: request.state },
+        { ttlSeconds: times.graceSeconds },
+      );
+    },
+    issueToken(request, token, extra, now) {
+      return swap(
+        request,
+        [inState('approved'), { field: 'token_jti', op: 'absent' }, { field: 'approval_expires_at', op: 'gt', value: now }],
+        { token_jti: token.jti, token_issued_at: String(now), ...extra },
+        { op: 'issueToken', at: now, jti: token.jti, expires_in: token.expires_in },
+      );
+    },
+    redeem(ref, presented, now) {
+      return swap(
+        ref,
+        [
+          inState('approved'),
+          { field: 'token_jti', op: 'eq', value: presented.jti },
+          { field: 'approval_expires_at', op: 'gt', value: now },
+          { field: 'details_hash', op: 'eq', value: presented.details_hash },
+        ],
+        { state: 'redeemed', redemption_id: presented.redemption_id, redeemed_at: String(now), outcome_status: 'unknown' },
+        { op: 'redeem', at: now, redemption_id: presented.redemption_id },
+        { ttlSeconds: times.retentionSeconds },
+      );
+    },
+    reportOutcome(ref, redemptionId, report, now) {
+      return swap(
+        ref,
+        [inState('redeemed'), { field: 'redemption_id', op: 'eq', value: redemptionId }, { field: 'outcome_status', op: 'eq', value: 'unknown' }],
+        {
+          outcome_status: report.status,
+          ...(report.reference ? { outcome_reference: report.reference } : {}),
+          ...(report.reason ? { outcome_reason: report.reason } : {}),
+          outcome_at: String(now),
+        },
+        { op: 'reportOutcome', at: now, redemption_id: redemptionId, status: report.status, ...(report.reference ? { reference: report.reference } : {}) },
+      );
+    },
+    flagOutcome(ref, redemptionId, now) {
+      return swap(
+        ref,
+        [inState('redeemed'), { field: 'redemption_id', op: 'eq', value: redemptionId }, { field: 'outcome_status', op: 'eq', value: 'unknown' }, { field: 'outcome_flagged_at', op: 'absent' }],
+        { outcome_flagged_at: String(now) },
+        { op: 'flagOutcome', at: now, redemption_id: redemptionId },
+      );
+    },
+  };
+}
