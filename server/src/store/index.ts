@@ -12,3 +12,4 @@ export {
 } from './redis-connect.ts';
 export { connectRedisStore, RedisStore, type ConnectRedisStoreOptions, type RedisStoreOptions } from './redis-store.ts';
 export { storeTargetOf } from './store-target.ts';
+export { checkPersistence, judgePersistence, readPersistence, PERSISTENCE_SETTINGS, type NodePersistence, type PersistenceSetting, type PersistenceVerdict } from './check-persistence.ts';
