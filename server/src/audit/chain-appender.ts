@@ -2,14 +2,11 @@ import type { Fields, Store, StreamIndex } from '../store/index.ts';
 import { keys } from '../store/index.ts';
 import type { AuditEvent, ChainedAuditEvent, StoredAuditEvent } from './audit-event.ts';
 import { chainText, eventHash, genesisHash, sha256Text } from './chain-hash.ts';
+import { chainResetEvent, isChainReset, type KnownHead } from './chain-reset.ts';
 import { storedEvent, storedFields } from './stored-event.ts';
 
 /** The newest event of a chain as this process last saw it. */
-interface Head {
-  id: string | null;
-  seq: number;
-  hash: string;
-}
+type Head = KnownHead;
 
 /** Each lost race means another writer appended, so the chain moves on; this only bounds a broken store. */
 const MAX_ATTEMPTS = 100;
@@ -30,6 +27,12 @@ export interface ChainAppenderOptions {
    * land with the event belongs in `indexOf`.
    */
   afterAppend?: (event: StoredAuditEvent) => Promise<void>;
+  /**
+   * Told when a chain is found reset (its stream empty, or ending before the head this appender
+   * remembers): the appender then continues from that head behind a `chain_reset` event
+   * (`chain-reset.ts`). The audit log logs it as an error.
+   */
+  onReset?: (reset: { tenant: string; lost: KnownHead; found: { id: string; seq: number } | null }) => void;
 }
 
 /** The most events one script call appends; more wait for the next batch. */
@@ -79,12 +82,16 @@ export function createChainAppender(store: Store, options: ChainAppenderOptions 
     const key = keys.auditChain(tenant);
     // Optimistic: a first append guesses an empty chain; a wrong guess costs one round trip and returns the real head.
     let head = heads.get(tenant) ?? genesis(tenant);
-    const indexes = options.indexOf ? events.map((event) => options.indexOf!(event)) : undefined;
+    const ownIndexes = options.indexOf ? events.map((event) => options.indexOf!(event)) : undefined;
+    /** The `chain_reset` event that leads the batch while this appender continues a chain it found reset. */
+    let reset: AuditEvent | null = null;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const batch = reset ? [reset, ...events] : events;
+      const indexes = reset && ownIndexes ? [null, ...ownIndexes] : ownIndexes;
       const chained: ChainedAuditEvent[] = [];
       const entries: Fields[] = [];
       let link = head;
-      for (const event of events) {
+      for (const event of batch) {
         const next: ChainedAuditEvent = { ...event, seq: link.seq + 1, prev_hash: link.hash };
         // Hashed as its full JCS text; stored in the compact form that rebuilds exactly that text.
         const text = chainText(next);
@@ -95,15 +102,22 @@ export function createChainAppender(store: Store, options: ChainAppenderOptions 
       const result = await store.streamAppendManyAfter(key, head.id, entries, indexes);
       if (result.ok) {
         heads.set(tenant, { id: result.ids.at(-1)!, seq: link.seq, hash: link.hash });
-        return chained.map((event, i) => ({ ...event, id: result.ids[i]! }));
+        return chained.map((event, i) => ({ ...event, id: result.ids[i]! })).slice(reset ? 1 : 0);
       }
-      if (!result.last) {
-        head = genesis(tenant);
+      const newest = result.last ? storedEvent(result.last, tenant) : null;
+      if (result.last && !newest) throw new Error(`the audit chain of tenant ${tenant} ends in an unreadable entry ${result.last.id}`);
+      const found = result.last && newest ? { id: result.last.id, seq: newest.seq } : null;
+      // Data lost under the chain (a Redis restarted empty or from an older snapshot): keep the head
+      // this process knows and say what was lost, rather than start again at genesis unnoticed.
+      if (isChainReset(head, found)) {
+        options.onReset?.({ tenant, lost: head, found });
+        reset = chainResetEvent(tenant, head, found, events[0]!.at);
+        head = { ...head, id: found?.id ?? null };
         continue;
       }
-      const newest = storedEvent(result.last, tenant);
-      if (!newest) throw new Error(`the audit chain of tenant ${tenant} ends in an unreadable entry ${result.last.id}`);
-      head = { id: result.last.id, seq: newest.seq, hash: eventHash(newest) };
+      // Another writer appended (or already recorded the reset): link to its head.
+      reset = null;
+      head = result.last && newest ? { id: result.last.id, seq: newest.seq, hash: eventHash(newest) } : genesis(tenant);
     }
     throw new Error(`could not append to the audit chain of tenant ${tenant} after ${MAX_ATTEMPTS} attempts`);
   }
