@@ -1,4 +1,4 @@
-export type { CasResult, Fields, Guard, PollResult, RateEntry, RateResult, SortedWindowEntry, SortedWindowResult, Store, StreamAppendResult, StreamClaimResult, StreamEntry, StreamIndex, StreamMark, StreamTrimResult, WindowEntry, WindowResult } from './types.ts';
+export type { CasResult, Fields, Guard, PollResult, RateEntry, RateResult, SortedWindowEntry, SortedWindowResult, Store, StreamAppendResult, StreamClaimResult, StreamConsumer, StreamEntry, StreamIndex, StreamMark, StreamTrimResult, WindowEntry, WindowResult } from './types.ts';
 export { keys } from './keys.ts';
 export { MemoryStore, type MemoryStoreOptions } from './memory-store.ts';
 export {
