@@ -6,6 +6,7 @@ import { createHarness, freePort, type EnrolledUser, type Harness } from './supp
 import { startNotificationReceiver, type NotificationReceiver } from './support/notification-receiver.ts';
 import { payment } from './support/payment.ts';
 import { answer } from './guarantees/policy-support.ts';
+import { keys } from '../server/src/store/index.ts';
 
 /**
  * Ping and push delivery (CIBA Core §10.2, §10.3, §12) against a real HTTP notification endpoint
@@ -102,6 +103,25 @@ describe.each(['memory', 'redis'] as const)('ping and push notifications (%s sto
       expect(polled.status).toBe('approved');
       const notified = (await auditOf(asked.auth_req_id)).filter((event) => event.type === 'notified');
       expect(notified).toMatchObject([{ detail: { mode: 'ping', attempts: 1, status: 204 } }]);
+    });
+
+    it('sends a ping delivered twice with byte-identical body and headers, so the client can de-duplicate by auth_req_id', async () => {
+      const agent = await agentFor('ping');
+      const asked = await ask(agent);
+      await decided(asked.auth_req_id, 'approve');
+      expect(receiver.received).toHaveLength(1);
+      // The state an instance leaves when it is killed after the POST and before it marks the request
+      // notified: the job is still pending, and whoever takes it over pings again (the queue is at least once).
+      expect(await harness.deps.store.hashDelete(keys.request('default', asked.auth_req_id), 'notified_at')).toBe(true);
+      harness.clock.advance(3);
+      await harness.deps.jobs.enqueue({ kind: 'client_notification', tenant: 'default', auth_req_id: asked.auth_req_id });
+      await harness.drain();
+      expect(receiver.received).toHaveLength(2);
+      const [first, second] = receiver.received;
+      expect(second!.text).toBe(first!.text);
+      expect(second!.text).toBe(JSON.stringify({ auth_req_id: asked.auth_req_id }));
+      expect(second!.headers).toStrictEqual(first!.headers);
+      expect([second!.method, second!.path]).toStrictEqual([first!.method, first!.path]);
     });
 
     it('keeps the client_notification_token out of the audit trail and the admin view', async () => {

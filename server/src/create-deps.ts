@@ -92,7 +92,7 @@ export async function createDeps(config: Config, store: Store, overrides: DepsOv
     keyRing,
     vapidPublicKey: vapid.publicKey,
     push,
-    audit: createAuditLog(store, clock, config.retentionSeconds, { maxAgeSeconds: config.auditRetentionSeconds }),
+    audit: createAuditLog(store, clock, config.retentionSeconds, { maxAgeSeconds: config.auditRetentionSeconds, log }),
     events: overrides.events ?? new EventBus(),
     background,
     log,

@@ -7,7 +7,7 @@ import { createDeps } from './create-deps.ts';
 import { seedDevelopment } from './seed-development.ts';
 import { consoleLogger, randomId } from './runtime/index.ts';
 import { connectRedisEventBus, type EventBus } from './events/index.ts';
-import { connectRedis, MemoryStore, RedisStore, storeTargetOf, type Store } from './store/index.ts';
+import { checkPersistence, connectRedis, MemoryStore, RedisStore, storeTargetOf, type Store } from './store/index.ts';
 
 /** The key prefix of the Redis store, and of its pub/sub channel. */
 const REDIS_PREFIX = 'cs:';
@@ -23,6 +23,12 @@ async function openStore(config: Config): Promise<{ store: Store; events?: Event
     const redis = await connectRedis(target, {
       commandTimeoutMs: config.redisCommandTimeoutMs,
       onError: (error) => consoleLogger.error('redis error', { error: error.message }),
+    });
+    // A Redis that forgets on restart takes every approval and the audit trail with it: production
+    // refuses it unless told that loss is accepted (docs/security.md "Redis persistence").
+    await checkPersistence(redis, { production: config.production, setting: config.redisPersistence, warn: (message) => consoleLogger.warn(message) }).catch((error: unknown) => {
+      redis.disconnect();
+      throw error;
     });
     const store = new RedisStore({ redis, prefix: REDIS_PREFIX });
     return { store, events: await connectRedisEventBus({ redis, channel: `${REDIS_PREFIX}events`, log: consoleLogger }) };

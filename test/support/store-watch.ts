@@ -84,6 +84,9 @@ export const WATCH = {
   streamAck: { writes: (key, group) => [{ key, kind: 'stream' }, { key, kind: 'group', group }] },
   streamClaim: { writes: (key, group) => [{ key, kind: 'group', group }] },
   streamPendingCount: 'read',
+  streamConsumers: 'read',
+  // Removes a consumer that holds nothing: the group changes, its pending entries do not.
+  streamConsumerRemove: { writes: (key, group) => [{ key, kind: 'group', group }] },
   // The trim and its anchor land in one step (docs/audit.md, "Retention").
   streamTrimBefore: { writes: (key, _minId, mark) => [{ key, kind: 'stream' }, { key: mark.key, kind: 'hash' }] },
   close: 'lifecycle',

@@ -25,7 +25,10 @@ export type AuditType =
   // Device management from the approver app: a link for another device, a rename, a removal.
   | 'device_enrollment_created'
   | 'device_renamed'
-  | 'device_removed';
+  | 'device_removed'
+  // The chain's stream lost events under it (a Redis that came back empty): the appender continued
+  // from the head it remembered (docs/audit.md "Resets").
+  | 'chain_reset';
 
 /** Where a decision came from; `notification` is the client's notification endpoint (CIBA ping and push). */
 export type AuditChannel = 'agent' | 'device' | 'admin' | 'system' | 'push' | 'notification';

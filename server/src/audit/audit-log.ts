@@ -1,5 +1,5 @@
 import { canonicalize } from '@countersign/shared';
-import type { Clock } from '../runtime/index.ts';
+import type { Clock, Logger } from '../runtime/index.ts';
 import type { Store, StreamEntry } from '../store/index.ts';
 import { keys } from '../store/index.ts';
 import type { AuditEvent, StoredAuditEvent } from './audit-event.ts';
@@ -53,6 +53,8 @@ export interface AuditLog {
 export interface AuditLogOptions {
   /** The audit retention (`AUDIT_RETENTION_DAYS`), seconds: events older than this are trimmed by {@link AuditLog.trim}. */
   maxAgeSeconds?: number;
+  /** Where a chain found reset is reported (an error: the store lost audit events). */
+  log?: Logger;
 }
 
 /** Entries read per store call when exporting or verifying. */
@@ -80,6 +82,12 @@ export function createAuditLog(store: Store, clock: Clock, retentionSeconds: num
   const indexTtl = Math.min(retentionSeconds, options.maxAgeSeconds ?? Number.POSITIVE_INFINITY);
   const append = createChainAppender(store, {
     indexOf: (event) => (event.auth_req_id ? { key: keys.requestAuditIndex(event.tenant, event.auth_req_id), ttlSeconds: indexTtl } : null),
+    onReset: ({ tenant, lost, found }) => {
+      options.log?.error('audit chain reset: the store lost events under it; continuing from the head this instance knew, behind a chain_reset event', { tenant, lost_seq: lost.seq, lost_id: lost.id, found_seq: found?.seq ?? null, found_id: found?.id ?? null });
+      // The store lost the tenant registry with the chain: register again, or the retention never finds it.
+      tracked.delete(tenant);
+      track(tenant).catch(() => {});
+    },
   });
   /** Per tenant, its registration (done or in flight); a failed one is forgotten, so the next record tries again. */
   const tracked = new Map<string, Promise<void>>();

@@ -2,14 +2,11 @@ import type { Fields, Store, StreamIndex } from '../store/index.ts';
 import { keys } from '../store/index.ts';
 import type { AuditEvent, ChainedAuditEvent, StoredAuditEvent } from './audit-event.ts';
 import { chainText, eventHash, genesisHash, sha256Text } from './chain-hash.ts';
+import { chainResetEvent, isChainReset, type KnownHead } from './chain-reset.ts';
 import { storedEvent, storedFields } from './stored-event.ts';
 
 /** The newest event of a chain as this process last saw it. */
-interface Head {
-  id: string | null;
-  seq: number;
-  hash: string;
-}
+type Head = KnownHead;
 
 /** Each lost race means another writer appended, so the chain moves on; this only bounds a broken store. */
 const MAX_ATTEMPTS = 100;
@@ -34,6 +31,12 @@ export interface ChainAppenderOptions {
    * land with the event belongs in `indexOf`.
    */
   afterAppend?: (event: StoredAuditEvent) => Promise<void>;
+  /**
+   * Told when a chain is found reset (its stream empty, or ending before the head this appender
+   * remembers): the appender then continues from that head behind a `chain_reset` event
+   * (`chain-reset.ts`). The audit log logs it as an error.
+   */
+  onReset?: (reset: { tenant: string; lost: KnownHead; found: { id: string; seq: number } | null }) => void;
 }
 
 /** The most events one script call appends; more wait for the next batch. */
@@ -95,38 +98,50 @@ export function createChainAppender(store: Store, options: ChainAppenderOptions 
       const index = options.indexOf?.(event);
       return index && once !== undefined ? { ...index, once } : index;
     });
+    /** The `chain_reset` event that leads the batch while this appender continues a chain it found reset. */
+    let reset: AuditEvent | null = null;
     for (let attempt = 0; attempt < MAX_ATTEMPTS && left.length > 0; attempt++) {
+      const events = [...(reset ? [reset] : []), ...left.map((i) => batch[i]!.event)];
+      const sentIndexes = options.indexOf ? [...(reset ? [null] : []), ...left.map((i) => indexes[i])] : undefined;
       const chained: ChainedAuditEvent[] = [];
       const entries: Fields[] = [];
       let link = head;
-      for (const i of left) {
-        const next: ChainedAuditEvent = { ...batch[i]!.event, seq: link.seq + 1, prev_hash: link.hash };
+      for (const event of events) {
+        const next: ChainedAuditEvent = { ...event, seq: link.seq + 1, prev_hash: link.hash };
         // Hashed as its full JCS text; stored in the compact form that rebuilds exactly that text.
         const text = chainText(next);
         chained.push(next);
         entries.push(storedFields(next, tenant, text));
         link = { id: null, seq: next.seq, hash: sha256Text(text) };
       }
-      const result = await store.streamAppendManyAfter(key, head.id, entries, options.indexOf ? left.map((i) => indexes[i]) : undefined);
+      const result = await store.streamAppendManyAfter(key, head.id, entries, sentIndexes);
+      const offset = reset ? 1 : 0;
       if (result.ok) {
         heads.set(tenant, { id: result.ids.at(-1)!, seq: link.seq, hash: link.hash });
         left.forEach((i, n) => {
-          stored[i] = { ...chained[n]!, id: result.ids[n]! };
+          stored[i] = { ...chained[n + offset]!, id: result.ids[n + offset]! };
         });
         return stored;
       }
       if ('duplicate' in result) {
         // In the chain already (delivered before, or twice in this batch): the rest is linked again without it.
-        left = left.filter((_, n) => n !== result.duplicate);
+        left = left.filter((_, n) => n + offset !== result.duplicate);
         continue;
       }
-      if (!result.last) {
-        head = genesis(tenant);
+      const newest = result.last ? storedEvent(result.last, tenant) : null;
+      if (result.last && !newest) throw new Error(`the audit chain of tenant ${tenant} ends in an unreadable entry ${result.last.id}`);
+      const found = result.last && newest ? { id: result.last.id, seq: newest.seq } : null;
+      // Data lost under the chain (a Redis restarted empty or from an older snapshot): keep the head
+      // this process knows and say what was lost, rather than start again at genesis unnoticed.
+      if (isChainReset(head, found)) {
+        options.onReset?.({ tenant, lost: head, found });
+        reset = chainResetEvent(tenant, head, found, batch[left[0]!]!.event.at);
+        head = { ...head, id: found?.id ?? null };
         continue;
       }
-      const newest = storedEvent(result.last, tenant);
-      if (!newest) throw new Error(`the audit chain of tenant ${tenant} ends in an unreadable entry ${result.last.id}`);
-      head = { id: result.last.id, seq: newest.seq, hash: eventHash(newest) };
+      // Another writer appended (or already recorded the reset): link to its head.
+      reset = null;
+      head = result.last && newest ? { id: result.last.id, seq: newest.seq, hash: eventHash(newest) } : genesis(tenant);
     }
     if (left.length === 0) return stored;
     throw new Error(`could not append to the audit chain of tenant ${tenant} after ${MAX_ATTEMPTS} attempts`);

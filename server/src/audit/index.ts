@@ -5,4 +5,5 @@ export { chainText, eventHash, genesisHash } from './chain-hash.ts';
 export { withoutSecrets } from './no-secrets.ts';
 export { readRetentionAnchor, trimChain, type TrimReport } from './retention.ts';
 export { storedEvent, storedFields } from './stored-event.ts';
-export { verifyChain, type ChainBreak, type ChainBreakReason, type ChainHead, type ChainReport, type RetentionAnchor, type RetentionAnchorLine } from './verify-chain.ts';
+export { isChainReset, isResetLink, chainResetEvent } from './chain-reset.ts';
+export { verifyChain, type ChainBreak, type ChainBreakReason, type ChainHead, type ChainReport, type ChainReset, type RetentionAnchor, type RetentionAnchorLine } from './verify-chain.ts';

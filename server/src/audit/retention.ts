@@ -1,6 +1,7 @@
 import type { Fields, Store } from '../store/index.ts';
 import { keys } from '../store/index.ts';
 import { eventHash, genesisHash } from './chain-hash.ts';
+import { isResetLink } from './chain-reset.ts';
 import { storedEvent } from './stored-event.ts';
 import type { RetentionAnchor } from './verify-chain.ts';
 
@@ -70,6 +71,9 @@ export async function trimChain(store: Store, tenant: string, cutoffMs: number):
     let stopped: string | undefined;
     for (const [i, entry] of entries.entries()) {
       const event = storedEvent(entry, tenant);
+      // A reset link (a Redis that lost data under the chain) is checked from, as `verify` does: the
+      // events it lost are older than it, so they were due for the retention anyway.
+      if (event && isResetLink(event)) [expectedSeq, expectedPrev] = [event.seq, event.prev_hash];
       // The first event kept is checked too: it must link to the last one trimmed.
       if (!event) stopped = `entry ${entry.id} is unreadable`;
       else if (event.seq !== expectedSeq) stopped = `event ${expectedSeq} is missing or out of order at ${entry.id}`;

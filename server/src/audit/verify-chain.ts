@@ -1,5 +1,6 @@
 import type { StoredAuditEvent } from './audit-event.ts';
 import { eventHash, genesisHash } from './chain-hash.ts';
+import { isResetLink } from './chain-reset.ts';
 
 /** Why a link of the chain is broken. */
 export type ChainBreakReason =
@@ -14,7 +15,13 @@ export type ChainBreakReason =
   /** The event at the anchor's `seq` does not have the anchor's hash, or the chain ends before it. */
   | 'anchor_mismatch'
   /** The anchor's `seq` is older than what the retention kept: it cannot be checked any more. */
-  | 'anchor_trimmed';
+  | 'anchor_trimmed'
+  /**
+   * Every link holds, but the chain was reset: its stream lost events (a Redis that came back
+   * empty), and an appender continued from the head it remembered behind a `chain_reset` event.
+   * The events lost cannot be checked; see {@link ChainReport.resets}.
+   */
+  | 'chain_reset';
 
 /** The first broken link of a chain. */
 export interface ChainBreak {
@@ -51,6 +58,20 @@ export interface RetentionAnchor {
   at?: string;
 }
 
+/** One `chain_reset` link of a chain: where the stream lost events and the chain went on. */
+export interface ChainReset {
+  /** 0-based position of the `chain_reset` event, in stream order. */
+  position: number;
+  id?: string;
+  /** The `seq` of the `chain_reset` event; the head that was lost is `seq` − 1. */
+  seq: number;
+  /** The `seq` the verifier expected there: the events from it to `seq` − 1 are not in the chain. */
+  expected_seq: number;
+  /** What the appender found when it noticed: the stream's newest `seq`, or -1 for an empty stream. */
+  found_seq: number;
+  message: string;
+}
+
 /** The answer of {@link verifyChain}. */
 export interface ChainReport {
   ok: boolean;
@@ -61,8 +82,10 @@ export interface ChainReport {
   head: ChainHead | null;
   /** Present when the chain was trimmed: verification began after this event instead of at the genesis hash. */
   start?: RetentionAnchor;
-  /** The first broken link, when `ok` is false. */
+  /** The first broken link, when `ok` is false; `chain_reset` when the only finding is a reset. */
   broken?: ChainBreak;
+  /** The resets found (also when a broken link follows one): a chain with any is never `ok`. */
+  resets?: ChainReset[];
 }
 
 /** The first line of an export of a trimmed chain, `{"retention_anchor": {…}}`, read back by {@link verifyChain}. */
@@ -118,7 +141,8 @@ export async function verifyChain(tenant: string, events: AsyncIterable<unknown>
   let start: RetentionAnchor | undefined;
   let position = 0;
   let head: ChainHead | null = null;
-  const report = (fields: Omit<ChainReport, 'tenant' | 'start'>): ChainReport => ({ ...fields, tenant, ...(start ? { start } : {}) });
+  const resets: ChainReset[] = [];
+  const report = (fields: Omit<ChainReport, 'tenant' | 'start'>): ChainReport => ({ ...fields, tenant, ...(start ? { start } : {}), ...(resets.length > 0 ? { resets } : {}) });
   const fail = (broken: Omit<ChainBreak, 'position' | 'expected_seq'>): ChainReport => report({ ok: false, events: position + 1, head: null, broken: { ...broken, position, expected_seq: expectedSeq } });
 
   let first = true;
@@ -143,8 +167,19 @@ export async function verifyChain(tenant: string, events: AsyncIterable<unknown>
     if (!event) return fail({ reason: 'unreadable', message: `entry ${position} is not an audit event` });
     const at = { ...(typeof event.id === 'string' ? { id: event.id } : {}), found_seq: event.seq };
     if (event.tenant !== tenant) return fail({ ...at, reason: 'wrong_tenant', message: `entry ${position} belongs to tenant ${String(event.tenant)}` });
+    // A reset link that does not continue the chain: the stream lost what lay between. Checked from
+    // here on, as from an anchor, and reported; the chain is never said to hold.
+    if ((event.seq !== expectedSeq || event.prev_hash !== expectedPrev) && isResetLink(event)) {
+      const foundSeq = typeof event.detail?.found_seq === 'number' ? event.detail.found_seq : -1;
+      const found = foundSeq < 0 ? 'the stream empty' : `its newest event at seq ${foundSeq}`;
+      resets.push({ position, ...(at.id ? { id: at.id } : {}), seq: event.seq, expected_seq: expectedSeq, found_seq: foundSeq, message: `the chain was reset before event ${event.seq}: an appender found ${found} where it knew event ${event.seq - 1}, and went on from that; events ${expectedSeq} to ${event.seq - 1} that are not here were lost` });
+      expectedSeq = event.seq;
+      expectedPrev = event.prev_hash;
+    }
     if (event.seq !== expectedSeq) {
-      const message = event.seq > expectedSeq ? `event ${expectedSeq} is missing: found seq ${event.seq} (deleted)` : `seq ${event.seq} found where ${expectedSeq} belongs (inserted or reordered)`;
+      const message = position === 0 && !start && expectedSeq === 0 && event.seq > 0
+        ? `the chain starts at event ${event.seq} with neither a retention anchor nor a chain_reset: its start was cut (or its anchor deleted)`
+        : event.seq > expectedSeq ? `event ${expectedSeq} is missing: found seq ${event.seq} (deleted)` : `seq ${event.seq} found where ${expectedSeq} belongs (inserted or reordered)`;
       return fail({ ...at, reason: 'seq_mismatch', message });
     }
     if (event.prev_hash !== expectedPrev) {
@@ -163,6 +198,10 @@ export async function verifyChain(tenant: string, events: AsyncIterable<unknown>
   }
   if (anchor && (head === null || head.seq < anchor.seq) && !(start && anchor.seq === start.seq)) {
     return report({ ok: false, events: position, head: null, broken: { reason: 'anchor_mismatch', position, expected_seq: expectedSeq, message: `the chain ends before the recorded head (seq ${anchor.seq}): events were cut from its end` } });
+  }
+  const reset = resets[0];
+  if (reset) {
+    return report({ ok: false, events: position, head, broken: { reason: 'chain_reset', position: reset.position, ...(reset.id ? { id: reset.id } : {}), expected_seq: reset.expected_seq, found_seq: reset.seq, message: resets.length === 1 ? reset.message : `${reset.message} (and ${resets.length - 1} more resets)` } });
   }
   return report({ ok: true, events: position, head });
 }

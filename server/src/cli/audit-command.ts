@@ -17,7 +17,8 @@ export interface AuditCommandContext {
 export const AUDIT_USAGE = `usage:
   audit verify --tenant T [--anchor SEQ:HASH] [--file export.jsonl] [--json]
       verify T's hash chain in the store (or in an export file); exit 0 when it holds, 1 at
-      the first broken link, 2 on bad usage, 3 when the store cannot be read.
+      the first broken link or when the chain was reset (a store that lost events: "reset:"),
+      2 on bad usage, 3 when the store cannot be read.
       --anchor: a head printed by an earlier verify, which must still be there with the same
       hash (catches events cut from the end, or the chain rewritten from some point on); one
       older than the retention anchor cannot be checked any more (anchor_trimmed).
@@ -45,6 +46,12 @@ function describe(report: ChainReport): string {
     return `ok: tenant ${report.tenant}, ${report.events} ${report.events === 1 ? 'event' : 'events'}, the chain holds${from}${head}`;
   }
   const broken = report.broken!;
+  if (broken.reason === 'chain_reset') {
+    // Every link that is there holds, but events were lost: never "holds", and not a tampering report either.
+    const head = report.head ? `; head ${report.head.seq}:${report.head.hash}` : '';
+    const resets = report.resets ?? [];
+    return `reset: tenant ${report.tenant}${from}, the chain restarted ${resets.length === 1 ? 'once' : `${resets.length} times`} (the store lost events); first at position ${broken.position}${broken.id ? ` (stream id ${broken.id})` : ''}: ${broken.message}; the links that are there hold${head}`;
+  }
   return `broken: tenant ${report.tenant}${from}, first broken link at position ${broken.position}${broken.id ? ` (stream id ${broken.id})` : ''}: ${broken.reason}: ${broken.message}`;
 }
 

@@ -1,4 +1,5 @@
 import ipaddr from 'ipaddr.js';
+import type { PersistenceSetting } from '../store/check-persistence.ts';
 import { envSchema } from './env.ts';
 import { settleRpId } from './rp-id.ts';
 import { vapidSubjectProblem } from './vapid-subject.ts';
@@ -42,6 +43,8 @@ export interface Config {
   redisCluster: { nodes: { host: string; port: number }[]; username?: string; password?: string; tls: boolean } | undefined;
   /** `REDIS_COMMAND_TIMEOUT_MS`: past it a Redis command fails and the request answers 503. */
   redisCommandTimeoutMs: number;
+  /** `REDIS_PERSISTENCE`: what start-up demands of the Redis's persistence (see `store/check-persistence.ts`). */
+  redisPersistence: PersistenceSetting;
   adminToken: string | undefined;
   signingKey: string | undefined;
   vapid: { publicKey?: string; privateKey?: string; subject?: string };
@@ -116,6 +119,7 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
         }
       : undefined,
     redisCommandTimeoutMs: env.REDIS_COMMAND_TIMEOUT_MS,
+    redisPersistence: env.REDIS_PERSISTENCE,
     adminToken: env.ADMIN_TOKEN,
     signingKey: env.SIGNING_KEY,
     vapid: { publicKey: env.VAPID_PUBLIC_KEY, privateKey: env.VAPID_PRIVATE_KEY, subject: env.VAPID_SUBJECT },

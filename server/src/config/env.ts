@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PERSISTENCE_SETTINGS } from '../store/check-persistence.ts';
 
 const seconds = (fallback: number, max: number) => z.coerce.number().int().min(1).max(max).default(fallback);
 
@@ -54,6 +55,15 @@ export const envSchema = z.object({
   REDIS_TLS: z.enum(['true', 'false']).default('false'),
   /** Milliseconds a Redis command may take before the request answers 503. */
   REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(2000),
+  /**
+   * Whether the Redis must keep its data across a restart (docs/security.md "Redis persistence"):
+   * `required` (checked with `CONFIG GET` on every master; production refuses a Redis without AOF
+   * or RDB, or one that cannot be asked), `managed` (the provider keeps it; a Redis that refuses
+   * `CONFIG` is trusted), `none-accepted` (losing everything on a restart is accepted: a warning).
+   */
+  REDIS_PERSISTENCE: z
+    .enum(PERSISTENCE_SETTINGS, { error: (issue) => `must be one of ${PERSISTENCE_SETTINGS.join(', ')}, not ${JSON.stringify(issue.input)}` })
+    .default('required'),
   ADMIN_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
   /** ES256 private key as a JWK (JSON). */
   SIGNING_KEY: z.string().optional(),

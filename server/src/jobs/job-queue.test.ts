@@ -212,4 +212,48 @@ describe('createJobQueue', () => {
     await stopping;
     expect(await w.store.streamPendingCount(keys.jobs(), JOBS_GROUP)).toBe(0);
   });
+
+  it('removes a dead instance\'s consumer once its jobs were taken over and it stayed idle past the bound, never its own', async () => {
+    const w = world();
+    const polls = manualTicker();
+    // The dead instance: its consumer was delivered two jobs, then the process was killed (kill -9), so they stay pending on it.
+    await w.store.streamGroupCreate(keys.jobs(), JOBS_GROUP);
+    await w.store.streamAppend(keys.jobs(), { kind: 'client_notification', tenant: 'default', auth_req_id: 'req_0123456789abcdef', attempt: '1' });
+    await w.store.streamAppend(keys.jobs(), { kind: 'client_notification', tenant: 'default', auth_req_id: 'req_fedcba9876543210', attempt: '1' });
+    expect(await w.store.streamGroupRead(keys.jobs(), JOBS_GROUP, 'dead', 10)).toHaveLength(2);
+    const live = w.instance('live', { minIdleMs: 1000, idleConsumerMs: 5000, ticker: polls.ticker, promotionTicker: manualTicker().ticker });
+    live.queue.start();
+    const consumers = async () => new Map((await w.store.streamConsumers(keys.jobs(), JOBS_GROUP)).map((c) => [c.name, c.pending]));
+
+    w.clock.advance(1);
+    polls.fire();
+    await live.background.drain();
+    // Taken over and run by the live instance; the dead consumer holds nothing now, but was active 1 s ago.
+    expect(w.ran.map((run) => [run.instance, run.job.auth_req_id])).toEqual([['live', 'req_0123456789abcdef'], ['live', 'req_fedcba9876543210']]);
+    expect(await consumers()).toEqual(new Map([['dead', 0], ['live', 0]]));
+
+    w.clock.advance(4.5); // 5.5 s since the dead consumer's delivery, 4.5 s since the claim
+    polls.fire();
+    await live.background.drain();
+    expect(await consumers()).toEqual(new Map([['live', 0]]));
+
+    // Its own consumer, idle far past the bound, stays.
+    w.clock.advance(60);
+    polls.fire();
+    await live.background.drain();
+    expect(await consumers()).toEqual(new Map([['live', 0]]));
+    expect(await live.queue.removeIdleConsumers()).toEqual([]);
+    await live.queue.stop();
+  });
+
+  it('keeps a dead consumer whose jobs nobody took over yet, however long it is idle', async () => {
+    const w = world();
+    await w.store.streamGroupCreate(keys.jobs(), JOBS_GROUP);
+    await w.store.streamAppend(keys.jobs(), { kind: 'client_notification', tenant: 'default', auth_req_id: 'req_0123456789abcdef', attempt: '1' });
+    await w.store.streamGroupRead(keys.jobs(), JOBS_GROUP, 'dead', 10);
+    const other = w.instance('other', { consume: false, idleConsumerMs: 1000 });
+    w.clock.advance(3600);
+    expect(await other.queue.removeIdleConsumers()).toEqual([]);
+    expect(await w.store.streamConsumers(keys.jobs(), JOBS_GROUP)).toEqual([{ name: 'dead', pending: 1, idleMs: 3_600_000 }]);
+  });
 });

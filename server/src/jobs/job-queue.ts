@@ -33,6 +33,13 @@ export interface JobQueueOptions {
    * attempt is bounded by its 5 s timeout), or a slow job would be run twice.
    */
   minIdleMs?: number;
+  /**
+   * How long (ms) another consumer of the group may go without a delivery, holding nothing pending,
+   * before a poll removes it from the group (see {@link JobQueue.removeIdleConsumers}): 10 ×
+   * `minIdleMs` by default (5 min). A dead instance's consumer reaches it once its jobs were taken
+   * over; the bound is long so that the group is not churned by instances that merely had no work.
+   */
+  idleConsumerMs?: number;
   /** Milliseconds between looks for work that no wake-up announced (other instances' jobs, stale jobs, due retries): 1000. */
   pollMs?: number;
   /** The backoff of a job whose handler threw: {@link DEFAULT_BACKOFF_MS}, then it is dropped (and logged). */
@@ -73,6 +80,14 @@ export interface JobQueue {
    * many moved. `start` runs it on the promotion timer; tests call it after moving the clock.
    */
   tick(): Promise<number>;
+  /**
+   * Removes from the group every other consumer that holds no pending entry and has had none
+   * delivered for `idleConsumerMs` (a dead instance's, once its jobs were claimed), checked and
+   * removed atomically per consumer (`Store.streamConsumerRemove`), so a job is never stranded on a
+   * removed consumer; answers the names removed. Never removes this instance's own consumer. The
+   * polls run it once per `minIdleMs` on the clock.
+   */
+  removeIdleConsumers(): Promise<string[]>;
   /** When the earliest retry waiting is due (epoch ms), or null when none is waiting. */
   nextDueAt(): Promise<number | null>;
   /** Polls every `pollMs` and promotes due retries on the promotion timer; a second call does nothing. */
@@ -115,6 +130,7 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
   const concurrency = options.concurrency ?? 16;
   const minIdleMs = options.minIdleMs ?? 30_000;
   const pollMs = options.pollMs ?? 1000;
+  const idleConsumerMs = options.idleConsumerMs ?? 10 * minIdleMs;
   const errorRetryDelaysMs = options.errorRetryDelaysMs ?? DEFAULT_BACKOFF_MS;
   const ticker = options.ticker ?? intervalTicker;
   const promotionTicker = options.promotionTicker ?? ticker;
@@ -129,6 +145,7 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
   let pumping: Promise<number> | null = null;
   let again = false;
   let againClaim = false;
+  let lastConsumerSweep = Number.NEGATIVE_INFINITY;
 
   /** Creates the group once per process, and again when it has vanished (a Redis that lost its data). */
   function ensureGroup(): Promise<unknown> {
@@ -249,6 +266,27 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
     background.run('job consumer', () => pump(withClaim));
   }
 
+  async function removeIdleConsumers(): Promise<string[]> {
+    const removed: string[] = [];
+    for (const other of await store.streamConsumers(stream, JOBS_GROUP)) {
+      if (other.name === consumer || other.pending > 0 || other.idleMs < idleConsumerMs) continue;
+      // Checked again in the store, atomically: a job delivered to it since the listing keeps it.
+      if (await store.streamConsumerRemove(stream, JOBS_GROUP, other.name, { minIdleMs: idleConsumerMs })) {
+        removed.push(other.name);
+        log.info('job consumer removed from the group: nothing pending, idle', { consumer: other.name, idle_ms: other.idleMs });
+      }
+    }
+    return removed;
+  }
+
+  /** On a poll: the idle consumers' sweep, once per `minIdleMs` on the clock. */
+  function sweepConsumers(): void {
+    const now = clock.now();
+    if (now - lastConsumerSweep < minIdleMs) return;
+    lastConsumerSweep = now;
+    background.run('job consumers', () => removeIdleConsumers());
+  }
+
   async function tick(): Promise<number> {
     const moved = await promoteDueJobs(store, clock, log);
     if (moved > 0) wake(false);
@@ -277,11 +315,15 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
       }
     },
     tick,
+    removeIdleConsumers,
     nextDueAt: () => nextDueAt(store),
     start() {
       closed = false;
       if (cancelTimers) return;
-      const stopPolls = ticker(() => wake(true), pollMs);
+      const stopPolls = ticker(() => {
+        wake(true);
+        if (!closed) sweepConsumers();
+      }, pollMs);
       const stopPromotions = promotionTicker(() => {
         background.run('job promotion', () => tick());
       }, pollMs);

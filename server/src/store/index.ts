@@ -1,4 +1,4 @@
-export type { CasResult, CompareAndSetOptions, Fields, Guard, PollResult, RateEntry, RateResult, SortedWindowEntry, SortedWindowResult, Store, StreamAppendResult, StreamClaimResult, StreamEntry, StreamIndex, StreamMark, StreamTrimResult, WindowEntry, WindowResult } from './types.ts';
+export type { CasResult, CompareAndSetOptions, Fields, Guard, PollResult, RateEntry, RateResult, SortedWindowEntry, SortedWindowResult, Store, StreamAppendResult, StreamClaimResult, StreamConsumer, StreamEntry, StreamIndex, StreamMark, StreamTrimResult, WindowEntry, WindowResult } from './types.ts';
 export { keys } from './keys.ts';
 export { StoreDeadlineError } from './types.ts';
 export { MemoryStore, type MemoryStoreOptions } from './memory-store.ts';
@@ -13,3 +13,4 @@ export {
 } from './redis-connect.ts';
 export { connectRedisStore, RedisStore, type ConnectRedisStoreOptions, type RedisStoreOptions } from './redis-store.ts';
 export { storeTargetOf } from './store-target.ts';
+export { checkPersistence, judgePersistence, readPersistence, PERSISTENCE_SETTINGS, type NodePersistence, type PersistenceSetting, type PersistenceVerdict } from './check-persistence.ts';

@@ -2,7 +2,7 @@ import { checkSortedArguments } from './sorted-arguments.ts';
 import { checkManyEntries, checkTrim, indexIds, parseStreamId } from './stream-index.ts';
 import { rateDecision, rateSteps } from './rate-entry.ts';
 import { checkWindowEntry, checkWindowMember } from './window-entry.ts';
-import type { CasResult, CompareAndSetOptions, Fields, Guard, PollResult, RateEntry, RateResult, SortedWindowEntry, SortedWindowResult, Store, StreamAppendManyResult, StreamAppendResult, StreamClaimResult, StreamEntry, StreamIndex, StreamMark, StreamTrimResult, WindowEntry, WindowResult } from './types.ts';
+import type { CasResult, CompareAndSetOptions, Fields, Guard, PollResult, RateEntry, RateResult, SortedWindowEntry, SortedWindowResult, Store, StreamAppendManyResult, StreamAppendResult, StreamClaimResult, StreamConsumer, StreamEntry, StreamIndex, StreamMark, StreamTrimResult, WindowEntry, WindowResult } from './types.ts';
 
 /** A sorted set: each member's score, and the members in (score, member) order for range reads. */
 interface Sorted { scores: Map<string, number>; order: { score: number; member: string }[] }
@@ -14,7 +14,7 @@ interface PendingEntry { consumer: string; deliveredAt: number }
  * A consumer group: the last id it delivered, and its pending entries in id order (entries are
  * delivered in id order and a claim changes an entry in place, so the map's order is the id order).
  */
-interface Group { lastDelivered: [number, number]; pending: Map<string, PendingEntry> }
+interface Group { lastDelivered: [number, number]; pending: Map<string, PendingEntry>; consumers: Map<string, { seenAt: number }> }
 /**
  * A sliding window ({@link MemoryStore.windowAdd}): its entries oldest first (a queue, as the Redis
  * list), the running totals per currency (only those above 0), and the newest time added (for the
@@ -459,7 +459,7 @@ export class MemoryStore implements Store {
     const stream = this.#ensure(key, 'stream', () => ({ entries: [], lastMs: 0, lastSeq: -1 })).value;
     stream.groups ??= new Map();
     if (stream.groups.has(group)) return false;
-    stream.groups.set(group, { lastDelivered: [0, 0], pending: new Map() });
+    stream.groups.set(group, { lastDelivered: [0, 0], pending: new Map(), consumers: new Map() });
     return true;
   }
 
@@ -471,6 +471,8 @@ export class MemoryStore implements Store {
     const after = state.lastDelivered;
     const fresh = stream.entries.filter(({ id }) => compareStreamIds(parseStreamId(id), after) > 0).slice(0, count);
     const now = this.#now();
+    // As XREADGROUP (Redis 7.0): a delivery creates the consumer and counts as seen; a read of nothing neither.
+    if (fresh.length > 0) state.consumers.set(consumer, { seenAt: now });
     for (const entry of fresh) state.pending.set(entry.id, { consumer, deliveredAt: now });
     if (fresh.length > 0) state.lastDelivered = parseStreamId(fresh.at(-1)!.id);
     return fresh.map((entry) => ({ id: entry.id, fields: { ...entry.fields } }));
@@ -517,7 +519,29 @@ export class MemoryStore implements Store {
       state.pending.set(id, { consumer, deliveredAt: now });
       entries.push({ id, fields: { ...entry.fields } });
     }
+    // As XAUTOCLAIM (Redis 7.0): taking entries over creates the claiming consumer and counts as seen.
+    if (entries.length > 0) state.consumers.set(consumer, { seenAt: now });
     return { cursor, entries, deleted };
+  }
+
+  async streamConsumers(key: string, group: string): Promise<StreamConsumer[]> {
+    const state = this.#of(key, 'stream')?.value.groups?.get(group);
+    if (!state) return [];
+    const now = this.#now();
+    const pending = new Map<string, number>();
+    for (const entry of state.pending.values()) pending.set(entry.consumer, (pending.get(entry.consumer) ?? 0) + 1);
+    return [...state.consumers].map(([name, { seenAt }]) => ({ name, pending: pending.get(name) ?? 0, idleMs: Math.max(0, now - seenAt) }));
+  }
+
+  async streamConsumerRemove(key: string, group: string, consumer: string, options: { minIdleMs: number }): Promise<boolean> {
+    if (!(Number.isInteger(options.minIdleMs) && options.minIdleMs >= 0)) throw new RangeError(`minIdleMs must be a whole number of milliseconds, got ${options.minIdleMs}`);
+    const state = this.#of(key, 'stream')?.value.groups?.get(group);
+    const seen = state?.consumers.get(consumer);
+    if (!state || !seen) return false;
+    if (this.#now() - seen.seenAt < options.minIdleMs) return false;
+    for (const entry of state.pending.values()) if (entry.consumer === consumer) return false;
+    state.consumers.delete(consumer);
+    return true;
   }
 
   async streamPendingCount(key: string, group: string): Promise<number> {

@@ -3,11 +3,12 @@ import { createHash } from 'node:crypto';
 import { DEFAULT_REDIS_COMMAND_TIMEOUT_MS } from './redis-connect.ts';
 import { checkSortedArguments } from './sorted-arguments.ts';
 import { MULTI_KEY_SCRIPTS, SCRIPTS } from './redis-scripts.ts';
+import { STREAM_CONSUMER_REMOVE_LUA } from './stream-consumer-script.ts';
 import { checkManyEntries, checkTrim, indexIds, parseStreamId } from './stream-index.ts';
 import { rateSteps } from './rate-entry.ts';
 import { StoreDeadlineError } from './types.ts';
 import { checkWindowEntry, checkWindowMember } from './window-entry.ts';
-import type { CasResult, CompareAndSetOptions, Fields, Guard, PollResult, RateEntry, RateResult, SortedWindowEntry, SortedWindowResult, Store, StreamAppendManyResult, StreamAppendResult, StreamClaimResult, StreamEntry, StreamIndex, StreamMark, StreamTrimResult, WindowEntry, WindowResult } from './types.ts';
+import type { CasResult, CompareAndSetOptions, Fields, Guard, PollResult, RateEntry, RateResult, SortedWindowEntry, SortedWindowResult, Store, StreamAppendManyResult, StreamAppendResult, StreamClaimResult, StreamConsumer, StreamEntry, StreamIndex, StreamMark, StreamTrimResult, WindowEntry, WindowResult } from './types.ts';
 
 type Scripted = Record<keyof typeof SCRIPTS, (key: string, ...args: string[]) => Promise<unknown>>;
 
@@ -43,6 +44,7 @@ export class RedisStore implements Store {
       // A multi-key script runs through `#evalMultiKey` instead.
       if (!MULTI_KEY_SCRIPTS.has(name as keyof typeof SCRIPTS)) this.#redis.defineCommand(name, { lua, numberOfKeys: 1 });
     }
+    this.#redis.defineCommand('countersignStreamConsumerRemove', { lua: STREAM_CONSUMER_REMOVE_LUA, numberOfKeys: 1 });
     this.#scripts = this.#redis as unknown as Scripted;
   }
 
@@ -336,6 +338,27 @@ export class RedisStore implements Store {
       if (replyCode(error) === 'NOGROUP') return null;
       throw error;
     }
+  }
+
+  async streamConsumers(key: string, group: string): Promise<StreamConsumer[]> {
+    try {
+      const reply = (await this.#redis.call('XINFO', 'CONSUMERS', this.#key(key), group)) as (string | number)[][];
+      return reply.map((flat) => {
+        const info = new Map<string, string | number>();
+        for (let i = 0; i + 1 < flat.length; i += 2) info.set(String(flat[i]), flat[i + 1]!);
+        return { name: String(info.get('name')), pending: Number(info.get('pending')), idleMs: Number(info.get('idle')) };
+      });
+    } catch (error) {
+      // No stream: ERR no such key; no group: NOGROUP.
+      if (replyCode(error) === 'NOGROUP' || /no such key/i.test((error as Error).message)) return [];
+      throw error;
+    }
+  }
+
+  async streamConsumerRemove(key: string, group: string, consumer: string, options: { minIdleMs: number }): Promise<boolean> {
+    if (!(Number.isInteger(options.minIdleMs) && options.minIdleMs >= 0)) throw new RangeError(`minIdleMs must be a whole number of milliseconds, got ${options.minIdleMs}`);
+    const script = (this.#redis as unknown as Record<string, (key: string, ...args: string[]) => Promise<unknown>>).countersignStreamConsumerRemove!;
+    return Number(await script.call(this.#redis, this.#key(key), group, consumer, String(options.minIdleMs))) === 1;
   }
 
   async streamPendingCount(key: string, group: string): Promise<number> {

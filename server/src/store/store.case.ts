@@ -839,6 +839,41 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         }));
         expect([...got].sort()).toStrictEqual([...ids].sort());
       });
+      it('streamConsumers lists each consumer delivered or claiming entries, with its pending count and idle time', async () => {
+        const { k, ids } = await queue(3);
+        expect(await store.streamConsumers(key('queue'), GROUP)).toStrictEqual([]);
+        expect(await store.streamConsumers(k, 'nobody')).toStrictEqual([]);
+        expect(await store.streamConsumers(k, GROUP)).toStrictEqual([]);
+        await store.streamGroupRead(k, GROUP, 'c1', 2);
+        await store.streamGroupRead(k, GROUP, 'c2', 10);
+        await harness.elapse(120);
+        await store.streamClaim(k, GROUP, 'c4', { minIdleMs: 100, count: 1 }); // takes ids[0] from c1
+        const consumers = new Map((await store.streamConsumers(k, GROUP)).map((consumer) => [consumer.name, consumer]));
+        expect([...consumers.keys()].sort()).toStrictEqual(['c1', 'c2', 'c4']);
+        expect(['c1', 'c2', 'c4'].map((name) => consumers.get(name)!.pending)).toStrictEqual([1, 1, 1]);
+        for (const name of ['c1', 'c2']) expect(consumers.get(name)!.idleMs).toBeGreaterThanOrEqual(100);
+        expect(consumers.get('c4')!.idleMs).toBeLessThan(100);
+        expect(await store.streamAck(k, GROUP, ids)).toBe(3);
+      });
+      it('streamConsumerRemove removes only a consumer with nothing pending, idle for minIdleMs', async () => {
+        const { k, ids } = await queue(2);
+        await store.streamGroupRead(k, GROUP, 'busy', 1);
+        await store.streamGroupRead(k, GROUP, 'done', 1);
+        await store.streamAck(k, GROUP, [ids[1]!]);
+        // Not idle long enough yet.
+        expect(await store.streamConsumerRemove(k, GROUP, 'done', { minIdleMs: 100 })).toBe(false);
+        await harness.elapse(120);
+        // Idle, but an entry is pending on it: removing it would strand the entry.
+        expect(await store.streamConsumerRemove(k, GROUP, 'busy', { minIdleMs: 100 })).toBe(false);
+        expect(await store.streamConsumerRemove(k, GROUP, 'done', { minIdleMs: 100 })).toBe(true);
+        expect(await store.streamConsumerRemove(k, GROUP, 'done', { minIdleMs: 100 })).toBe(false);
+        expect(await store.streamConsumerRemove(k, GROUP, 'never', { minIdleMs: 0 })).toBe(false);
+        expect(await store.streamConsumerRemove(key('queue'), GROUP, 'done', { minIdleMs: 0 })).toBe(false);
+        expect((await store.streamConsumers(k, GROUP)).map((consumer) => consumer.name)).toStrictEqual(['busy']);
+        // The entry pending on `busy` is still there to be claimed.
+        expect((await store.streamClaim(k, GROUP, 'other', { minIdleMs: 100, count: 10 }))?.entries.map((entry) => entry.id)).toStrictEqual([ids[0]]);
+        await expect(store.streamConsumerRemove(k, GROUP, 'busy', { minIdleMs: -1 })).rejects.toThrow(RangeError);
+      });
       it('10 consumers on 5 connections claiming one stale entry at once: exactly one takes it', async () => {
         const { k, ids } = await queue(1);
         await store.streamGroupRead(k, GROUP, 'dead', 1);

@@ -198,6 +198,18 @@ export interface StreamClaimResult {
   deleted: string[];
 }
 
+/** One consumer of a stream's consumer group, as {@link Store.streamConsumers} answers it. */
+export interface StreamConsumer {
+  name: string;
+  /** Entries delivered to it and not yet acknowledged. */
+  pending: number;
+  /**
+   * Milliseconds since entries were last delivered to it or claimed by it, by the store's clock (a
+   * read that finds nothing does not count on Redis 7.0; later versions also count it).
+   */
+  idleMs: number;
+}
+
 /**
  * The storage of Countersign: a few atomic operations, with a Redis implementation (the
  * production store) and an in-memory one (the development default). Every operation on one key
@@ -423,6 +435,21 @@ export interface Store {
   streamClaim(key: string, group: string, consumer: string, options: { minIdleMs: number; count: number; cursor?: string }): Promise<StreamClaimResult | null>;
   /** How many entries are pending on the group's consumers (XPENDING summary); 0 when there is no group. */
   streamPendingCount(key: string, group: string): Promise<number>;
+  /**
+   * The consumers of the group (XINFO CONSUMERS), in no particular order; [] when the stream or the
+   * group does not exist. A consumer exists from the first entry delivered to it or claimed by it
+   * until it is removed.
+   */
+  streamConsumers(key: string, group: string): Promise<StreamConsumer[]>;
+  /**
+   * Removes a consumer from the group (XGROUP DELCONSUMER) only while it has no pending entries and
+   * has been idle for at least `minIdleMs`, checked and removed in one atomic step; answers whether
+   * it was removed. Removing a consumer with pending entries would strand them (no consumer holds
+   * them to be claimed from), so that is never done.
+   *
+   * @throws RangeError when `minIdleMs` is not a whole number of milliseconds ≥ 0.
+   */
+  streamConsumerRemove(key: string, group: string, consumer: string, options: { minIdleMs: number }): Promise<boolean>;
 
   /** Releases connections. */
   close(): Promise<void>;
