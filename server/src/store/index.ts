@@ -10,5 +10,7 @@ export {
   type RedisFailure,
   type RedisTarget,
 } from './redis-connect.ts';
+export { redisErrorKind, StoreUnavailableError, type RedisErrorKind } from './redis-failures.ts';
+export { runWithStoreDeadline } from './store-deadline.ts';
 export { connectRedisStore, RedisStore, type ConnectRedisStoreOptions, type RedisStoreOptions } from './redis-store.ts';
 export { storeTargetOf } from './store-target.ts';

@@ -1,6 +1,7 @@
 import { type Cluster, Redis, type RedisOptions } from 'ioredis';
 import { createHash } from 'node:crypto';
 import { DEFAULT_REDIS_COMMAND_TIMEOUT_MS } from './redis-connect.ts';
+import { guardStoreMethods, registerGuard } from './redis-guard.ts';
 import { checkSortedArguments } from './sorted-arguments.ts';
 import { MULTI_KEY_SCRIPTS, SCRIPTS } from './redis-scripts.ts';
 import { checkManyEntries, checkTrim, parseStreamId } from './stream-index.ts';
@@ -24,7 +25,9 @@ const SHAS: Partial<Record<keyof typeof SCRIPTS, string>> = {};
 /**
  * The Redis {@link Store}, the production store (DESIGN.md "Storage"). Every multi-step
  * operation is one Lua script over one key, so it is atomic and Redis Cluster safe. TTLs are
- * whole or fractional seconds, sent to Redis in milliseconds.
+ * whole or fractional seconds, sent to Redis in milliseconds. Every operation is guarded
+ * (redis-guard.ts): a Redis failure is retried where that is safe, or rejects with
+ * `StoreUnavailableError` (503 `temporarily_unavailable`), within the caller's store deadline.
  *
  * @throws TypeError when `prefix` holds a brace.
  */
@@ -43,6 +46,7 @@ export class RedisStore implements Store {
       if (!MULTI_KEY_SCRIPTS.has(name as keyof typeof SCRIPTS)) this.#redis.defineCommand(name, { lua, numberOfKeys: 1 });
     }
     this.#scripts = this.#redis as unknown as Scripted;
+    registerGuard(this, this.#redis);
   }
 
   /**
@@ -348,6 +352,9 @@ export class RedisStore implements Store {
     if (this.#redis.status !== 'end') await this.#redis.quit();
   }
 }
+
+// Retries, the store deadline and 503s for every operation, around the methods above.
+guardStoreMethods(RedisStore.prototype);
 
 /**
  * The entries of a one-stream XREAD(GROUP) reply: `[[key, entries]]` in RESP2, `[key, entries]`
