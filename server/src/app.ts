@@ -7,7 +7,7 @@ import { bcAuthorizeHandler, discoveryRoutes, tokenHandler } from './ciba/index.
 import { consoleRoutes, testRequestRoutes } from './console/index.ts';
 import type { Deps } from './deps.ts';
 import { deviceRoutes } from './devices/index.ts';
-import { contentLengthLimit, errorHandler, MAX_BODY_BYTES, notFound, securityHeaders } from './http/index.ts';
+import { contentLengthLimit, errorHandler, MAX_BODY_BYTES, notFound, requestDeadline, securityHeaders } from './http/index.ts';
 import { redemptionRoutes } from './redemption/index.ts';
 
 /** Where `pnpm build` puts the approver PWA. */
@@ -34,6 +34,8 @@ export function createApp(deps: Deps, options: AppOptions = {}): Hono {
   app.use('*', securityHeaders({ https: deps.config.publicUrl.startsWith('https:') }));
   // A body announced as too large is refused on every route; one read is capped as it is read (read-body.ts).
   app.on(['POST', 'PUT', 'PATCH', 'DELETE'], '*', contentLengthLimit(MAX_BODY_BYTES));
+  // Every store call of one request shares one deadline, the Redis command timeout (request-deadline.ts).
+  if (deps.store.kind === 'redis') app.use('*', requestDeadline(deps.config.redisCommandTimeoutMs));
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', async (c) => {

@@ -38,6 +38,8 @@ export interface StartRedisServerOptions {
   appendOnly?: boolean;
   /** `--cluster-enabled yes` with `nodes.conf` in `dir`. */
   cluster?: boolean;
+  /** More redis-server arguments (e.g. `--enable-debug-command local`). */
+  args?: string[];
 }
 
 /**
@@ -53,6 +55,7 @@ export async function startRedisServer(options: StartRedisServerOptions = {}): P
   args.push('--appendonly', options.appendOnly ? 'yes' : 'no');
   if (options.appendOnly) args.push('--appendfsync', 'always');
   if (options.cluster) args.push('--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000');
+  if (options.args) args.push(...options.args);
   const child = spawn(REDIS_SERVER, args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
   try {
     await ready(child);

@@ -114,7 +114,9 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     : null;
   const store: Store = deployment?.store ?? options.memoryStore ?? new MemoryStore({ now: () => clock.now() });
   const adminToken = 'test-admin-token-0123456789abcdef';
-  const config = loadConfig({ PUBLIC_URL: issuer, NODE_ENV: 'test', ...options.env });
+  // The request deadline (request-deadline.ts) is the same command timeout the connection has.
+  const timeout = options.redisCommandTimeoutMs ? { REDIS_COMMAND_TIMEOUT_MS: String(options.redisCommandTimeoutMs) } : {};
+  const config = loadConfig({ PUBLIC_URL: issuer, NODE_ENV: 'test', ...timeout, ...options.env });
   const sleeps: number[] = [];
   const deps = await createDeps(config, store, {
     clock,

@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import { ReplyError } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import type { Logger } from '../runtime/index.ts';
+import { StoreUnavailableError } from '../store/index.ts';
 import { errorHandler } from './errors.ts';
 
 /** An app whose one route throws `error`, answered through the error handler; logs are kept. */
@@ -43,6 +44,12 @@ describe('errorHandler and a Redis in trouble', () => {
     ['a cluster that is down', new ReplyError('CLUSTERDOWN The cluster is down')],
     ['a slot being moved', new ReplyError('TRYAGAIN Multiple keys request during rehashing of slot')],
     ['a busy script', new ReplyError('BUSY Redis is busy running a script.')],
+    ['a stale slot map', new ReplyError('MOVED 3999 127.0.0.1:7001')],
+    ['a slot in migration', new ReplyError('ASK 3999 127.0.0.1:7001')],
+    ['a script the node has not cached', new ReplyError('NOSCRIPT No matching script. Please use EVAL.')],
+    ['a demoted master', new ReplyError("READONLY You can't write against a read only replica.")],
+    ['a replica without its master', new ReplyError("MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.")],
+    ['a store call given up (the store’s own verdict)', new StoreUnavailableError('unavailable', new ReplyError('MOVED 1 127.0.0.1:7001'))],
   ])('answers %s with 503 temporarily_unavailable', async (_, error) => {
     const { status, body, headers } = await answerTo(error);
     expect([status, body.error, headers.get('retry-after')]).toEqual([503, 'temporarily_unavailable', '2']);
@@ -53,6 +60,12 @@ describe('errorHandler and a Redis in trouble', () => {
     const wrapped = new CountersignError('server_error', 'could not save', { cause: new Error('Command timed out') });
     expect((await answerTo(wrapped)).status).toBe(503);
     expect((await answerTo(new Error('save failed', { cause: socket('ECONNRESET') }))).status).toBe(503);
+  });
+
+  it('answers a write the store reports as possibly applied as an unknown outcome', async () => {
+    const { status, body, headers } = await answerTo(new StoreUnavailableError('timeout', new Error('Connection is closed.')));
+    expect([status, body.error, headers.get('retry-after')]).toEqual([503, 'temporarily_unavailable', '2']);
+    expect(body.error_description).toMatch(/unknown/);
   });
 
   it('keeps a refusal a refusal, whatever caused it', async () => {

@@ -5,3 +5,4 @@ export { bodyTooLarge, contentLengthLimit, MAX_BODY_BYTES } from './body-limit.t
 export { CONTENT_SECURITY_POLICY, securityHeaders, securityHeaderSet, type SecurityHeadersOptions } from './security-headers.ts';
 export { answerClientErrors, nodeServerOptions, type TimeoutOptions } from './node-server.ts';
 export { sourceAddress, UNKNOWN_SOURCE } from './source-address.ts';
+export { requestDeadline } from './request-deadline.ts';

@@ -1,6 +1,6 @@
 export type { CasResult, CompareAndSetOptions, Fields, Guard, PollResult, RateEntry, RateResult, SortedWindowEntry, SortedWindowResult, Store, StreamAppendResult, StreamClaimResult, StreamConsumer, StreamEntry, StreamIndex, StreamMark, StreamTrimResult, WindowEntry, WindowResult } from './types.ts';
 export { keys } from './keys.ts';
-export { StoreDeadlineError } from './types.ts';
+export { LateSwapError } from './types.ts';
 export { MemoryStore, type MemoryStoreOptions } from './memory-store.ts';
 export {
   connectRedis,
@@ -11,6 +11,8 @@ export {
   type RedisFailure,
   type RedisTarget,
 } from './redis-connect.ts';
+export { redisErrorKind, StoreUnavailableError, type RedisErrorKind } from './redis-failures.ts';
+export { runWithStoreDeadline } from './store-deadline.ts';
 export { connectRedisStore, RedisStore, type ConnectRedisStoreOptions, type RedisStoreOptions } from './redis-store.ts';
 export { storeTargetOf } from './store-target.ts';
 export { checkPersistence, judgePersistence, readPersistence, PERSISTENCE_SETTINGS, type NodePersistence, type PersistenceSetting, type PersistenceVerdict } from './check-persistence.ts';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StoreDeadlineError, type Store } from './types.ts';
+import { LateSwapError, type Store } from './types.ts';
 
 /**
  * The contract of what makes a transition's consequences durable (docs/reliability.md): the outbox
@@ -55,7 +55,7 @@ export function describeOutboxContract(name: string, makeStore: () => Promise<St
       expect(Object.keys(fields).filter((field) => field.startsWith('ob:'))).toEqual(['ob:1']);
     });
 
-    it('a swap that reaches Redis after its deadline writes nothing and fails with StoreDeadlineError', async () => {
+    it('a swap that reaches Redis after its deadline writes nothing and fails with LateSwapError', async () => {
       const k = key('req');
       await store.hashCreate(k, { state: 'approved' }, 60);
       const late = store.compareAndSet(k, [{ field: 'state', op: 'eq', value: 'approved' }], { state: 'redeemed' }, { outbox: 'x', notAfterMs: Date.now() - 1000 });
@@ -64,7 +64,7 @@ export function describeOutboxContract(name: string, makeStore: () => Promise<St
         expect((await late).ok).toBe(true);
         return;
       }
-      await expect(late).rejects.toBeInstanceOf(StoreDeadlineError);
+      await expect(late).rejects.toBeInstanceOf(LateSwapError);
       expect(await store.hashGet(k)).toEqual({ state: 'approved' });
       // A deadline still ahead is no obstacle.
       expect((await store.compareAndSet(k, [], { state: 'redeemed' }, { notAfterMs: Date.now() + 5000 })).ok).toBe(true);

@@ -50,6 +50,16 @@ describe('connectRedis', () => {
     }
   });
 
+  it('leaves a cluster command whose node connection closed under it to the store, never resent blindly: it may have run', async () => {
+    const redis = (await connectRedis({ kind: 'cluster', ...loadConfig({ REDIS_CLUSTER_NODES: inject('redisClusterNodes') }).redisCluster! }, { onError: () => {} })) as Cluster;
+    try {
+      // ioredis' default (100) resends it, a whole pipeline at once; the store retries only reads (redis-guard.ts).
+      expect(redis.options.retryDelayOnFailover).toBe(0);
+    } finally {
+      redis.disconnect();
+    }
+  });
+
   it.each<[string, RedisTarget]>([
     ['a single Redis', { kind: 'single', url: 'redis://127.0.0.1:1' }],
     ['a cluster', { kind: 'cluster', nodes: [{ host: '127.0.0.1', port: 1 }] }],

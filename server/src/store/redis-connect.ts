@@ -1,4 +1,5 @@
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
+import { StoreUnavailableError } from './redis-failures.ts';
 
 /** One seed node of a Redis Cluster. */
 export interface ClusterSeed {
@@ -59,7 +60,8 @@ export interface ConnectRedisOptions {
  *   one for that node collects commands and leaves when it lands: under load commands wait at most
  *   one round trip longer, and in return share it. How it meets the other defaults:
  *   `commandTimeout` starts when a command is written, so a command waiting behind an in-flight
- *   pipeline waits at most that pipeline's timeout more (its commands time out, and it is done);
+ *   pipeline waits at most that pipeline's timeout more (its commands time out, and it is done),
+ *   which the request's store deadline cuts back to one timeout in all (store-deadline.ts);
  *   the order of commands to one node is kept, so two commands on one hash tag issued in one tick
  *   run in the order issued; a cluster's auto-pipelined command waits for the first slot map
  *   (`connectRedis` has it before it returns, and the map is kept across reconnects), after which
@@ -111,6 +113,12 @@ function clusterOptions(target: Extract<RedisTarget, { kind: 'cluster' }>, commo
     enableAutoPipelining: true,
     // Every read from a master: a replica lags, and a stale read could show a redeemed request as approved.
     scaleReads: 'master',
+    // No resend of a command whose node connection closed under it (ioredis' default resends after
+    // 100 ms, a whole pipeline at once when all its commands got "Connection is closed."): it may
+    // have run, and a compare-and-swap run twice answers its own winner `already_redeemed`, as
+    // `autoResendUnfulfilledCommands` says for a single server. The store retries a read itself
+    // (redis-guard.ts); a write is answered 503, outcome unknown.
+    retryDelayOnFailover: 0,
     ...(target.tls ? { dnsLookup: (address: string, callback: (error: null, address: string) => void) => callback(null, address) } : {}),
     redisOptions: {
       commandTimeout,
@@ -155,24 +163,31 @@ const UNAVAILABLE_MESSAGES = [
   /^None of startup nodes is available/,
   /^Failed to refresh slots cache/,
   /^Too many Cluster redirections/,
-  // `StoreDeadlineError`: the store refused a swap that reached Redis after its deadline, unapplied.
+  // `LateSwapError`: the store refused a swap that reached Redis after its deadline, unapplied.
   /^the state change reached Redis after its deadline/,
 ];
-/** Redis error replies that mean "not now" rather than "not so": retrying later can succeed. */
-const UNAVAILABLE_REPLIES = /^(LOADING|BUSY|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|NOREPLICAS|READONLY|MISCONF)\b/;
+/**
+ * Redis error replies that mean "not now" or "not here" rather than "not so": the command did not
+ * run, and retrying later (or on the right node) can succeed.
+ */
+const UNAVAILABLE_REPLIES = /^(LOADING|BUSY|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|NOREPLICAS|READONLY|MISCONF|MOVED|ASK|NOSCRIPT)\b/;
 /** Socket errors on the way to Redis. */
 const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 
 /**
  * Whether `error` (or an error it was caused by) says Redis is slow or unreachable, and how.
  * Everything else (a script error, `CROSSSLOT`, `WRONGTYPE`) is a bug and answers null: it must
- * stay a 500, not be retried as if it would pass.
+ * stay a 500, not be retried as if it would pass. The table and which errors are retried first:
+ * docs/reliability.md "Redis errors and deadlines".
  *
  * @see RFC 6749 §5.2 and CIBA Core 1.0 §13 (`temporarily_unavailable`)
  */
 export function redisFailureOf(error: unknown): RedisFailure | null {
   for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
-    if (current.message === 'Command timed out') return 'timeout';
+    // The store's own verdict (redis-guard.ts): it knows whether the call was a write that may have run.
+    if (current instanceof StoreUnavailableError) return current.failure;
+    // Sent, and cut off before the answer (a timeout, a connection closed under it): it may have run.
+    if (current.message === 'Command timed out' || current.name === 'StoreDeadlineError' || current.name === 'AbortError') return 'timeout';
     if (UNAVAILABLE_NAMES.has(current.name)) return 'unavailable';
     if (current.name === 'ReplyError' && UNAVAILABLE_REPLIES.test(current.message)) return 'unavailable';
     const code = (current as { code?: unknown }).code;

@@ -1,12 +1,13 @@
 import { type Cluster, Redis, type RedisOptions } from 'ioredis';
 import { createHash } from 'node:crypto';
 import { DEFAULT_REDIS_COMMAND_TIMEOUT_MS } from './redis-connect.ts';
+import { guardStoreMethods, registerGuard } from './redis-guard.ts';
 import { checkSortedArguments } from './sorted-arguments.ts';
 import { MULTI_KEY_SCRIPTS, SCRIPTS } from './redis-scripts.ts';
 import { STREAM_CONSUMER_REMOVE_LUA } from './stream-consumer-script.ts';
 import { checkManyEntries, checkTrim, indexIds, parseStreamId } from './stream-index.ts';
 import { rateSteps } from './rate-entry.ts';
-import { StoreDeadlineError } from './types.ts';
+import { LateSwapError } from './types.ts';
 import { checkWindowEntry, checkWindowMember } from './window-entry.ts';
 import type { CasResult, CompareAndSetOptions, Fields, Guard, PollResult, RateEntry, RateResult, SortedWindowEntry, SortedWindowResult, Store, StreamAppendManyResult, StreamAppendResult, StreamClaimResult, StreamConsumer, StreamEntry, StreamIndex, StreamMark, StreamTrimResult, WindowEntry, WindowResult } from './types.ts';
 
@@ -26,7 +27,9 @@ const SHAS: Partial<Record<keyof typeof SCRIPTS, string>> = {};
 /**
  * The Redis {@link Store}, the production store (DESIGN.md "Storage"). Every multi-step
  * operation is one Lua script over one key, so it is atomic and Redis Cluster safe. TTLs are
- * whole or fractional seconds, sent to Redis in milliseconds.
+ * whole or fractional seconds, sent to Redis in milliseconds. Every operation is guarded
+ * (redis-guard.ts): a Redis failure is retried where that is safe, or rejects with
+ * `StoreUnavailableError` (503 `temporarily_unavailable`), within the caller's store deadline.
  *
  * @throws TypeError when `prefix` holds a brace.
  */
@@ -46,6 +49,7 @@ export class RedisStore implements Store {
     }
     this.#redis.defineCommand('countersignStreamConsumerRemove', { lua: STREAM_CONSUMER_REMOVE_LUA, numberOfKeys: 1 });
     this.#scripts = this.#redis as unknown as Scripted;
+    registerGuard(this, this.#redis);
   }
 
   /**
@@ -138,7 +142,7 @@ export class RedisStore implements Store {
     const notAfter = options.notAfterMs === undefined ? '' : String(Math.floor(options.notAfterMs));
     const flatGuards = guards.flatMap((g) => [g.field, g.op, 'value' in g ? String(g.value) : '']);
     const reply = (await this.#scripts.countersignCompareAndSet(this.#key(key), ttl, notAfter, options.outbox ?? '', String(guards.length), ...flatGuards, ...pairs(set))) as [string, number?, string[]?];
-    if (reply[0] === 'late') throw new StoreDeadlineError();
+    if (reply[0] === 'late') throw new LateSwapError();
     if (reply[0] === 'missing') return { ok: false, fields: null, failedGuard: -1 };
     const fields = toFields(reply[2] ?? []);
     return reply[0] === 'ok' ? { ok: true, fields } : { ok: false, fields, failedGuard: reply[1] ?? -1 };
@@ -375,6 +379,9 @@ export class RedisStore implements Store {
     if (this.#redis.status !== 'end') await this.#redis.quit();
   }
 }
+
+// Retries, the store deadline and 503s for every operation, around the methods above.
+guardStoreMethods(RedisStore.prototype);
 
 /**
  * The entries of a one-stream XREAD(GROUP) reply: `[[key, entries]]` in RESP2, `[key, entries]`

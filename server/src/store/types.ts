@@ -23,7 +23,7 @@ export interface CompareAndSetOptions {
   outbox?: string;
   /**
    * Epoch ms, wall clock: a swap that reaches the store after this does nothing and fails with
-   * {@link StoreDeadlineError} (Redis compares its own clock), so a command that waited in a queue
+   * {@link LateSwapError} (Redis compares its own clock), so a command that waited in a queue
    * or a paused server cannot apply after its caller gave up. The in-memory store runs every call
    * at once and ignores it.
    */
@@ -34,10 +34,10 @@ export interface CompareAndSetOptions {
  * A compare-and-swap refused unapplied because it reached the store after its `notAfterMs`.
  * Redis is answering late: the request answers 503 `temporarily_unavailable`.
  */
-export class StoreDeadlineError extends Error {
+export class LateSwapError extends Error {
   constructor() {
     super('the state change reached Redis after its deadline; nothing was written');
-    this.name = 'StoreDeadlineError';
+    this.name = 'LateSwapError';
   }
 }
 
@@ -254,7 +254,7 @@ export interface Store {
    * The compare-and-swap that moves a request: when the record exists and every guard holds,
    * writes `set` (and resets the TTL when `ttlSeconds` is given, and appends `outbox` as the next
    * `ob:<seq>`), in one atomic step.
-   * @throws StoreDeadlineError when `notAfterMs` passed before the call reached the store; nothing was written.
+   * @throws LateSwapError when `notAfterMs` passed before the call reached the store; nothing was written.
    */
   compareAndSet(key: string, guards: Guard[], set: Fields, options?: CompareAndSetOptions): Promise<CasResult>;
   /**
