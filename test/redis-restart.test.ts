@@ -210,10 +210,10 @@ describe('Redis restarts and outages, two instances', () => {
       expect(await viaB.pollToken(asked.auth_req_id)).toMatchObject({ status: expect.stringMatching(/^(pending|slow_down)$/) });
     });
 
-    it('reports a redeem whose compare-and-swap timed out as an unknown outcome (503), never as success; the retry reads already_redeemed', async () => {
+    it('answers a redeem whose compare-and-swap timed out 503, never success, and the swap does not land after its deadline: the retry redeems once', async () => {
       const ready = await approved('txn_stalled');
-      // Stall Redis exactly as the redeem's compare-and-swap goes out, once: the script times out
-      // on the client and then runs when Redis resumes, so the redemption did happen.
+      // Stall Redis exactly as the redeem's compare-and-swap goes out, once: the script times out on
+      // the client, and when Redis resumes it finds its deadline (Redis's clock) passed and does nothing.
       const compareAndSet = a.store.compareAndSet.bind(a.store);
       let stallNext = true;
       a.store.compareAndSet = async (...args) => {
@@ -227,10 +227,13 @@ describe('Redis restarts and outages, two instances', () => {
       const unknown = await errorOf(viaA.redeem(ready.token, ready.details));
       expect([unknown.code, unknown.status]).toEqual(['temporarily_unavailable', 503]);
       await sleep(500);
-      expect((await viaB.getRequest(ready.auth_req_id)).state).toBe('redeemed');
-      const retried = await errorOf(viaA.redeem(ready.token, ready.details));
-      expect([retried.code, retried.status]).toEqual(['already_redeemed', 409]);
-      expect(retried.body?.redemption).toMatchObject({ redemption_id: expect.stringMatching(/^rdm_/), outcome: { status: 'unknown' } });
+      // Had it landed late, the executor (told "unknown") and the record would disagree until it retried.
+      expect((await viaB.getRequest(ready.auth_req_id)).state).toBe('approved');
+      const redeemed = await viaA.redeem(ready.token, ready.details);
+      expect(redeemed).toMatchObject({ status: 'redeemed', redemption_id: expect.stringMatching(/^rdm_/) });
+      const again = await errorOf(viaA.redeem(ready.token, ready.details));
+      expect([again.code, again.status]).toEqual(['already_redeemed', 409]);
+      expect(again.body?.redemption).toMatchObject({ redemption_id: redeemed.redemption_id, outcome: { status: 'unknown' } });
     });
   });
 });
