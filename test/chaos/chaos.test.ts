@@ -300,7 +300,8 @@ describe('chaos: Redis Cluster of 3 masters and 3 replicas, two server processes
       const victimProcess = cluster.nodes.find((node) => node.port === victim.port)!;
       const survivors = cluster.nodes.filter((node) => node !== victimProcess).map((node) => node.port);
       const stormStart = http.answers.length;
-      const windowMs = 4000 * Math.min(SCALE, 3);
+      // Long enough that fresh calls still arrive after the failover (2–5 s here): a stale slot map shows then.
+      const windowMs = 8000 * Math.min(SCALE, 2);
       const storm = redeemStorm(http, instances, client, approved, { racers: 3, windowMs, burstFraction: 0.5, retryMs: 25_000 });
       await storm.burstAnswered;
       await kill9(victimProcess.child);
