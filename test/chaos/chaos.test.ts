@@ -131,7 +131,7 @@ describe('chaos: one Redis, two server processes', () => {
 
   afterAll(async () => {
     // SIGCONT first, in case a failed test left Redis stopped; then every process this file started.
-    if (redis?.child.pid) process.kill(redis.child.pid, 'SIGCONT');
+    if (redis?.child.pid && redis.child.exitCode === null && redis.child.signalCode === null) process.kill(redis.child.pid, 'SIGCONT');
     reader?.disconnect();
     await receiver?.close();
     await killEverything();
