@@ -40,6 +40,8 @@ export interface StartRedisServerOptions {
   cluster?: boolean;
   /** More redis-server arguments (e.g. `--enable-debug-command local`). */
   args?: string[];
+  /** `cluster-node-timeout` in ms (2000 by default): how long a silent node takes to be failed over. */
+  clusterNodeTimeoutMs?: number;
 }
 
 /**
@@ -54,7 +56,7 @@ export async function startRedisServer(options: StartRedisServerOptions = {}): P
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', ''];
   args.push('--appendonly', options.appendOnly ? 'yes' : 'no');
   if (options.appendOnly) args.push('--appendfsync', 'always');
-  if (options.cluster) args.push('--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000');
+  if (options.cluster) args.push('--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', String(options.clusterNodeTimeoutMs ?? 2000));
   if (options.args) args.push(...options.args);
   const child = spawn(REDIS_SERVER, args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
   try {
@@ -76,22 +78,34 @@ export async function stopRedisServer(server: RedisServerProcess): Promise<void>
   await exited;
 }
 
+/** Options of {@link startRedisCluster}. */
+export interface StartRedisClusterOptions {
+  /** Replicas per master (`--cluster-replicas`), 0 by default. */
+  replicas?: number;
+  /** Each node's `cluster-node-timeout`, ms (see {@link StartRedisServerOptions}). */
+  nodeTimeoutMs?: number;
+}
+
 /**
- * Starts `masters` cluster-enabled nodes, joins them with `redis-cli --cluster create …
- * --cluster-replicas 0 --cluster-yes`, and waits until every node reports `cluster_state:ok`.
+ * Starts `masters × (1 + replicas)` cluster-enabled nodes, joins them with `redis-cli --cluster
+ * create … --cluster-replicas R --cluster-yes`, and waits until every node reports `cluster_state:ok`.
  *
- * @returns the nodes and the teardown (stop every node, remove its directory).
+ * @returns the nodes (ask `CLUSTER NODES` which is a master: `--cluster create` may place them
+ *   otherwise than in start order) and the teardown (stop every node, remove its directory).
  */
-export async function startRedisCluster(masters = 3): Promise<{ nodes: RedisServerProcess[]; stop: () => Promise<void> }> {
+export async function startRedisCluster(masters = 3, options: StartRedisClusterOptions = {}): Promise<{ nodes: RedisServerProcess[]; stop: () => Promise<void> }> {
+  const replicas = options.replicas ?? 0;
   const nodes: RedisServerProcess[] = [];
   const stop = async () => {
     await Promise.all(nodes.map((node) => stopRedisServer(node)));
     await Promise.all(nodes.map((node) => rm(node.dir, { recursive: true, force: true })));
   };
   try {
-    for (let i = 0; i < masters; i++) nodes.push(await startRedisServer({ cluster: true }));
+    for (let i = 0; i < masters * (1 + replicas); i++) {
+      nodes.push(await startRedisServer({ cluster: true, ...(options.nodeTimeoutMs === undefined ? {} : { clusterNodeTimeoutMs: options.nodeTimeoutMs }) }));
+    }
     const addresses = nodes.map((node) => `127.0.0.1:${node.port}`);
-    await run(REDIS_CLI, ['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes'], { timeout: 20_000 });
+    await run(REDIS_CLI, ['--cluster', 'create', ...addresses, '--cluster-replicas', String(replicas), '--cluster-yes'], { timeout: 20_000 });
     await waitForClusterOk(nodes);
     return { nodes, stop };
   } catch (error) {
@@ -100,7 +114,8 @@ export async function startRedisCluster(masters = 3): Promise<{ nodes: RedisServ
   }
 }
 
-async function waitForClusterOk(nodes: RedisServerProcess[]): Promise<void> {
+/** Polls `CLUSTER INFO` on every node until each reports `cluster_state:ok`. @throws after 15 s. */
+export async function waitForClusterOk(nodes: RedisServerProcess[]): Promise<void> {
   const deadline = Date.now() + 15_000;
   for (;;) {
     const infos = await Promise.all(nodes.map(async (node) => (await run(REDIS_CLI, ['-p', String(node.port), 'cluster', 'info'])).stdout));
