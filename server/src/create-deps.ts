@@ -106,6 +106,7 @@ export async function createDeps(config: Config, store: Store, overrides: DepsOv
       background,
       handlers,
       consumer: instance,
+      minIdleMs: config.jobTakeoverMs,
       ...overrides.jobs,
       // Retries fall due on every instance's clock; one instance at a time moves them into the queue.
       promotionTicker: leaseTicker({ store, holder: instance, log, name: 'job-retries', ...(overrides.jobs?.ticker ? { ticker: overrides.jobs.ticker } : {}) }),

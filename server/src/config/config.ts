@@ -43,6 +43,8 @@ export interface Config {
   redisCluster: { nodes: { host: string; port: number }[]; username?: string; password?: string; tls: boolean } | undefined;
   /** `REDIS_COMMAND_TIMEOUT_MS`: past it a Redis command fails and the request answers 503. */
   redisCommandTimeoutMs: number;
+  /** `JOB_TAKEOVER_MS`: how long a job taken by an instance waits before another takes it over. */
+  jobTakeoverMs: number;
   /** `REDIS_PERSISTENCE`: what start-up demands of the Redis's persistence (see `store/check-persistence.ts`). */
   redisPersistence: PersistenceSetting;
   adminToken: string | undefined;
@@ -119,6 +121,7 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
         }
       : undefined,
     redisCommandTimeoutMs: env.REDIS_COMMAND_TIMEOUT_MS,
+    jobTakeoverMs: env.JOB_TAKEOVER_MS,
     redisPersistence: env.REDIS_PERSISTENCE,
     adminToken: env.ADMIN_TOKEN,
     signingKey: env.SIGNING_KEY,

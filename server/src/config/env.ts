@@ -56,6 +56,12 @@ export const envSchema = z.object({
   /** Milliseconds a Redis command may take before the request answers 503. */
   REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(2000),
   /**
+   * Milliseconds a background job may stay taken by an instance without being finished before
+   * another instance takes it over (its instance died). Longer than any job runs: a notification
+   * attempt is bounded by its 5 s timeout.
+   */
+  JOB_TAKEOVER_MS: z.coerce.number().int().min(6000).max(3_600_000).default(30_000),
+  /**
    * Whether the Redis must keep its data across a restart (docs/security.md "Redis persistence"):
    * `required` (checked with `CONFIG GET` on every master; production refuses a Redis without AOF
    * or RDB, or one that cannot be asked), `managed` (the provider keeps it; a Redis that refuses
