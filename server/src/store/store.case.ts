@@ -105,7 +105,7 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
     });
     it('delete removes a key of any kind and answers whether it existed', async () => {
       const [s, h, m, l, z] = [key('s'), key('h'), key('m'), key('l'), key('z')];
-      await Promise.all([store.set(s, 'v'), store.hashSet(h, { a: '1' }), store.setAdd(m, 'x'), store.listAppend(l, 'e'), store.sortedAdd(z, 'x', 1)]);
+      await Promise.all([store.set(s, 'v'), store.hashSet(h, { a: '1' }), store.setAdd(m, 'x'), store.streamAppend(l, { e: '1' }), store.sortedAdd(z, 'x', 1)]);
       for (const k of [s, h, m, l, z]) expect(await store.delete(k)).toBe(true);
       for (const k of [s, h, m, l, z]) expect(await store.delete(k)).toBe(false);
       expect(await store.hashGet(h)).toBeNull();
@@ -571,13 +571,6 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
       });
     });
 
-    it('listAppend keeps order and listRange returns it oldest first', async () => {
-      const k = key('list');
-      for (const value of ['1', '2', '1', '3']) await store.listAppend(k, value);
-      expect(await store.listRange(k)).toStrictEqual(['1', '2', '1', '3']);
-      expect(await store.listRange(key('list'))).toStrictEqual([]);
-    });
-
     describe('stream', () => {
       /** Compares two stream ids `<ms>-<seq>` as numbers. */
       const idOrder = (a: string, b: string) => {
@@ -604,15 +597,15 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         expect(await store.streamRange(key('stream'))).toStrictEqual([]);
         await expect(store.streamRange(k, undefined, 0)).rejects.toThrow(RangeError);
       });
-      it('streamAppendAfter appends only while the newest entry is the one named, and otherwise answers the newest', async () => {
+      it('streamAppendManyAfter of one entry appends only while the newest entry is the one named, and otherwise answers the newest', async () => {
         const k = key('stream');
-        const first = await store.streamAppendAfter(k, null, { n: '1' });
+        const first = await store.streamAppendManyAfter(k, null, [{ n: '1' }]);
         if (!first.ok) throw new Error('the first append after null must succeed');
-        expect(await store.streamAppendAfter(k, null, { n: 'x' })).toStrictEqual({ ok: false, last: { id: first.id, fields: { n: '1' } } });
-        const second = await store.streamAppendAfter(k, first.id, { n: '2' });
+        expect(await store.streamAppendManyAfter(k, null, [{ n: 'x' }])).toStrictEqual({ ok: false, last: { id: first.ids[0], fields: { n: '1' } } });
+        const second = await store.streamAppendManyAfter(k, first.ids[0]!, [{ n: '2' }]);
         if (!second.ok) throw new Error('an append after the newest id must succeed');
-        expect(await store.streamAppendAfter(k, first.id, { n: 'y' })).toStrictEqual({ ok: false, last: { id: second.id, fields: { n: '2' } } });
-        expect(await store.streamAppendAfter(key('stream'), '1-0', { n: 'z' })).toStrictEqual({ ok: false, last: null });
+        expect(await store.streamAppendManyAfter(k, first.ids[0]!, [{ n: 'y' }])).toStrictEqual({ ok: false, last: { id: second.ids[0], fields: { n: '2' } } });
+        expect(await store.streamAppendManyAfter(key('stream'), '1-0', [{ n: 'z' }])).toStrictEqual({ ok: false, last: null });
         expect((await store.streamRange(k)).map((entry) => entry.fields.n)).toStrictEqual(['1', '2']);
       });
       it('streamAppendManyAfter appends a whole batch in order after the newest entry named, or nothing and answers the newest', async () => {
@@ -626,14 +619,14 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         expect(await store.streamAppendManyAfter(k, first.ids[0]!, [{ n: 'x' }])).toStrictEqual({ ok: false, last: { id: first.ids[1], fields: { n: '2', text: 'Zahlung € 49,00 ✓', empty: '' } } });
         const second = await store.streamAppendManyAfter(k, first.ids[1]!, [{ n: '3' }, { n: '4' }, { n: '5' }]);
         if (!second.ok) throw new Error('a batch after the newest id must succeed');
-        const single = await store.streamAppendAfter(k, second.ids[2]!, { n: '6' });
-        if (!single.ok) throw new Error('streamAppendAfter links to the last entry of a batch');
+        const single = await store.streamAppendManyAfter(k, second.ids[2]!, [{ n: '6' }]);
+        if (!single.ok) throw new Error('an append links to the last entry of a batch');
         expect(await store.streamAppendManyAfter(key('stream'), '1-0', [{ n: 'z' }])).toStrictEqual({ ok: false, last: null });
         const entries = await store.streamRange(k);
         expect(entries.map((entry) => entry.fields.n)).toStrictEqual(['1', '2', '3', '4', '5', '6']);
-        expect(entries.map((entry) => entry.id)).toStrictEqual([...first.ids, ...second.ids, single.id]);
-        await expect(store.streamAppendManyAfter(k, single.id, [])).rejects.toThrow(RangeError);
-        await expect(store.streamAppendManyAfter(k, single.id, [{ n: '7' }, {}])).rejects.toThrow(RangeError);
+        expect(entries.map((entry) => entry.id)).toStrictEqual([...first.ids, ...second.ids, ...single.ids]);
+        await expect(store.streamAppendManyAfter(k, single.ids[0]!, [])).rejects.toThrow(RangeError);
+        await expect(store.streamAppendManyAfter(k, single.ids[0]!, [{ n: '7' }, {}])).rejects.toThrow(RangeError);
         expect(await store.streamRange(k)).toHaveLength(6);
       });
       it('streamAppendManyAfter appends each indexed entry’s id to its index in the same step, and streamGet reads entries by id', async () => {
@@ -689,7 +682,7 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         expect((await store.streamRange(k)).map((entry) => entry.fields.n)).toStrictEqual(['4']);
         expect(await store.hashGet(mark)).toStrictEqual({ id: ids[3], seq: '3' });
         // The newest entry stays: appends still link to it.
-        expect(await store.streamAppendAfter(k, ids[4]!, { n: '5' })).toMatchObject({ ok: true });
+        expect(await store.streamAppendManyAfter(k, ids[4]!, [{ n: '5' }])).toMatchObject({ ok: true });
       });
       it('streamTrimBefore trims nothing when the first id to keep is not in the stream, so a stream is never emptied', async () => {
         const tag = `{${randomUUID()}}`;
@@ -739,7 +732,7 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         const write = async (handle: Store, writer: number) => {
           let last: string | null = null;
           for (;;) {
-            const result = await handle.streamAppendAfter(k, last, { writer: String(writer), prev: last ?? '' });
+            const result = await handle.streamAppendManyAfter(k, last, [{ writer: String(writer), prev: last ?? '' }]);
             if (result.ok) return;
             last = 'last' in result ? (result.last?.id ?? null) : last;
           }
@@ -905,14 +898,11 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         ['sortedAdd with a TTL sets it', (k) => store.sortedAdd(k, 'a', 1, 1), async (k) => expect(await store.sortedRangeByScore(k, 10, 10)).toStrictEqual([])],
         ['sortedAdd with a TTL resets it', async (k) => { await store.sortedAdd(k, 'a', 1, 1); await store.sortedAdd(k, 'b', 2, 60); }, async (k) => expect(await store.sortedRangeByScore(k, 10, 10)).toStrictEqual(['a', 'b'])],
         ['sortedAdd without a TTL keeps it', async (k) => { await store.sortedAdd(k, 'a', 1, 1); await store.sortedAdd(k, 'b', 2); }, async (k) => expect(await store.sortedRangeByScore(k, 10, 10)).toStrictEqual([])],
-        ['listAppend with a TTL sets it', (k) => store.listAppend(k, 'e', 1), async (k) => expect(await store.listRange(k)).toStrictEqual([])],
-        ['listAppend with a TTL resets it', async (k) => { await store.listAppend(k, 'e', 1); await store.listAppend(k, 'f', 60); }, async (k) => expect(await store.listRange(k)).toStrictEqual(['e', 'f'])],
         ['streamAppendManyAfter gives an index its TTL', (k) => store.streamAppendManyAfter(`chain:{${k}}`, null, [{ n: '1' }], [{ key: `idx:{${k}}`, ttlSeconds: 1 }]), async (k) => expect(await store.streamIndexRead(`idx:{${k}}`)).toStrictEqual([])],
         ['streamAppendManyAfter resets an index’s TTL', async (k) => {
           const first = await store.streamAppendManyAfter(`chain:{${k}}`, null, [{ n: '1' }], [{ key: `idx:{${k}}`, ttlSeconds: 1 }]);
           await store.streamAppendManyAfter(`chain:{${k}}`, first.ok ? first.ids[0]! : null, [{ n: '2' }], [{ key: `idx:{${k}}`, ttlSeconds: 60 }]);
         }, async (k) => expect(await store.streamIndexRead(`idx:{${k}}`)).toHaveLength(2)],
-        ['listAppend without a TTL keeps it', async (k) => { await store.listAppend(k, 'e', 1); await store.listAppend(k, 'f'); }, async (k) => expect(await store.listRange(k)).toStrictEqual([])],
       ];
       const caseKeys = cases.map(() => key('ttl'));
       beforeAll(async () => {

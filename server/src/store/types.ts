@@ -143,9 +143,6 @@ export interface StreamEntry {
   fields: Fields;
 }
 
-/** The answer of {@link Store.streamAppendAfter}: the new entry's id, or the newest entry that is there instead. */
-export type StreamAppendResult = { ok: true; id: string } | { ok: false; last: StreamEntry | null };
-
 /**
  * Where {@link Store.streamAppendManyAfter} also records one entry's new id: the string `key`, which
  * holds the ids appended so far separated by single spaces (read with {@link Store.streamIndexRead}),
@@ -338,11 +335,6 @@ export interface Store {
   /** Removes a member from a sorted set (ZREM); answers whether it was there. The last one removes the set. */
   sortedRemove(key: string, member: string): Promise<boolean>;
 
-  /** Appends to a list (append-only log), optionally resetting its TTL. */
-  listAppend(key: string, value: string, ttlSeconds?: number): Promise<void>;
-  /** The whole list, oldest first. */
-  listRange(key: string): Promise<string[]>;
-
   /**
    * Appends an entry to a stream (XADD … *), creating the stream; answers the entry's id. Ids
    * increase with every append, even when the clock stands still. Streams take no TTL: they are
@@ -350,17 +342,12 @@ export interface Store {
    */
   streamAppend(key: string, fields: Fields): Promise<string>;
   /**
-   * Appends an entry only while the stream's newest entry is still `lastId` (`null`: while the
-   * stream is empty or missing), in one atomic step. Otherwise writes nothing and answers the
-   * newest entry as it is, so the caller can retry from there without another read. The
-   * compare-and-swap that keeps a hash chain from forking when several writers append at once.
-   */
-  streamAppendAfter(key: string, lastId: string | null, fields: Fields): Promise<StreamAppendResult>;
-  /**
-   * {@link Store.streamAppendAfter} for several entries at once: appends all of `entries`, in order,
-   * only while the stream's newest entry is still `lastId` (`null`: empty or missing), in one
-   * atomic step, and answers their ids; otherwise writes none of them and answers the newest entry.
-   * One round trip for a whole batch of links (the audit chain's group commit).
+   * Appends all of `entries`, in order, only while the stream's newest entry is still `lastId`
+   * (`null`: while the stream is empty or missing), in one atomic step, and answers their ids;
+   * otherwise writes none of them and answers the newest entry as it is, so the caller can retry
+   * from there without another read. The compare-and-swap that keeps a hash chain from forking when
+   * several writers append at once; one round trip for a whole batch of links (the audit chain's
+   * group commit).
    *
    * `indexes[i]`, when given, names an index (see {@link StreamIndex}) that receives entry i's new
    * id in the same atomic step (the audit trail's per-request view): an index never names an entry
