@@ -1,8 +1,9 @@
 import { checkSortedArguments } from './sorted-arguments.ts';
 import { checkManyEntries, checkTrim, indexIds, parseStreamId } from './stream-index.ts';
 import { rateDecision, rateSteps } from './rate-entry.ts';
+import { checkThrottleRule } from './throttle-rule.ts';
 import { checkWindowEntry, checkWindowMember } from './window-entry.ts';
-import type { CasResult, CompareAndSetOptions, Fields, Guard, PollResult, RateEntry, RateResult, SortedWindowEntry, SortedWindowResult, Store, StreamAppendManyResult, StreamClaimResult, StreamConsumer, StreamEntry, StreamIndex, StreamMark, StreamTrimResult, WindowEntry, WindowResult } from './types.ts';
+import type { CasResult, CompareAndSetOptions, Fields, Guard, RateEntry, RateResult, SortedWindowEntry, SortedWindowResult, Store, StreamAppendManyResult, StreamClaimResult, StreamConsumer, StreamEntry, StreamIndex, StreamMark, StreamTrimResult, ThrottleResult, ThrottleRule, WindowEntry, WindowResult } from './types.ts';
 
 /** A sorted set: each member's score, and the members in (score, member) order for range reads. */
 interface Sorted { scores: Map<string, number>; order: { score: number; member: string }[] }
@@ -209,16 +210,17 @@ export class MemoryStore implements Store {
     return { ok: true, fields: Object.fromEntries(hash.value) };
   }
 
-  async pollThrottle(key: string, nowMs: number, leewayMs = 0): Promise<PollResult> {
+  async hashThrottle(key: string, rule: ThrottleRule): Promise<ThrottleResult> {
+    const { nowMs, intervalField, nextAtField, unitMs, defaultInterval, earlyIncrement, leewayMs } = checkThrottleRule(rule);
     const hash = this.#of(key, 'hash');
     if (!hash) return { status: 'missing', fields: null };
-    let interval = decimal(hash.value.get('interval') ?? '5');
-    const next = hash.value.get('next_poll_at');
+    let interval = decimal(hash.value.get(intervalField) ?? String(defaultInterval));
+    const next = hash.value.get(nextAtField);
     const early = next !== undefined && nowMs < decimal(next) - leewayMs;
-    if (early) interval += 5;
-    hash.value.set('interval', String(interval));
-    hash.value.set('next_poll_at', String(nowMs + interval * 1000));
-    return { status: early ? 'slow_down' : 'ok', fields: Object.fromEntries(hash.value) };
+    if (early) interval += earlyIncrement;
+    hash.value.set(intervalField, String(interval));
+    hash.value.set(nextAtField, String(nowMs + interval * unitMs));
+    return { status: early ? 'early' : 'ok', fields: Object.fromEntries(hash.value) };
   }
 
   async windowAdd(key: string, entry: WindowEntry): Promise<WindowResult> {

@@ -51,9 +51,32 @@ export interface CasResult {
   failedGuard?: number;
 }
 
-/** The answer of {@link RecordStore.pollThrottle} (CIBA Core §7.3 `interval`, §11 `slow_down`). */
-export interface PollResult {
-  status: 'ok' | 'slow_down' | 'missing';
+/**
+ * One call offered to a record's spacing ({@link RecordStore.hashThrottle}): calls to one record
+ * should come at least one interval apart, and the interval grows by `earlyIncrement` with each call
+ * that comes early. Times are epoch milliseconds from the caller's (injected) clock.
+ */
+export interface ThrottleRule {
+  /** The clock. */
+  nowMs: number;
+  /** The field that holds the interval, a whole number of `unitMs`. */
+  intervalField: string;
+  /** The field that holds when the next call is due (epoch ms); absent before the first call. */
+  nextAtField: string;
+  /** Milliseconds per unit of the interval (1000: seconds); ≥ 1. */
+  unitMs: number;
+  /** The interval of a record whose interval field is absent; ≥ 0. */
+  defaultInterval: number;
+  /** Added to the interval by a call that comes early; ≥ 0. */
+  earlyIncrement: number;
+  /** A call this many ms before it is due still counts as on time; ≥ 0, 0 by default. */
+  leewayMs?: number;
+}
+
+/** The answer of {@link RecordStore.hashThrottle}. */
+export interface ThrottleResult {
+  /** `early` when the call came more than `leewayMs` before it was due; `missing` when there is no record. */
+  status: 'ok' | 'early' | 'missing';
   /** The record after the call, or null when missing. */
   fields: Fields | null;
 }
@@ -103,10 +126,12 @@ export interface RecordStore {
    */
   compareAndSet(key: string, guards: Guard[], set: Fields, options?: CompareAndSetOptions): Promise<CasResult>;
   /**
-   * The atomic poll-rate check of the CIBA token endpoint, on a record with the fields
-   * `interval` (seconds) and `next_poll_at` (epoch ms, absent before the first poll). A poll at or
-   * after `next_poll_at - leewayMs` is `ok`; an earlier one is `slow_down` and adds 5 s to
-   * `interval`. Either way `next_poll_at` becomes `nowMs + interval * 1000`.
+   * A guarded "next call due at" on a hash record, in one atomic step, so that of concurrent calls
+   * only one can see the old due time: a call at or after `nextAtField - leewayMs` is `ok`; an
+   * earlier one is `early` and adds `earlyIncrement` to `intervalField`. Either way `nextAtField`
+   * becomes `nowMs + interval * unitMs`; the record's TTL is kept. A missing record writes nothing.
+   * (The CIBA token endpoint's `interval` and `slow_down` are one such rule: ciba/poll-throttle.ts.)
+   * @throws RangeError when a time, interval, increment or leeway is not a safe integer ≥ 0, `unitMs` not ≥ 1, or a field name is empty.
    */
-  pollThrottle(key: string, nowMs: number, leewayMs?: number): Promise<PollResult>;
+  hashThrottle(key: string, rule: ThrottleRule): Promise<ThrottleResult>;
 }

@@ -210,44 +210,65 @@ export function describeRecordStoreContract(name: string, makeStore: () => Promi
       });
     });
 
-    describe('pollThrottle', () => {
+    describe('hashThrottle', () => {
+      // The CIBA token endpoint's rule (ciba/poll-throttle.ts): seconds, 5 by default, +5 when early.
+      const POLL = { intervalField: 'interval', nextAtField: 'next_poll_at', unitMs: 1000, defaultInterval: 5, earlyIncrement: 5 };
+      const throttle = (handle: Store, k: string, nowMs: number, leewayMs?: number) => handle.hashThrottle(k, { ...POLL, nowMs, ...(leewayMs === undefined ? {} : { leewayMs }) });
       const polled = async (fields: Record<string, string> = { interval: '5' }) => {
         const k = key('poll');
         await store.hashCreate(k, fields, 60);
         return k;
       };
-      it('is missing for a missing record', async () => {
-        expect(await store.pollThrottle(key('poll'), T)).toStrictEqual({ status: 'missing', fields: null });
+      it('is missing for a missing record, and writes nothing', async () => {
+        const k = key('poll');
+        expect(await throttle(store, k, T)).toStrictEqual({ status: 'missing', fields: null });
+        expect(await store.hashGet(k)).toBeNull();
       });
-      it('lets the first poll through and schedules the next one interval later', async () => {
+      it('lets the first call through and schedules the next one interval later', async () => {
         const k = await polled({ interval: '5', state: 'pending' });
-        expect(await store.pollThrottle(k, T)).toStrictEqual({ status: 'ok', fields: { interval: '5', state: 'pending', next_poll_at: String(T + 5000) } });
+        expect(await throttle(store, k, T)).toStrictEqual({ status: 'ok', fields: { interval: '5', state: 'pending', next_poll_at: String(T + 5000) } });
       });
-      it('takes an interval of 5 s when the record has none', async () => {
+      it('takes the default interval when the record has none', async () => {
         const k = await polled({ state: 'pending' });
-        expect((await store.pollThrottle(k, T)).fields).toMatchObject({ interval: '5', next_poll_at: String(T + 5000) });
+        expect((await throttle(store, k, T)).fields).toMatchObject({ interval: '5', next_poll_at: String(T + 5000) });
       });
-      it('lets a poll at next_poll_at through', async () => {
+      it('lets a call at the due time through', async () => {
         const k = await polled();
-        await store.pollThrottle(k, T);
-        expect(await store.pollThrottle(k, T + 5000)).toMatchObject({ status: 'ok', fields: { interval: '5', next_poll_at: String(T + 10_000) } });
+        await throttle(store, k, T);
+        expect(await throttle(store, k, T + 5000)).toMatchObject({ status: 'ok', fields: { interval: '5', next_poll_at: String(T + 10_000) } });
       });
-      it('answers slow_down to an early poll and adds 5 s to interval', async () => {
+      it('answers early to an early call and adds the increment to the interval', async () => {
         const k = await polled();
-        await store.pollThrottle(k, T);
-        expect(await store.pollThrottle(k, T + 1000)).toMatchObject({ status: 'slow_down', fields: { interval: '10', next_poll_at: String(T + 11_000) } });
+        await throttle(store, k, T);
+        expect(await throttle(store, k, T + 1000)).toMatchObject({ status: 'early', fields: { interval: '10', next_poll_at: String(T + 11_000) } });
       });
-      it('lets a poll within the leeway through, not one before it', async () => {
+      it('lets a call within the leeway through, not one before it', async () => {
         const [inside, before] = [await polled(), await polled()];
-        await Promise.all([store.pollThrottle(inside, T), store.pollThrottle(before, T)]);
-        expect((await store.pollThrottle(inside, T + 4500, 500)).status).toBe('ok');
-        expect((await store.pollThrottle(before, T + 4499, 500)).status).toBe('slow_down');
+        await Promise.all([throttle(store, inside, T), throttle(store, before, T)]);
+        expect((await throttle(store, inside, T + 4500, 500)).status).toBe('ok');
+        expect((await throttle(store, before, T + 4499, 500)).status).toBe('early');
       });
-      it('10 concurrent polls at one instant: one ok, nine slow_down', async () => {
+      it('takes the fields, unit, default and increment from the caller', async () => {
+        const k = await polled({ gap: '7' });
+        const rule = { intervalField: 'gap', nextAtField: 'due', unitMs: 1, defaultInterval: 0, earlyIncrement: 3 };
+        expect(await store.hashThrottle(k, { ...rule, nowMs: T })).toStrictEqual({ status: 'ok', fields: { gap: '7', due: String(T + 7) } });
+        expect(await store.hashThrottle(k, { ...rule, nowMs: T + 6 })).toStrictEqual({ status: 'early', fields: { gap: '10', due: String(T + 16) } });
+        const none = await polled({ other: 'x' });
+        expect(await store.hashThrottle(none, { ...rule, nowMs: T })).toStrictEqual({ status: 'ok', fields: { other: 'x', gap: '0', due: String(T) } });
+      });
+      it('refuses a rule that is not whole numbers or has no distinct fields, and writes nothing', async () => {
         const k = await polled();
-        const results = await Promise.all(Array.from({ length: 10 }, (_, i) => handles[i % handles.length]!.pollThrottle(k, T)));
+        await expect(store.hashThrottle(k, { ...POLL, nowMs: T, earlyIncrement: 0.5 })).rejects.toThrow(RangeError);
+        await expect(store.hashThrottle(k, { ...POLL, nowMs: T, unitMs: 0 })).rejects.toThrow(RangeError);
+        await expect(store.hashThrottle(k, { ...POLL, nowMs: -1 })).rejects.toThrow(RangeError);
+        await expect(store.hashThrottle(k, { ...POLL, nowMs: T, nextAtField: 'interval' })).rejects.toThrow(RangeError);
+        expect(await store.hashGet(k)).toStrictEqual({ interval: '5' });
+      });
+      it('10 concurrent calls at one instant: one ok, nine early', async () => {
+        const k = await polled();
+        const results = await Promise.all(Array.from({ length: 10 }, (_, i) => throttle(handles[i % handles.length]!, k, T)));
         expect(results.filter((result) => result.status === 'ok')).toHaveLength(1);
-        expect(results.filter((result) => result.status === 'slow_down')).toHaveLength(9);
+        expect(results.filter((result) => result.status === 'early')).toHaveLength(9);
         expect(await store.hashGet(k)).toStrictEqual({ interval: '50', next_poll_at: String(T + 50_000) });
       });
     });
@@ -263,7 +284,7 @@ export function describeRecordStoreContract(name: string, makeStore: () => Promi
       ['compareAndSet with a TTL resets it', async (k) => { await store.hashCreate(k, { a: '1' }, 1); await store.compareAndSet(k, [], { b: '2' }, { ttlSeconds: 60 }); }, async (k) => expect(await store.hashGet(k)).toStrictEqual({ a: '1', b: '2' })],
       ['compareAndSet without a TTL keeps it', async (k) => { await store.hashCreate(k, { a: '1' }, 1); await store.compareAndSet(k, [], { b: '2' }); }, async (k) => expect(await store.hashGet(k)).toBeNull()],
       ['replace keeps the TTL', async (k) => { await store.set(k, 'a', { ttlSeconds: 1 }); await store.replace(k, 'a', 'b'); }, async (k) => expect(await store.get(k)).toBeNull()],
-      ['pollThrottle keeps the TTL', async (k) => { await store.hashCreate(k, { interval: '5' }, 1); await store.pollThrottle(k, T); }, async (k) => expect(await store.hashGet(k)).toBeNull()],
+      ['hashThrottle keeps the TTL', async (k) => { await store.hashCreate(k, { interval: '5' }, 1); await store.hashThrottle(k, { nowMs: T, intervalField: 'interval', nextAtField: 'next_poll_at', unitMs: 1000, defaultInterval: 5, earlyIncrement: 5 }); }, async (k) => expect(await store.hashGet(k)).toBeNull()],
     ]);
   });
 }
