@@ -1,4 +1,4 @@
-import { CountersignError } from '@countersign/shared';
+import { CountersignError, isCurrencyCode } from '@countersign/shared';
 import type { Clock } from '../runtime/index.ts';
 import { type IndexStore, keys, type WindowStore } from '../store/index.ts';
 import type { Policy } from './policy-schema.ts';
@@ -68,10 +68,17 @@ export function velocityMemberOf(authReqId: string): string {
  * @throws CountersignError `too_many_pending` (429: the user's limit, or this client's share of
  *   it), `velocity_exceeded` (429); the store's error when a window could not be asked (the places
  *   the others took are given back first).
+ * @throws RangeError when an amount is under anything but an ISO 4217 code (the edge validates
+ *   currencies, so this is a bug upstream), before any window is asked.
  * @see issue 4 "Velocity limits", "Push fatigue"; issue 10 "One client cannot lock a person out"
  */
 export async function reserveRequest(deps: LimitDeps, input: ReservationInput): Promise<Reservation> {
   const { store, policy } = deps;
+  // The velocity windows total money per ISO 4217 currency; the store keeps any name its layout can
+  // spell, so the rule about which names are currencies is checked here.
+  for (const currency of Object.keys(input.amounts)) {
+    if (!isCurrencyCode(currency)) throw new RangeError(`amounts: ${currency} is not an ISO 4217 currency code`);
+  }
   const nowMs = deps.clock.now();
   const { velocity, max_pending_per_user, max_pending_per_client_user } = policy.limits;
   const member = input.auth_req_id;

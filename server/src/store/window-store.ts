@@ -1,6 +1,7 @@
 /**
  * One entry offered to a sliding window ({@link WindowStore.windowAdd}). Times are epoch milliseconds;
- * amounts are minor units, per ISO 4217 currency code.
+ * amounts are whole units (the velocity limits: minor units) per name of three upper-case letters
+ * (the caller's currency codes; the store checks only that its layout can spell them).
  */
 export interface WindowEntry {
   /** The clock: the entry's time, and what the window slides with. */
@@ -99,7 +100,7 @@ export interface WindowStore {
    * totals, then the entries), to be read and written through these two operations only. Each call
    * adds an entry: a member added twice counts twice.
    * @throws RangeError when a time or count is not a safe integer ≥ 0, an amount not a non-negative
-   *   safe integer under an ISO 4217 code, or `member` empty.
+   *   safe integer under a name of three upper-case letters, or `member` empty.
    */
   windowAdd(key: string, entry: WindowEntry): Promise<WindowResult>;
   /**
