@@ -1,6 +1,5 @@
-import type { Logger } from '../runtime/index.ts';
+import { intervalTicker, type Logger, type Ticker } from '../runtime/index.ts';
 import { keys, type RecordStore } from '../store/index.ts';
-import { intervalTicker, type Ticker } from './expiry-sweeper.ts';
 
 /** Options of {@link leaseTicker}. */
 export interface LeaseTickerOptions {
