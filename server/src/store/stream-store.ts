@@ -74,7 +74,10 @@ export interface StreamStore {
    * `indexes[i]`, when given, names an index (see {@link StreamIndex}) that receives entry i's new
    * id in the same atomic step (the audit trail's per-request view): an index never names an entry
    * that is not in the stream, and an entry is never appended without its index. An index key
-   * that holds a list (the layout before the string one) is converted first, in the same step.
+   * that holds a list (the layout before the string one) is converted first, in the same step: a
+   * reader of the layout the November 2026 release replaced, kept for one release as the README's
+   * "Upgrading" promises, and in the store because only the append's own atomic step can convert an
+   * index without losing an id appended meanwhile (Redis only: a memory store holds no old layout).
    *
    * @throws RangeError when `entries` is empty, an entry has no field, `indexes` is longer than
    *   `entries`, or an index key does not share the stream key's hash tag.
@@ -90,7 +93,7 @@ export interface StreamStore {
   streamGet(key: string, ids: readonly string[]): Promise<(StreamEntry | null)[]>;
   /**
    * The stream ids an index of {@link StreamStore.streamAppendManyAfter} holds, in the order appended
-   * (empty when there is none). Reads a list index of the earlier layout too.
+   * (empty when there is none). Reads a list index of the earlier layout too (one release, as above).
    */
   streamIndexRead(key: string): Promise<string[]>;
   /**
