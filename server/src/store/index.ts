@@ -15,4 +15,4 @@ export { redisErrorKind, StoreUnavailableError, type RedisErrorKind } from './re
 export { runWithStoreDeadline } from './store-deadline.ts';
 export { connectRedisStore, RedisStore, type ConnectRedisStoreOptions, type RedisStoreOptions } from './redis-store.ts';
 export { storeTargetOf } from './store-target.ts';
-export { checkPersistence, judgePersistence, readPersistence, PERSISTENCE_SETTINGS, type NodePersistence, type PersistenceSetting, type PersistenceVerdict } from './check-persistence.ts';
+export { checkPersistence, judgePersistence, readPersistence, type NodePersistence, type PersistenceVerdict } from './check-persistence.ts';
