@@ -1,7 +1,7 @@
 import { createAgentClient, type AgentClient, type DeviceEnrollmentLink, type DeviceSummary, type HistoryEntry } from '@countersign/shared';
 import { keys } from '@countersign/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HISTORY_LIMIT } from '../server/src/devices/index.ts';
+import { HISTORY_LIMIT } from '../server/src/history/index.ts';
 import { answer, bcAuthorize, device, enrollWithRoles, pay, testPolicy, watchAudit, type SeenEvent } from './guarantees/policy-support.ts';
 import { createHarness, type EnrolledUser, type Harness } from './support/harness.ts';
 import { createSoftAuthenticator } from './support/soft-authenticator.ts';

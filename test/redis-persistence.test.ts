@@ -3,7 +3,8 @@ import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkPersistence, connectRedis, type PersistenceSetting } from '../server/src/store/index.ts';
+import type { PersistenceSetting } from '../server/src/config/index.ts';
+import { checkPersistence, connectRedis } from '../server/src/store/index.ts';
 import { clusterTarget, startRedisServer, stopRedisServer, type RedisServerProcess } from './support/cluster.ts';
 import { PRODUCTION_URL, productionEnv } from './support/production.ts';
 

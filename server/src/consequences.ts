@@ -1,7 +1,8 @@
 import type { AuditEvent } from './audit/index.ts';
 import { pushRequest } from './ciba/index.ts';
 import type { Deps } from './deps.ts';
-import { announce, audienceOf, recordHistory, rolesOf } from './devices/index.ts';
+import { announce, audienceOf, rolesOf } from './devices/index.ts';
+import { recordHistory } from './history/index.ts';
 import { releasePending, releaseUnused } from './policy/index.ts';
 import {
   announceExpiry,

@@ -79,7 +79,7 @@ export function disallowedChanges(changes: Change[], refusal: Refusal): string[]
     if (audit) {
       const authReqId = audit[2]!;
       if (!REQUEST_ID.test(authReqId)) problems.push(`an audit index opened under a malformed request id: ${change.key.slice(0, 200)}`);
-      const was = change.before === null ? [] : change.before.kind === 'string' ? change.before.value.split(' ') : change.before.kind === 'list' ? change.before.value : null;
+      const was = change.before === null ? [] : change.before.kind === 'string' ? change.before.value.split(' ') : null;
       if (was === null || change.after?.kind !== 'string') {
         problems.push(`${change.key} is not a stream index: ${brief(change.before)} → ${brief(change.after)}`);
         continue;

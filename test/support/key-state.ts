@@ -8,7 +8,7 @@ import type { StreamEntry } from '../../server/src/store/index.ts';
  */
 
 /** The kind of value a write leaves at a key: which reader to try first (`any`: a delete, of any kind). */
-export type KeyKind = 'string' | 'hash' | 'set' | 'sorted' | 'list' | 'stream' | 'window' | 'any';
+export type KeyKind = 'string' | 'hash' | 'set' | 'sorted' | 'stream' | 'window' | 'any';
 
 /**
  * What one write touches: a key, or one consumer group of a stream (its pending entries). A write
@@ -29,7 +29,6 @@ export type KeyState =
    * a member it does not name, so these and the order are all a watched call can change.
    */
   | { kind: 'sorted'; value: { members: string[]; scored: Record<string, boolean> } }
-  | { kind: 'list'; value: string[] }
   | { kind: 'stream'; value: StreamEntry[] }
   /** What the Store lets one read of a sliding window: how many entries it holds, and their totals per currency. */
   | { kind: 'window'; value: { count: number; totals: Record<string, number> } }
@@ -87,10 +86,6 @@ const READERS: Record<Exclude<KeyKind, 'any'>, Reader> = {
     if (members.length === 0) return null;
     if (members.length >= MAX_MEMBERS) return { kind: 'unreadable', value: `a sorted set of ${MAX_MEMBERS} members or more` };
     return { kind: 'sorted', value: { members, scored: {} } };
-  },
-  async list(store, key) {
-    const value = await store.listRange(key);
-    return value.length === 0 ? null : { kind: 'list', value };
   },
   async stream(store, key) {
     const value = await store.streamRange(key);

@@ -9,7 +9,7 @@ import { readTarget, sameState, withScores, type KeyState, type Target } from '.
  * The watched operations are derived from the {@link Store} interface itself: {@link WATCH} is a
  * table with one entry per member of `Store`, so a new operation does not compile until it says
  * whether it reads or which keys it writes. Every kind of value the store can hold has a reader
- * (`key-state.ts`: strings, hashes, sets, sorted sets with the scores written, lists, streams,
+ * (`key-state.ts`: strings, hashes, sets, sorted sets with the scores written, streams,
  * consumer groups and the sliding windows); a key that none of them can read is reported as a
  * change, so it fails a check instead of passing unseen. `allowed-changes.ts` says which changes
  * a refusal may leave.
@@ -32,7 +32,7 @@ type Watched<F> = F extends (...args: infer A) => Promise<infer R>
 /** Every member of the Store, classified; `satisfies` below makes a member left out a compile error. */
 export type StoreWatchTable = { readonly [K in keyof Store]-?: Watched<Store[K]> };
 
-/** The index keys of a batch append: strings (a list in the layout before, which the string reader hands over to the list one). */
+/** The index keys of a batch append: strings. */
 const index = (indexes: readonly ({ key: string } | null | undefined)[] | undefined): Target[] => (indexes ?? []).flatMap((i) => (i ? [{ key: i.key, kind: 'string' as const }] : []));
 
 /**
@@ -54,7 +54,7 @@ export const WATCH = {
   hashSet: { writes: (key) => [{ key, kind: 'hash' }] },
   hashDelete: { writes: (key) => [{ key, kind: 'hash' }] },
   compareAndSet: { writes: (key) => [{ key, kind: 'hash' }] },
-  pollThrottle: { writes: (key) => [{ key, kind: 'hash' }] },
+  hashThrottle: { writes: (key) => [{ key, kind: 'hash' }] },
   windowAdd: { writes: (key) => [{ key, kind: 'window' }] },
   windowRemove: { writes: (key) => [{ key, kind: 'window' }] },
   sortedWindowAdd: { writes: (key, entry) => [{ key, kind: 'sorted', scores: [[entry.member, entry.score ?? entry.nowMs]] }] },
@@ -67,10 +67,7 @@ export const WATCH = {
   sortedAdd: { writes: (key, member, score) => [{ key, kind: 'sorted', scores: [[member, score]] }] },
   sortedRangeByScore: 'read',
   sortedRemove: { writes: (key) => [{ key, kind: 'sorted' }] },
-  listAppend: { writes: (key) => [{ key, kind: 'list' }] },
-  listRange: 'read',
   streamAppend: { writes: (key) => [{ key, kind: 'stream' }], appended: (id, key) => ({ key, ids: [id] }) },
-  streamAppendAfter: { writes: (key) => [{ key, kind: 'stream' }], appended: (result, key) => ({ key, ids: result.ok ? [result.id] : [] }) },
   streamAppendManyAfter: {
     writes: (key, _lastId, _entries, indexes) => [{ key, kind: 'stream' }, ...index(indexes)],
     appended: (result, key) => ({ key, ids: result.ok ? result.ids : [] }),

@@ -74,7 +74,7 @@ export function markdown(report: Report): string {
   const chain = report.auditChain;
   lines.push(
     '',
-    `**Audit trail under concurrency** (${fmt(chain.events)} events, ${chain.concurrency} at a time, in-process): ${fmt(chain.oneTenantPerSecond)} events/s into one tenant's chain, ${fmt(chain.eightTenantsPerSecond)}/s spread over 8 tenants; plain Redis list appends of the same lines: ${fmt(chain.plainAppendsPerSecond)}/s.`,
+    `**Audit trail under concurrency** (${fmt(chain.events)} events, ${chain.concurrency} at a time, in-process): ${fmt(chain.oneTenantPerSecond)} events/s into one tenant's chain, ${fmt(chain.eightTenantsPerSecond)}/s spread over 8 tenants; plain Redis stream appends (XADD) of the same lines: ${fmt(chain.plainAppendsPerSecond)}/s.`,
     `The same ${fmt(report.tenantSpread.requests)} \`/bc-authorize\` requests, ${report.tenantSpread.concurrency} at a time, in-process: ${fmt(report.tenantSpread.oneTenantPerSecond)}/s in one tenant, ${fmt(report.tenantSpread.eightTenantsPerSecond)}/s spread over 8 tenants (${round2(report.tenantSpread.eightTenantsPerSecond / report.tenantSpread.oneTenantPerSecond)} ×).`,
   );
 

@@ -1,6 +1,6 @@
 import { canonicalize } from '@countersign/shared';
 import type { Clock, Logger } from '../runtime/index.ts';
-import type { Store, StreamEntry } from '../store/index.ts';
+import type { IndexStore, RecordStore, StreamEntry, StreamStore } from '../store/index.ts';
 import { keys } from '../store/index.ts';
 import type { AuditEvent, StoredAuditEvent } from './audit-event.ts';
 import { createChainAppender } from './chain-appender.ts';
@@ -78,7 +78,7 @@ const PAGE = 500;
  *
  * @param retentionSeconds - how long a request's view is kept (at most `options.maxAgeSeconds`).
  */
-export function createAuditLog(store: Store, clock: Clock, retentionSeconds: number, options: AuditLogOptions = {}): AuditLog {
+export function createAuditLog(store: StreamStore & IndexStore & Pick<RecordStore, 'hashGet'>, clock: Clock, retentionSeconds: number, options: AuditLogOptions = {}): AuditLog {
   const indexTtl = Math.min(retentionSeconds, options.maxAgeSeconds ?? Number.POSITIVE_INFINITY);
   const append = createChainAppender(store, {
     indexOf: (event) => (event.auth_req_id ? { key: keys.requestAuditIndex(event.tenant, event.auth_req_id), ttlSeconds: indexTtl } : null),

@@ -1,4 +1,4 @@
-import type { Fields, Store, StreamIndex } from '../store/index.ts';
+import type { Fields, StreamIndex, StreamStore } from '../store/index.ts';
 import { keys } from '../store/index.ts';
 import type { AuditEvent, ChainedAuditEvent, StoredAuditEvent } from './audit-event.ts';
 import { chainText, eventHash, genesisHash, sha256Text } from './chain-hash.ts';
@@ -76,7 +76,7 @@ interface Waiting {
  *   was done to it, so the audit (and with it the gate) fails closed until an operator looks.
  * @see DESIGN.md guarantee 9; RFC 8785 (JCS)
  */
-export function createChainAppender(store: Store, options: ChainAppenderOptions = {}): ChainAppender {
+export function createChainAppender(store: StreamStore, options: ChainAppenderOptions = {}): ChainAppender {
   const heads = new Map<string, Head>();
   /** Per tenant, the events waiting for the next batch; a tenant is here while its batches run. */
   const waiting = new Map<string, Waiting[]>();

@@ -1,4 +1,4 @@
-import type { Fields, Store } from '../store/index.ts';
+import type { Fields, RecordStore, StreamStore } from '../store/index.ts';
 import { keys } from '../store/index.ts';
 import { eventHash, genesisHash } from './chain-hash.ts';
 import { isResetLink } from './chain-reset.ts';
@@ -51,7 +51,7 @@ export function readRetentionAnchor(fields: Fields | null): RetentionAnchor | nu
  *
  * @see DESIGN.md guarantee 9; docs/audit.md "Retention"
  */
-export async function trimChain(store: Store, tenant: string, cutoffMs: number): Promise<TrimReport> {
+export async function trimChain(store: StreamStore & Pick<RecordStore, 'hashGet'>, tenant: string, cutoffMs: number): Promise<TrimReport> {
   const chainKey = keys.auditChain(tenant);
   const anchorKey = keys.auditAnchor(tenant);
   const storedAnchor = await store.hashGet(anchorKey);

@@ -7,6 +7,7 @@ import { effectiveState, loadRequest, settleExpiry } from '../requests/index.ts'
 import { keys } from '../store/index.ts';
 import { issueTokens } from './issue-tokens.ts';
 import { pendingDescription } from './pending-description.ts';
+import { pollThrottle } from './poll-throttle.ts';
 
 /** A poll that arrives this early is still on time: timers and clocks of two machines drift a little. */
 const POLL_LEEWAY_MS = 250;
@@ -47,7 +48,7 @@ export function tokenHandler(deps: Deps) {
     if (!request || request.client_id !== client.client_id) throw new CountersignError('invalid_grant', 'The auth_req_id is not valid.');
 
     const noStore = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
-    const throttle = () => deps.store.pollThrottle(keys.request(client.tenant, authReqId), deps.clock.now(), POLL_LEEWAY_MS);
+    const throttle = () => pollThrottle(deps.store, keys.request(client.tenant, authReqId), deps.clock.now(), POLL_LEEWAY_MS);
     const state = effectiveState(request, deps.clock.now());
     // The poll rate is about waiting for a decision, so only a pending request's poll is counted: an
     // approved one's tokens are bound at once (the binding is its own compare-and-swap, which a

@@ -1,7 +1,7 @@
 import type { CLIENT_SIGNING_ALGS } from '@countersign/shared';
 import { createLocalJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyOptions } from 'jose';
 import { createHash } from 'node:crypto';
-import type { Store } from '../store/index.ts';
+import type { RecordStore } from '../store/index.ts';
 import { keys } from '../store/index.ts';
 import type { ClientRecord } from './client-record.ts';
 
@@ -75,7 +75,7 @@ export async function verifyClientJwt(jwt: string, client: ClientRecord, options
  * @see RFC 7523 §3 (item 7: "the authorization server MAY ensure that JWTs are not replayed"),
  *   CIBA Core 1.0 §7.1.1 (`jti`), FAPI-CIBA §5.2.2
  */
-export async function useJtiOnce(store: Store, use: 'assertion' | 'request', clientId: string, jti: string, expSeconds: number, nowMs: number): Promise<boolean> {
+export async function useJtiOnce(store: RecordStore, use: 'assertion' | 'request', clientId: string, jti: string, expSeconds: number, nowMs: number): Promise<boolean> {
   const ttlSeconds = Math.max(1, Math.ceil(expSeconds - nowMs / 1000) + CLIENT_JWT_LEEWAY_SECONDS + 1);
   const jtiHash = createHash('sha256').update(jti, 'utf8').digest('base64url');
   return store.set(keys.usedJti(clientId, use, jtiHash), '1', { onlyIfAbsent: true, ttlSeconds });

@@ -1,4 +1,4 @@
-import type { Store } from '../store/index.ts';
+import type { RecordStore } from '../store/index.ts';
 import { keys } from '../store/index.ts';
 import { randomId } from '../runtime/index.ts';
 import { hashSecret, type ClientRecord } from './client-record.ts';
@@ -11,7 +11,7 @@ export type NewClient = Omit<ClientRecord, 'client_id' | 'secret_hash' | 'create
  * Registers a client and returns its record and, for a secret-based client, its secret. The secret
  * is returned once, here, and stored only as a hash; a `private_key_jwt` client has none.
  */
-export async function createClient(store: Store, input: NewClient, nowMs: number): Promise<{ record: ClientRecord; client_secret: string | undefined }> {
+export async function createClient(store: RecordStore, input: NewClient, nowMs: number): Promise<{ record: ClientRecord; client_secret: string | undefined }> {
   const method = input.token_endpoint_auth_method ?? 'client_secret_basic';
   const client_secret = method === 'private_key_jwt' ? undefined : randomId(32);
   const record: ClientRecord = {
@@ -27,7 +27,7 @@ export async function createClient(store: Store, input: NewClient, nowMs: number
 }
 
 /** A client by id, or null. */
-export async function findClient(store: Store, clientId: string): Promise<ClientRecord | null> {
+export async function findClient(store: RecordStore, clientId: string): Promise<ClientRecord | null> {
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(clientId)) return null;
   const json = await store.get(keys.client(clientId));
   return json ? (JSON.parse(json) as ClientRecord) : null;

@@ -25,7 +25,7 @@ export type ClientCall = keyof typeof CALLS;
  *   state, so polling either is polling, and reading the view cannot get round `/token`'s
  *   `interval` and `slow_down`. Both answer `slow_down` (CIBA Core §11: poll less often), which
  *   every CIBA client already backs off on; the per-request poll interval is the `slow_down` of
- *   `Store.pollThrottle`, this is the flood over many `auth_req_id`s at once.
+ *   `pollThrottle` (ciba/poll-throttle.ts), this is the flood over many `auth_req_id`s at once.
  * - `redeem`: `POST /redeem`, `RATE_LIMIT_REDEEM`.
  * - `outcome`: `POST /redemptions/{id}/outcome`, `RATE_LIMIT_OUTCOME`, a limit of its own rather
  *   than `/redeem`'s, so an executor redeeming at its full allowance can still report every

@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import type { PersistenceSetting } from '../store/check-persistence.ts';
+import type { PersistenceSetting } from './persistence-setting.ts';
 import { envSchema } from './env.ts';
 import { settleRpId } from './rp-id.ts';
 import { vapidSubjectProblem } from './vapid-subject.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PERSISTENCE_SETTINGS } from '../store/check-persistence.ts';
+import { PERSISTENCE_SETTINGS } from './persistence-setting.ts';
 
 const seconds = (fallback: number, max: number) => z.coerce.number().int().min(1).max(max).default(fallback);
 

@@ -1,4 +1,4 @@
-import type { Store } from '../store/index.ts';
+import type { RecordStore } from '../store/index.ts';
 import { keys } from '../store/index.ts';
 
 /** What the credential index needs of a device. */
@@ -25,7 +25,7 @@ function holderOf(device: CredentialHolder): string {
  *   written before the index existed) this device held it already.
  * @see WebAuthn Level 3 §7.1 step 26 ("verify that the credentialId is not yet registered for any user")
  */
-export async function claimCredential(store: Store, device: CredentialHolder, mayHoldAlready = false): Promise<boolean> {
+export async function claimCredential(store: RecordStore, device: CredentialHolder, mayHoldAlready = false): Promise<boolean> {
   const key = keys.credential(device.tenant, device.credential_id);
   if (await store.set(key, holderOf(device), { onlyIfAbsent: true })) return true;
   return mayHoldAlready && (await store.get(key)) === holderOf(device);
@@ -35,7 +35,7 @@ export async function claimCredential(store: Store, device: CredentialHolder, ma
  * Gives a device's credential id back (its device was removed, or never written), so it can be
  * enrolled again; an id another device holds is left alone.
  */
-export async function releaseCredential(store: Store, device: CredentialHolder): Promise<void> {
+export async function releaseCredential(store: RecordStore, device: CredentialHolder): Promise<void> {
   // Read, then delete: between the two only another release of this same device can change the
   // key, since a claim needs it absent.
   const key = keys.credential(device.tenant, device.credential_id);

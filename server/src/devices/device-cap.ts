@@ -1,10 +1,10 @@
 import { CountersignError } from '@countersign/shared';
 import type { Config } from '../config/index.ts';
-import { keys, type Store } from '../store/index.ts';
+import { type IndexStore, keys } from '../store/index.ts';
 
 /** What the device cap reads: a subset of the server's `Deps`. */
 export interface DeviceCapDeps {
-  store: Store;
+  store: IndexStore;
   config: Pick<Config, 'maxDevicesPerUser'>;
 }
 
@@ -17,7 +17,7 @@ export function tooManyDevices(max: number): CountersignError {
 }
 
 /** How many devices the user has: the members of their device set, the truth `deleteDevice` changes first. */
-async function devicesHeld(store: Store, tenant: string, sub: string): Promise<number> {
+async function devicesHeld(store: IndexStore, tenant: string, sub: string): Promise<number> {
   return (await store.setMembers(keys.userDevices(tenant, sub))).length;
 }
 

@@ -1,5 +1,5 @@
 import { CountersignError } from '@countersign/shared';
-import type { Store } from '../store/index.ts';
+import type { IndexStore, RecordStore } from '../store/index.ts';
 import { keys } from '../store/index.ts';
 import { claimCredential, releaseCredential } from './credential-index.ts';
 
@@ -30,14 +30,14 @@ export interface DeviceRecord {
 }
 
 /** All devices of a user. */
-export async function listDevices(store: Store, tenant: string, sub: string): Promise<DeviceRecord[]> {
+export async function listDevices(store: RecordStore & IndexStore, tenant: string, sub: string): Promise<DeviceRecord[]> {
   const ids = await store.setMembers(keys.userDevices(tenant, sub));
   const records = await Promise.all(ids.map((id) => store.get(keys.device(tenant, sub, id))));
   return records.filter((json): json is string => json !== null).map((json) => JSON.parse(json) as DeviceRecord);
 }
 
 /** One device of a user, or null. */
-export async function findDevice(store: Store, tenant: string, sub: string, deviceId: string): Promise<DeviceRecord | null> {
+export async function findDevice(store: RecordStore & IndexStore, tenant: string, sub: string, deviceId: string): Promise<DeviceRecord | null> {
   const json = await store.get(keys.device(tenant, sub, deviceId));
   return json ? (JSON.parse(json) as DeviceRecord) : null;
 }
@@ -46,7 +46,7 @@ export async function findDevice(store: Store, tenant: string, sub: string, devi
  * Writes a new device and lists it under its user. Its credential id must have been claimed
  * (`claimCredential`) first.
  */
-export async function saveDevice(store: Store, device: DeviceRecord): Promise<void> {
+export async function saveDevice(store: RecordStore & IndexStore, device: DeviceRecord): Promise<void> {
   await store.set(keys.device(device.tenant, device.sub, device.device_id), JSON.stringify(device));
   await store.setAdd(keys.userDevices(device.tenant, device.sub), device.device_id);
 }
@@ -77,7 +77,7 @@ const UPDATE_ATTEMPTS = 5;
  * @param device - the record as read; its JSON (as written) is what the first swap expects.
  * @throws CountersignError `temporarily_unavailable` (503) after {@link UPDATE_ATTEMPTS} lost swaps.
  */
-export async function updateDevice(store: Store, device: DeviceRecord, change: (current: DeviceRecord) => DeviceRecord | null): Promise<DeviceUpdate> {
+export async function updateDevice(store: RecordStore & IndexStore, device: DeviceRecord, change: (current: DeviceRecord) => DeviceRecord | null): Promise<DeviceUpdate> {
   const key = keys.device(device.tenant, device.sub, device.device_id);
   const claimed = device.credential_claimed || (await claimCredential(store, device, true));
   const removed = async (swapped: boolean): Promise<DeviceUpdate> => {
@@ -110,7 +110,7 @@ export async function updateDevice(store: Store, device: DeviceRecord, change: (
  *
  * @returns whether the device was there.
  */
-export async function deleteDevice(store: Store, tenant: string, sub: string, deviceId: string): Promise<boolean> {
+export async function deleteDevice(store: RecordStore & IndexStore, tenant: string, sub: string, deviceId: string): Promise<boolean> {
   const key = keys.device(tenant, sub, deviceId);
   const [members, json] = await Promise.all([store.setMembers(keys.userDevices(tenant, sub)), store.get(key)]);
   await store.setRemove(keys.userDevices(tenant, sub), deviceId);
@@ -120,6 +120,6 @@ export async function deleteDevice(store: Store, tenant: string, sub: string, de
 }
 
 /** Whether the device is on its user's account (in the user's device set, the truth {@link deleteDevice} changes first). */
-export async function hasDevice(store: Store, tenant: string, sub: string, deviceId: string): Promise<boolean> {
+export async function hasDevice(store: RecordStore & IndexStore, tenant: string, sub: string, deviceId: string): Promise<boolean> {
   return (await store.setMembers(keys.userDevices(tenant, sub))).includes(deviceId);
 }

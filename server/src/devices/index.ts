@@ -3,8 +3,6 @@ export { findDevice, listDevices, saveDevice, type DeviceRecord } from './device
 export { createEnrollment, enrollmentOptions, verifyEnrollment } from './enrollment.ts';
 export { listInbox } from './inbox.ts';
 export { livePrompts, readLivePrompts, type LivePrompts } from './live-prompts.ts';
-export { listHistory } from './list-history.ts';
-export { HISTORY_LIMIT, historyKey, recordHistory, type HistoryActor } from './record-history.ts';
 export { deviceRoutes } from './routes.ts';
 export { announce, audienceOf, rolesOf } from './settle-decision.ts';
 export { endSession, requireSameOrigin, requireSession, startSession, type DeviceSession } from './session.ts';

@@ -2,7 +2,7 @@ import { base64url, decisionChallenge } from '@countersign/shared';
 import type { Deps } from '../deps.ts';
 import { isRequestId, type ApprovalRequest } from '../requests/index.ts';
 import { secondsUntil } from '../runtime/index.ts';
-import { keys, type Fields, type Guard, type Store } from '../store/index.ts';
+import { type Fields, type Guard, keys, type RecordStore } from '../store/index.ts';
 import type { ChallengeRecord, PromptOwner, PromptSpec } from './decision-options.ts';
 
 /** Seconds a challenge is kept: a minute past the deadline, so a late answer is told "expired" rather than "unknown prompt". */
@@ -28,7 +28,7 @@ export async function newChallenge(deps: Pick<Deps, 'ids'>, request: ApprovalReq
 }
 
 /** Stores a challenge's record single-use (taken with GETDEL by the first verification attempt, pass or fail). */
-export function storeChallenge(store: Store, tenant: string, challenge: string, record: ChallengeRecord, ttlSeconds: number): Promise<boolean> {
+export function storeChallenge(store: RecordStore, tenant: string, challenge: string, record: ChallengeRecord, ttlSeconds: number): Promise<boolean> {
   return store.set(keys.decisionChallenge(tenant, challenge), JSON.stringify(record), { ttlSeconds });
 }
 
@@ -43,7 +43,7 @@ export async function mintChallenge(deps: Pick<Deps, 'store' | 'ids'>, request: 
  * The live set of one device for one request as stored (see {@link livePrompts}), or null; read
  * beside the request so a repeated view costs no round trip for it. A malformed id reads nothing.
  */
-export function readLivePrompts(store: Store, tenant: string, authReqId: string, deviceId: string): Promise<Fields | null> {
+export function readLivePrompts(store: RecordStore, tenant: string, authReqId: string, deviceId: string): Promise<Fields | null> {
   return isRequestId(authReqId) ? store.hashGet(keys.livePrompts(tenant, authReqId, deviceId)) : Promise.resolve(null);
 }
 

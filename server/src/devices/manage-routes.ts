@@ -1,11 +1,11 @@
 import { CountersignError, createEnrollmentLinkBody, renameDeviceBody, type DeviceEnrollmentLink } from '@countersign/shared';
 import type { Hono } from 'hono';
 import type { Deps } from '../deps.ts';
+import { listHistory } from '../history/index.ts';
 import { readJson } from '../http/index.ts';
 import { requireDeviceRoom } from './device-cap.ts';
 import { createEnrollment } from './enrollment.ts';
 import { qrMatrix } from './enrollment-qr.ts';
-import { listHistory } from './list-history.ts';
 import { auditDevice, listDeviceSummaries, removeDevice, renameDevice } from './manage-devices.ts';
 import type { DeviceVariables } from './session.ts';
 import { accountOptions, verifyAccountAssertion } from './verify-account-assertion.ts';

@@ -1,5 +1,5 @@
 import type { Clock, Logger } from '../runtime/index.ts';
-import { keys, type Store } from '../store/index.ts';
+import { type IndexStore, keys, type StreamStore } from '../store/index.ts';
 import { jobFields, parseJob, type Job } from './job.ts';
 
 /**
@@ -14,7 +14,7 @@ import { jobFields, parseJob, type Job } from './job.ts';
  */
 
 /** Adds `job` to the retries, due `delayMs` from the clock's now. */
-export async function scheduleJob(store: Store, clock: Clock, job: Job, delayMs: number): Promise<void> {
+export async function scheduleJob(store: IndexStore, clock: Clock, job: Job, delayMs: number): Promise<void> {
   const dueAt = clock.now() + delayMs;
   await store.sortedAdd(keys.jobsDelayed(), JSON.stringify([dueAt, jobFields(job)]), dueAt);
 }
@@ -28,7 +28,7 @@ const BATCH = 100;
  * step), so a crash in between leaves it to be moved again: a duplicate job, never a lost one. Run
  * by one instance at a time (the promotion lease), so two instances do not both move an entry.
  */
-export async function promoteDueJobs(store: Store, clock: Clock, log: Logger): Promise<number> {
+export async function promoteDueJobs(store: IndexStore & Pick<StreamStore, 'streamAppend'>, clock: Clock, log: Logger): Promise<number> {
   let moved = 0;
   for (let batch = 0; batch < 10; batch++) {
     const due = await store.sortedRangeByScore(keys.jobsDelayed(), clock.now(), BATCH);
@@ -45,7 +45,7 @@ export async function promoteDueJobs(store: Store, clock: Clock, log: Logger): P
 }
 
 /** When the earliest retry waiting is due (epoch ms), or null when none is waiting. */
-export async function nextDueAt(store: Store): Promise<number | null> {
+export async function nextDueAt(store: IndexStore): Promise<number | null> {
   const [first] = await store.sortedRangeByScore(keys.jobsDelayed(), Number.POSITIVE_INFINITY, 1);
   return first === undefined ? null : (parseMember(first)?.dueAt ?? null);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Ticker } from '../requests/index.ts';
+import type { Ticker } from '../runtime/index.ts';
 import { Background, ManualClock, silentLogger, type Logger } from '../runtime/index.ts';
 import { keys, MemoryStore } from '../store/index.ts';
 import type { Job, JobHandlers, JobOutcome } from './job.ts';

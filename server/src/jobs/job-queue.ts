@@ -1,5 +1,4 @@
-import { intervalTicker, type Ticker } from '../requests/index.ts';
-import type { Background, Clock, Logger } from '../runtime/index.ts';
+import { intervalTicker, type Background, type Clock, type Logger, type Ticker } from '../runtime/index.ts';
 import { keys, type Store, type StreamEntry } from '../store/index.ts';
 import { DEFAULT_BACKOFF_MS, backoffDelay } from './backoff.ts';
 import { nextDueAt, promoteDueJobs, scheduleJob } from './delayed-jobs.ts';

@@ -1,11 +1,14 @@
-import { CountersignError } from '@countersign/shared';
+import { CountersignError, isCurrencyCode } from '@countersign/shared';
 import type { Clock } from '../runtime/index.ts';
-import { keys, type Store } from '../store/index.ts';
+import { type IndexStore, keys, type WindowStore } from '../store/index.ts';
 import type { Policy } from './policy-schema.ts';
+
+/** The store's capabilities the limits use: windows, and taking a member out of a sorted window. */
+export type LimitStore = WindowStore & Pick<IndexStore, 'sortedRemove'>;
 
 /** What the limits need: the store, the clock and the policy. */
 export interface LimitDeps {
-  store: Store;
+  store: LimitStore;
   clock: Clock;
   policy: Policy;
 }
@@ -65,10 +68,17 @@ export function velocityMemberOf(authReqId: string): string {
  * @throws CountersignError `too_many_pending` (429: the user's limit, or this client's share of
  *   it), `velocity_exceeded` (429); the store's error when a window could not be asked (the places
  *   the others took are given back first).
+ * @throws RangeError when an amount is under anything but an ISO 4217 code (the edge validates
+ *   currencies, so this is a bug upstream), before any window is asked.
  * @see issue 4 "Velocity limits", "Push fatigue"; issue 10 "One client cannot lock a person out"
  */
 export async function reserveRequest(deps: LimitDeps, input: ReservationInput): Promise<Reservation> {
   const { store, policy } = deps;
+  // The velocity windows total money per ISO 4217 currency; the store keeps any name its layout can
+  // spell, so the rule about which names are currencies is checked here.
+  for (const currency of Object.keys(input.amounts)) {
+    if (!isCurrencyCode(currency)) throw new RangeError(`amounts: ${currency} is not an ISO 4217 currency code`);
+  }
   const nowMs = deps.clock.now();
   const { velocity, max_pending_per_user, max_pending_per_client_user } = policy.limits;
   const member = input.auth_req_id;
@@ -132,7 +142,7 @@ export interface LimitHolder {
  *
  * @throws the store's error.
  */
-export async function releasePending(store: Store, request: LimitHolder): Promise<void> {
+export async function releasePending(store: LimitStore, request: LimitHolder): Promise<void> {
   await Promise.all([
     store.sortedRemove(keys.pendingRequests(request.tenant, request.sub), request.auth_req_id),
     store.sortedRemove(keys.clientPendingRequests(request.tenant, request.sub, request.client_id), velocityMemberOf(request.auth_req_id)),
@@ -158,12 +168,12 @@ export async function releasePending(store: Store, request: LimitHolder): Promis
  * @throws the store's error; what was given back before it stays given back.
  * @see docs/guarantees.md "One client cannot lock a person out"; DESIGN.md "Request states"
  */
-export async function releaseUnused(store: Store, request: LimitHolder): Promise<void> {
+export async function releaseUnused(store: LimitStore, request: LimitHolder): Promise<void> {
   await Promise.all([releasePending(store, request), store.windowRemove(keys.window(request.tenant, 'velocity-user', request.sub), velocityMemberOf(request.auth_req_id))]);
 }
 
 /** The `auth_req_id`s pending for a user at `nowMs` (their inbox), soonest deadline first. */
-export function pendingRequestIds(store: Store, tenant: string, sub: string, nowMs: number): Promise<string[]> {
+export function pendingRequestIds(store: WindowStore, tenant: string, sub: string, nowMs: number): Promise<string[]> {
   return store.sortedWindowMembers(keys.pendingRequests(tenant, sub), nowMs, 0);
 }
 

@@ -1,6 +1,6 @@
 import { pushSubscription, type PushSubscriptionJSON } from '@countersign/shared';
 import { isHostName } from '../config/index.ts';
-import { keys, type Store } from '../store/index.ts';
+import { type IndexStore, keys, type RecordStore } from '../store/index.ts';
 
 /** The device a push subscription belongs to (DESIGN.md guarantee 5: tenancy in every key). */
 export interface PushOwner {
@@ -53,7 +53,7 @@ export const DEFAULT_PUSH_SERVICE_HOSTS: readonly string[] = [
  * @see RFC 8030 §4 (subscribing for push messages)
  */
 export async function savePushSubscription(
-  store: Store,
+  store: RecordStore & IndexStore,
   owner: PushOwner,
   subscription: PushSubscriptionJSON,
 ): Promise<SavePushSubscriptionResult> {
@@ -76,7 +76,7 @@ export async function savePushSubscription(
  * @param sub The user.
  * @returns The subscriptions with their device ids; empty when the user has none.
  */
-export async function listPushSubscriptions(store: Store, tenant: string, sub: string): Promise<StoredPushSubscription[]> {
+export async function listPushSubscriptions(store: RecordStore & IndexStore, tenant: string, sub: string): Promise<StoredPushSubscription[]> {
   const deviceIds = await store.setMembers(keys.userDevices(tenant, sub));
   const perDevice = await Promise.all(
     deviceIds.map(async (deviceId) => {
@@ -100,7 +100,7 @@ export async function listPushSubscriptions(store: Store, tenant: string, sub: s
  * @returns Whether it existed.
  * @see RFC 8030 §7.3 (subscription expiration: 404/410)
  */
-export async function deletePushSubscription(store: Store, owner: PushOwner, endpoint: string): Promise<boolean> {
+export async function deletePushSubscription(store: RecordStore & IndexStore, owner: PushOwner, endpoint: string): Promise<boolean> {
   return store.hashDelete(keys.devicePush(owner.tenant, owner.sub, owner.deviceId), endpoint);
 }
 

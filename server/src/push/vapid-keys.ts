@@ -1,7 +1,7 @@
 import { createECDH } from 'node:crypto';
 import webpush from 'web-push';
 import { CountersignError } from '@countersign/shared';
-import { keys, type Store } from '../store/index.ts';
+import { keys, type RecordStore } from '../store/index.ts';
 
 /**
  * The VAPID `sub` used when none is configured: acceptable in development only, where no real
@@ -28,7 +28,7 @@ export interface LoadedVapidKeys extends VapidKeys {
 /** Options of {@link loadVapidKeys}. */
 export interface LoadVapidKeysOptions {
   /** Where development keys are kept, under `keys.config('vapid')`. */
-  store: Store;
+  store: RecordStore;
   /** Configured public key (base64url); must come with `privateKey`. */
   publicKey?: string | undefined;
   /** Configured private key (base64url); must come with `publicKey`. */

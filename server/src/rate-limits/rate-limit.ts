@@ -1,14 +1,14 @@
 import { CountersignError } from '@countersign/shared';
 import type { Config, RateLimits } from '../config/index.ts';
 import type { Clock } from '../runtime/index.ts';
-import { keys, type RateResult, type Store } from '../store/index.ts';
+import { type IndexStore, keys, type RateResult, type WindowStore } from '../store/index.ts';
 
 /** One of the configured rate limits (`Config.rateLimits`, `RATE_LIMIT_*`). */
 export type RateLimitName = keyof RateLimits;
 
 /** What the rate limits read: a subset of the server's `Deps`. */
 export interface RateLimitDeps {
-  store: Store;
+  store: WindowStore & Pick<IndexStore, 'sortedRemove'>;
   clock: Clock;
   config: Pick<Config, 'rateLimits'>;
 }

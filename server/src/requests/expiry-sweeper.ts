@@ -1,20 +1,11 @@
 import type { Deps } from '../deps.ts';
+import { intervalTicker, type Ticker } from '../runtime/index.ts';
 import { keys } from '../store/index.ts';
 import { outboxOf } from './lifecycle.ts';
 import { settleExpiry } from './load-request.ts';
 import { requestOf } from './request-record.ts';
 import { flagUnknownOutcome } from './outcome-deadlines.ts';
 import { parseDeadlineMember, trackApprovalDeadline, type RequestRef } from './request-deadlines.ts';
-
-/** Runs `tick` every `everyMs` milliseconds until the returned function is called. */
-export type Ticker = (tick: () => void, everyMs: number) => () => void;
-
-/** A {@link Ticker} on `setInterval`, unref'd so it never keeps the process alive on its own. */
-export const intervalTicker: Ticker = (tick, everyMs) => {
-  const timer = setInterval(tick, everyMs);
-  timer.unref();
-  return () => clearInterval(timer);
-};
 
 /** Options of {@link createExpirySweeper}. */
 export interface ExpirySweeperOptions {

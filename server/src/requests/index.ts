@@ -1,5 +1,5 @@
 export { announceExpiry, sendExpiryNotice, type AnnounceExpiryDeps, type SendExpiryNoticeDeps } from './announce-expiry.ts';
-export { createExpirySweeper, intervalTicker, type ExpirySweeper, type ExpirySweeperOptions, type Ticker } from './expiry-sweeper.ts';
+export { createExpirySweeper, type ExpirySweeper, type ExpirySweeperOptions } from './expiry-sweeper.ts';
 export { isRequestId, loadRequest, settleExpiry, type SettleExpiryDeps } from './load-request.ts';
 export { flagUnknownOutcome, trackOutcomeDeadline, untrackOutcomeDeadline, type FlagOutcomeDeps } from './outcome-deadlines.ts';
 export { requestDisplay } from './request-display.ts';

@@ -1,5 +1,5 @@
 import type { Deps } from '../deps.ts';
-import { keys, type Store } from '../store/index.ts';
+import { type IndexStore, keys } from '../store/index.ts';
 import { loadRequest } from './load-request.ts';
 import { deadlineMember, type RequestRef } from './request-deadlines.ts';
 
@@ -10,12 +10,12 @@ import { deadlineMember, type RequestRef } from './request-deadlines.ts';
  * @param ttlSeconds - how long the index outlives its newest entry: the redeemed request's retention,
  *   after which there is nothing left to flag.
  */
-export async function trackOutcomeDeadline(store: Store, ref: RequestRef, dueAtMs: number, ttlSeconds: number): Promise<void> {
+export async function trackOutcomeDeadline(store: IndexStore, ref: RequestRef, dueAtMs: number, ttlSeconds: number): Promise<void> {
   await store.sortedAdd(keys.outcomeDeadlines(), deadlineMember(ref), dueAtMs, ttlSeconds);
 }
 
 /** Drops a redemption from the outcome index once its outcome has arrived. */
-export async function untrackOutcomeDeadline(store: Store, ref: RequestRef): Promise<void> {
+export async function untrackOutcomeDeadline(store: IndexStore, ref: RequestRef): Promise<void> {
   await store.sortedRemove(keys.outcomeDeadlines(), deadlineMember(ref));
 }
 

@@ -1,5 +1,5 @@
 import type { Config } from '../config/index.ts';
-import { keys, type Store } from '../store/index.ts';
+import { type IndexStore, keys } from '../store/index.ts';
 import type { ApprovalRequest } from './request-record.ts';
 
 /** Which request a member of the deadline index stands for. */
@@ -29,7 +29,7 @@ export function parseDeadlineMember(member: string): RequestRef | null {
  * @param ttlSeconds - how long the index outlives its newest entry when nothing else is added:
  *   the longest request lifetime plus the grace period, so an idle deployment leaves nothing behind.
  */
-export async function trackDeadline(store: Store, request: ApprovalRequest, ttlSeconds: number): Promise<void> {
+export async function trackDeadline(store: IndexStore, request: ApprovalRequest, ttlSeconds: number): Promise<void> {
   await store.sortedAdd(keys.deadlines(), deadlineMember(request), request.expires_at, ttlSeconds);
 }
 
@@ -41,12 +41,12 @@ export async function trackDeadline(store: Store, request: ApprovalRequest, ttlS
  * The index's TTL, as in {@link trackDeadline}, covers the longest request or approval lifetime
  * plus the grace period.
  */
-export async function trackApprovalDeadline(store: Store, request: ApprovalRequest, config: Pick<Config, 'requestExpiryMax' | 'approvalTokenTtl' | 'graceSeconds'>): Promise<void> {
+export async function trackApprovalDeadline(store: IndexStore, request: ApprovalRequest, config: Pick<Config, 'requestExpiryMax' | 'approvalTokenTtl' | 'graceSeconds'>): Promise<void> {
   const ttlSeconds = Math.max(config.requestExpiryMax, request.token_lifetime ?? config.approvalTokenTtl) + config.graceSeconds;
   await store.sortedAdd(keys.deadlines(), deadlineMember(request), request.approval_expires_at ?? request.expires_at, ttlSeconds);
 }
 
 /** Drops a request from the deadline index once nothing is left for a deadline to do: decided and not approved, redeemed, or expired. */
-export async function untrackDeadline(store: Store, ref: RequestRef): Promise<void> {
+export async function untrackDeadline(store: IndexStore, ref: RequestRef): Promise<void> {
   await store.sortedRemove(keys.deadlines(), deadlineMember(ref));
 }

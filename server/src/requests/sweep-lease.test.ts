@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../runtime/index.ts';
 import { MemoryStore } from '../store/index.ts';
-import type { Ticker } from './expiry-sweeper.ts';
+import type { Ticker } from '../runtime/index.ts';
 import { leaseTicker } from './sweep-lease.ts';
 
 /** Instances sharing one memory store and one manual clock, each with a manual timer under its lease. */

@@ -1,10 +1,9 @@
-import type { Logger } from '../runtime/index.ts';
-import { keys, type Store } from '../store/index.ts';
-import { intervalTicker, type Ticker } from './expiry-sweeper.ts';
+import { intervalTicker, type Logger, type Ticker } from '../runtime/index.ts';
+import { keys, type RecordStore } from '../store/index.ts';
 
 /** Options of {@link leaseTicker}. */
 export interface LeaseTickerOptions {
-  store: Store;
+  store: RecordStore;
   /** This instance's id, unique per process (the lease's holder). */
   holder: string;
   log: Logger;
@@ -57,7 +56,7 @@ export function leaseTicker(options: LeaseTickerOptions): Ticker {
  * Renews the lease when `holder` has it, takes it when nobody has; answers whether `holder` now
  * holds it for `ttlSeconds`.
  */
-export async function holdLease(store: Store, key: string, holder: string, ttlSeconds: number): Promise<boolean> {
+export async function holdLease(store: RecordStore, key: string, holder: string, ttlSeconds: number): Promise<boolean> {
   const renewed = await store.compareAndSet(key, [{ field: 'holder', op: 'eq', value: holder }], {}, { ttlSeconds });
   if (renewed.ok) return true;
   // Someone else holds it (the record exists): skip. Nobody does: try to take it.

@@ -1,4 +1,4 @@
-export type { CasResult, CompareAndSetOptions, Fields, Guard, PollResult, RateEntry, RateResult, SortedWindowEntry, SortedWindowResult, Store, StreamAppendResult, StreamClaimResult, StreamConsumer, StreamEntry, StreamIndex, StreamMark, StreamTrimResult, WindowEntry, WindowResult } from './types.ts';
+export type { CasResult, CompareAndSetOptions, Fields, Guard, IndexStore, QueueStore, RateEntry, RateResult, RecordStore, SortedWindowEntry, SortedWindowResult, Store, StreamClaimResult, StreamConsumer, StreamEntry, StreamIndex, StreamMark, StreamStore, StreamTrimResult, ThrottleResult, ThrottleRule, WindowEntry, WindowResult, WindowStore } from './types.ts';
 export { keys } from './keys.ts';
 export { LateSwapError } from './types.ts';
 export { MemoryStore, type MemoryStoreOptions } from './memory-store.ts';
@@ -15,4 +15,4 @@ export { redisErrorKind, StoreUnavailableError, type RedisErrorKind } from './re
 export { runWithStoreDeadline } from './store-deadline.ts';
 export { connectRedisStore, RedisStore, type ConnectRedisStoreOptions, type RedisStoreOptions } from './redis-store.ts';
 export { storeTargetOf } from './store-target.ts';
-export { checkPersistence, judgePersistence, readPersistence, PERSISTENCE_SETTINGS, type NodePersistence, type PersistenceSetting, type PersistenceVerdict } from './check-persistence.ts';
+export { checkPersistence, judgePersistence, readPersistence, type NodePersistence, type PersistenceVerdict } from './check-persistence.ts';

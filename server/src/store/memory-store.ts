@@ -1,8 +1,9 @@
 import { checkSortedArguments } from './sorted-arguments.ts';
 import { checkManyEntries, checkTrim, indexIds, parseStreamId } from './stream-index.ts';
 import { rateDecision, rateSteps } from './rate-entry.ts';
+import { checkThrottleRule } from './throttle-rule.ts';
 import { checkWindowEntry, checkWindowMember } from './window-entry.ts';
-import type { CasResult, CompareAndSetOptions, Fields, Guard, PollResult, RateEntry, RateResult, SortedWindowEntry, SortedWindowResult, Store, StreamAppendManyResult, StreamAppendResult, StreamClaimResult, StreamConsumer, StreamEntry, StreamIndex, StreamMark, StreamTrimResult, WindowEntry, WindowResult } from './types.ts';
+import type { CasResult, CompareAndSetOptions, Fields, Guard, RateEntry, RateResult, SortedWindowEntry, SortedWindowResult, Store, StreamAppendManyResult, StreamClaimResult, StreamConsumer, StreamEntry, StreamIndex, StreamMark, StreamTrimResult, ThrottleResult, ThrottleRule, WindowEntry, WindowResult } from './types.ts';
 
 /** A sorted set: each member's score, and the members in (score, member) order for range reads. */
 interface Sorted { scores: Map<string, number>; order: { score: number; member: string }[] }
@@ -25,7 +26,7 @@ interface Window {
   totals: Map<string, number>;
   newest: number;
 }
-type Value = { kind: 'window'; value: Window } | { kind: 'string'; value: string } | { kind: 'hash'; value: Map<string, string> } | { kind: 'set'; value: Set<string> } | { kind: 'list'; value: string[] } | { kind: 'sorted'; value: Sorted } | { kind: 'stream'; value: Stream };
+type Value = { kind: 'window'; value: Window } | { kind: 'string'; value: string } | { kind: 'hash'; value: Map<string, string> } | { kind: 'set'; value: Set<string> } | { kind: 'sorted'; value: Sorted } | { kind: 'stream'; value: Stream };
 interface Entry { data: Value; expiresAt: number | undefined }
 
 /** Options of {@link MemoryStore}. */
@@ -209,16 +210,17 @@ export class MemoryStore implements Store {
     return { ok: true, fields: Object.fromEntries(hash.value) };
   }
 
-  async pollThrottle(key: string, nowMs: number, leewayMs = 0): Promise<PollResult> {
+  async hashThrottle(key: string, rule: ThrottleRule): Promise<ThrottleResult> {
+    const { nowMs, intervalField, nextAtField, unitMs, defaultInterval, earlyIncrement, leewayMs } = checkThrottleRule(rule);
     const hash = this.#of(key, 'hash');
     if (!hash) return { status: 'missing', fields: null };
-    let interval = decimal(hash.value.get('interval') ?? '5');
-    const next = hash.value.get('next_poll_at');
+    let interval = decimal(hash.value.get(intervalField) ?? String(defaultInterval));
+    const next = hash.value.get(nextAtField);
     const early = next !== undefined && nowMs < decimal(next) - leewayMs;
-    if (early) interval += 5;
-    hash.value.set('interval', String(interval));
-    hash.value.set('next_poll_at', String(nowMs + interval * 1000));
-    return { status: early ? 'slow_down' : 'ok', fields: Object.fromEntries(hash.value) };
+    if (early) interval += earlyIncrement;
+    hash.value.set(intervalField, String(interval));
+    hash.value.set(nextAtField, String(nowMs + interval * unitMs));
+    return { status: early ? 'early' : 'ok', fields: Object.fromEntries(hash.value) };
   }
 
   async windowAdd(key: string, entry: WindowEntry): Promise<WindowResult> {
@@ -343,14 +345,7 @@ export class MemoryStore implements Store {
     return true;
   }
 
-  async listAppend(key: string, value: string, ttlSeconds?: number): Promise<void> {
-    this.#ensure(key, 'list', () => []).value.push(value);
-    this.#touch(key, ttlSeconds);
-  }
 
-  async listRange(key: string): Promise<string[]> {
-    return [...(this.#of(key, 'list')?.value ?? [])];
-  }
 
   async streamAppend(key: string, fields: Fields): Promise<string> {
     return this.#streamAppend(key, fields);
@@ -368,12 +363,6 @@ export class MemoryStore implements Store {
     return id;
   }
 
-  async streamAppendAfter(key: string, lastId: string | null, fields: Fields): Promise<StreamAppendResult> {
-    const newest = this.#of(key, 'stream')?.value.entries.at(-1) ?? null;
-    if ((newest?.id ?? null) !== lastId) return { ok: false, last: newest ? { id: newest.id, fields: { ...newest.fields } } : null };
-    // Checked and appended in one synchronous step: nothing can append in between.
-    return { ok: true, id: this.#streamAppend(key, fields) };
-  }
 
   async streamAppendManyAfter(key: string, lastId: string | null, entries: Fields[], indexes: readonly (StreamIndex | null | undefined)[] = []): Promise<StreamAppendManyResult> {
     checkManyEntries(key, entries, indexes);

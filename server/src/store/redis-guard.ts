@@ -19,7 +19,6 @@ export const READ_OPERATIONS: ReadonlySet<keyof Store> = new Set<keyof Store>([
   'sortedWindowMembers',
   'setMembers',
   'sortedRangeByScore',
-  'listRange',
   'streamGet',
   'streamIndexRead',
   'streamRange',

@@ -134,29 +134,18 @@ if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], unpack(ARGV, 2))
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return 1`,
-  // ARGV: now ms, leeway ms (CIBA Core §7.3 interval, §11 slow_down). Concurrent polls are
-  // serialised here, so only one of them can see the old `next_poll_at`.
-  countersignPollThrottle: `${NUMBERS}
+  // ARGV: now ms, leeway ms, the interval field, the due-at field, ms per interval unit, the default
+  // interval, the increment of an early call (whole numbers, checked before the call). Concurrent
+  // calls are serialised here, so only one of them can see the old due time.
+  countersignHashThrottle: `${NUMBERS}
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'missing'} end
-local now, leeway = tonumber(ARGV[1]), tonumber(ARGV[2])
-local interval = num(redis.call('HGET', KEYS[1], 'interval') or '5')
-local nextAt = redis.call('HGET', KEYS[1], 'next_poll_at')
+local now, leeway, unit, increment = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[5]), tonumber(ARGV[7])
+local interval = num(redis.call('HGET', KEYS[1], ARGV[3]) or ARGV[6])
+local nextAt = redis.call('HGET', KEYS[1], ARGV[4])
 local early = nextAt and now < num(nextAt) - leeway
-if early then interval = interval + 5 end
-redis.call('HSET', KEYS[1], 'interval', string.format('%d', interval), 'next_poll_at', string.format('%d', now + interval * 1000))
-return {early and 'slow_down' or 'ok', redis.call('HGETALL', KEYS[1])}`,
-  // ARGV: the id the newest entry must have ('' for an empty or missing stream), then field/value
-  // pairs. Reading the tail and appending in one script is what keeps a hash chain from forking:
-  // two writers that read the same tail cannot both append after it. A loser gets the tail it lost
-  // to, so it can link to it and retry at once.
-  countersignStreamAppendAfter: `
-local newest = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)[1]
-local newestId = newest and newest[1] or ''
-if newestId ~= ARGV[1] then
-  if newest then return {'conflict', newest[1], newest[2]} end
-  return {'conflict'}
-end
-return {'ok', redis.call('XADD', KEYS[1], '*', unpack(ARGV, 2))}`,
+if early then interval = interval + increment end
+redis.call('HSET', KEYS[1], ARGV[3], string.format('%d', interval), ARGV[4], string.format('%d', now + interval * unit))
+return {early and 'early' or 'ok', redis.call('HGETALL', KEYS[1])}`,
   // KEYS[1]: the stream; KEYS[2…]: index strings in the stream's hash tag (checked before the call).
   // ARGV: the id the newest entry must have ('' for an empty or missing stream), then per entry its
   // pair count n, the KEYS position of its index (0: none), that index's TTL in ms, and n
@@ -325,7 +314,6 @@ return acked`,
   // ARGV: ttl ms, then the command's arguments: the write and its new TTL land together.
   countersignHashSetTtl: withTtl('HSET'),
   countersignSetAddTtl: withTtl('SADD'),
-  countersignListAppendTtl: withTtl('RPUSH'),
   countersignSortedAddTtl: withTtl('ZADD'),
 } as const;
 

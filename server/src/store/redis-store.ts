@@ -7,9 +7,10 @@ import { MULTI_KEY_SCRIPTS, SCRIPTS } from './redis-scripts.ts';
 import { STREAM_CONSUMER_REMOVE_LUA } from './stream-consumer-script.ts';
 import { checkManyEntries, checkTrim, indexIds, parseStreamId } from './stream-index.ts';
 import { rateSteps } from './rate-entry.ts';
+import { checkThrottleRule } from './throttle-rule.ts';
 import { LateSwapError } from './types.ts';
 import { checkWindowEntry, checkWindowMember } from './window-entry.ts';
-import type { CasResult, CompareAndSetOptions, Fields, Guard, PollResult, RateEntry, RateResult, SortedWindowEntry, SortedWindowResult, Store, StreamAppendManyResult, StreamAppendResult, StreamClaimResult, StreamConsumer, StreamEntry, StreamIndex, StreamMark, StreamTrimResult, WindowEntry, WindowResult } from './types.ts';
+import type { CasResult, CompareAndSetOptions, Fields, Guard, RateEntry, RateResult, SortedWindowEntry, SortedWindowResult, Store, StreamAppendManyResult, StreamClaimResult, StreamConsumer, StreamEntry, StreamIndex, StreamMark, StreamTrimResult, ThrottleResult, ThrottleRule, WindowEntry, WindowResult } from './types.ts';
 
 type Scripted = Record<keyof typeof SCRIPTS, (key: string, ...args: string[]) => Promise<unknown>>;
 
@@ -148,8 +149,10 @@ export class RedisStore implements Store {
     return reply[0] === 'ok' ? { ok: true, fields } : { ok: false, fields, failedGuard: reply[1] ?? -1 };
   }
 
-  async pollThrottle(key: string, nowMs: number, leewayMs = 0): Promise<PollResult> {
-    const reply = (await this.#scripts.countersignPollThrottle(this.#key(key), String(nowMs), String(leewayMs))) as [PollResult['status'], string[]?];
+  async hashThrottle(key: string, rule: ThrottleRule): Promise<ThrottleResult> {
+    const { nowMs, intervalField, nextAtField, unitMs, defaultInterval, earlyIncrement, leewayMs } = checkThrottleRule(rule);
+    const args = [nowMs, leewayMs, intervalField, nextAtField, unitMs, defaultInterval, earlyIncrement].map(String);
+    const reply = (await this.#scripts.countersignHashThrottle(this.#key(key), ...args)) as [ThrottleResult['status'], string[]?];
     return reply[0] === 'missing' ? { status: 'missing', fields: null } : { status: reply[0], fields: toFields(reply[1] ?? []) };
   }
 
@@ -222,26 +225,13 @@ export class RedisStore implements Store {
     return (await this.#redis.zrem(this.#key(key), member)) > 0;
   }
 
-  async listAppend(key: string, value: string, ttlSeconds?: number): Promise<void> {
-    if (ttlSeconds === undefined) await this.#redis.rpush(this.#key(key), value);
-    else await this.#scripts.countersignListAppendTtl(this.#key(key), String(ttlMs(ttlSeconds)), value);
-  }
 
-  async listRange(key: string): Promise<string[]> {
-    return this.#redis.lrange(this.#key(key), 0, -1);
-  }
 
   async streamAppend(key: string, fields: Fields): Promise<string> {
     if (Object.keys(fields).length === 0) throw new RangeError('streamAppend needs at least one field');
     return (await this.#redis.xadd(this.#key(key), '*', ...pairs(fields))) as string;
   }
 
-  async streamAppendAfter(key: string, lastId: string | null, fields: Fields): Promise<StreamAppendResult> {
-    if (Object.keys(fields).length === 0) throw new RangeError('streamAppendAfter needs at least one field');
-    const reply = (await this.#scripts.countersignStreamAppendAfter(this.#key(key), lastId ?? '', ...pairs(fields))) as [string, string?, string[]?];
-    if (reply[0] === 'ok') return { ok: true, id: reply[1]! };
-    return { ok: false, last: reply[1] === undefined ? null : { id: reply[1], fields: toFields(reply[2] ?? []) } };
-  }
 
   async streamAppendManyAfter(key: string, lastId: string | null, entries: Fields[], indexes: readonly (StreamIndex | null | undefined)[] = []): Promise<StreamAppendManyResult> {
     checkManyEntries(key, entries, indexes);

@@ -1,12 +1,16 @@
 import type { SortedWindowEntry, WindowEntry } from './types.ts';
 
-/** A currency as a window keeps it: three upper-case letters (ISO 4217), so it can sit in the stored value. */
-const CURRENCY = /^[A-Z]{3}$/;
+/**
+ * The name of an amount as a window can store it: three upper-case letters, which the Redis layout
+ * spells without a separator before the amount (`redis-scripts.ts` reads them back as `%u%u%u`).
+ * Which names are currencies (ISO 4217) is the caller's rule (policy/limits.ts), not the store's.
+ */
+const AMOUNT_NAME = /^[A-Z]{3}$/;
 
 function wholeAmounts(label: string, amounts: Record<string, number> | undefined): [string, number][] {
   const entries = Object.entries(amounts ?? {});
   for (const [currency, amount] of entries) {
-    if (!CURRENCY.test(currency)) throw new RangeError(`${label}: ${currency} is not an ISO 4217 code`);
+    if (!AMOUNT_NAME.test(currency)) throw new RangeError(`${label}: ${currency} is not three upper-case letters, as the stored window spells an amount's name`);
     if (!Number.isSafeInteger(amount) || amount < 0) throw new RangeError(`${label}.${currency} must be a non-negative safe integer, got ${amount}`);
   }
   return entries;
@@ -25,7 +29,8 @@ export function checkWindowMember(member: string): void {
 /**
  * Checks a {@link WindowEntry} or a {@link SortedWindowEntry} the same way for both stores, before
  * anything is written: times and counts are safe integers (epoch ms, ms, entries; all but a score
- * ≥ 0), amounts non-negative safe integers of minor units under ISO 4217 codes, and the member non-empty.
+ * ≥ 0), amounts non-negative safe integers under names of three upper-case letters (what the layout
+ * can spell), and the member non-empty.
  *
  * @returns the score (`nowMs` unless given) and the amounts and limits as pairs.
  * @throws RangeError naming the argument that is out of range.

@@ -1,5 +1,5 @@
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK, type CryptoKey } from 'jose';
-import { keys, type Store } from '../store/index.ts';
+import { keys, type RecordStore } from '../store/index.ts';
 
 /** The algorithms this server signs and accepts: an explicit list, never the token's own say-so. */
 export const SIGNING_ALGORITHMS = ['ES256'] as const;
@@ -32,7 +32,7 @@ export class KeyRing {
    * signs with the same key and tokens survive a restart with Redis.
    * @throws Error in production without a key, or for a key that is not a private P-256 JWK.
    */
-  static async load(options: { store: Store; signingKey: string | undefined; production: boolean }): Promise<KeyRing> {
+  static async load(options: { store: RecordStore; signingKey: string | undefined; production: boolean }): Promise<KeyRing> {
     let jwk: JWK;
     if (options.signingKey) {
       jwk = JSON.parse(options.signingKey) as JWK;

@@ -1,4 +1,4 @@
-import type { Store } from '../store/index.ts';
+import type { IndexStore, RecordStore } from '../store/index.ts';
 import { keys } from '../store/index.ts';
 
 /** A person who approves: `sub` inside one tenant. Agents name them with `login_hint` = `sub`. */
@@ -17,7 +17,7 @@ export interface UserRecord {
  * user and whether it was created (creating the same user twice is harmless, and changes nothing:
  * roles of an existing user are set with {@link setRoles}).
  */
-export async function ensureUser(store: Store, input: { tenant: string; sub: string; display_name?: string; roles?: string[] }, nowMs: number): Promise<{ user: UserRecord; created: boolean }> {
+export async function ensureUser(store: RecordStore & IndexStore, input: { tenant: string; sub: string; display_name?: string; roles?: string[] }, nowMs: number): Promise<{ user: UserRecord; created: boolean }> {
   const user: UserRecord = { tenant: input.tenant, sub: input.sub, display_name: input.display_name ?? input.sub, created_at: nowMs, roles: input.roles ?? [] };
   const created = await store.set(keys.user(input.tenant, input.sub), JSON.stringify(user), { onlyIfAbsent: true });
   if (created) await Promise.all(user.roles.map((role) => store.setAdd(keys.roleMembers(user.tenant, role), user.sub)));
@@ -25,7 +25,7 @@ export async function ensureUser(store: Store, input: { tenant: string; sub: str
 }
 
 /** A user, or null. Users stored before roles existed have none. */
-export async function findUser(store: Store, tenant: string, sub: string): Promise<UserRecord | null> {
+export async function findUser(store: RecordStore & IndexStore, tenant: string, sub: string): Promise<UserRecord | null> {
   const json = await store.get(keys.user(tenant, sub));
   if (!json) return null;
   const user = JSON.parse(json) as UserRecord;
@@ -40,7 +40,7 @@ export async function findUser(store: Store, tenant: string, sub: string): Promi
  *
  * @returns the user as stored, or null when there is no such user.
  */
-export async function setRoles(store: Store, tenant: string, sub: string, roles: string[]): Promise<UserRecord | null> {
+export async function setRoles(store: RecordStore & IndexStore, tenant: string, sub: string, roles: string[]): Promise<UserRecord | null> {
   const user = await findUser(store, tenant, sub);
   if (!user) return null;
   const updated: UserRecord = { ...user, roles };
@@ -53,6 +53,6 @@ export async function setRoles(store: Store, tenant: string, sub: string, roles:
 }
 
 /** The `sub`s of the tenant's users holding `role`. */
-export async function usersWithRole(store: Store, tenant: string, role: string): Promise<string[]> {
+export async function usersWithRole(store: RecordStore & IndexStore, tenant: string, role: string): Promise<string[]> {
   return store.setMembers(keys.roleMembers(tenant, role));
 }

@@ -1,7 +1,6 @@
 import type { HistoryEntry } from '@countersign/shared';
 import type { Deps } from '../deps.ts';
 import { historyKey, readEntries } from './record-history.ts';
-import type { DeviceSession } from './session.ts';
 
 /**
  * The caller's history (`GET /api/device/history`): the requests they decided, were asked and let
@@ -9,7 +8,7 @@ import type { DeviceSession } from './session.ts';
  * last recorded. A pending or approved entry whose deadline has passed reads `expired` even before
  * anything wrote that down (an approval nobody redeems is only settled when someone looks at it).
  */
-export async function listHistory(deps: Pick<Deps, 'store' | 'clock'>, session: DeviceSession): Promise<HistoryEntry[]> {
+export async function listHistory(deps: Pick<Deps, 'store' | 'clock'>, session: { tenant: string; sub: string }): Promise<HistoryEntry[]> {
   const now = deps.clock.now();
   const entries = readEntries((await deps.store.hashGet(historyKey(session.tenant, session.sub))) ?? {});
   return entries.map(({ deadline, ...entry }) => ({

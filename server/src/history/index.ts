@@ -1,0 +1,2 @@
+export { listHistory } from './list-history.ts';
+export { HISTORY_LIMIT, historyKey, recordHistory, type HistoryActor } from './record-history.ts';
