@@ -3,7 +3,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectRedis, keys } from '../server/src/store/index.ts';
 import { MULTI_KEY_SCRIPTS, SCRIPTS } from '../server/src/store/redis-scripts.ts';
-import { describeOutboxContract } from '../server/src/store/outbox.case.ts';
 import { describeStoreContract } from '../server/src/store/store.case.ts';
 import { clusterTarget, testClusterStore, testPrefix } from './support/cluster.ts';
 
@@ -19,8 +18,6 @@ describeStoreContract('RedisStore on a 3-master Redis Cluster', () => testCluste
   elapse: (ms) => sleep(ms),
   connectPeer: () => testClusterStore({ prefix }),
 });
-
-describeOutboxContract('RedisStore on a 3-master Redis Cluster', () => testClusterStore({ prefix }), () => testClusterStore({ prefix }));
 
 describe('hash slots on the cluster', () => {
   let cluster: Cluster;

@@ -1,5 +1,4 @@
 import { MemoryStore } from './memory-store.ts';
-import { describeOutboxContract } from './outbox.case.ts';
 import { describeStoreContract } from './store.case.ts';
 
 // An injected clock: TTL tests move it instead of waiting.
@@ -11,4 +10,3 @@ describeStoreContract('MemoryStore', async () => new MemoryStore({ now: () => no
   },
 });
 
-describeOutboxContract('MemoryStore', async () => new MemoryStore({ now: () => now }));

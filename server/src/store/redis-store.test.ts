@@ -3,7 +3,6 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, inject, it } from 'vitest';
 import { connectRedisStore } from './redis-store.ts';
-import { describeOutboxContract } from './outbox.case.ts';
 import { describeStoreContract } from './store.case.ts';
 
 // This file's own prefix on the run's shared Redis (test/setup/redis.ts); nothing is flushed.
@@ -15,8 +14,6 @@ describeStoreContract('RedisStore', connect, {
   elapse: (ms) => sleep(ms),
   connectPeer: connect,
 });
-
-describeOutboxContract('RedisStore', connect, connect);
 
 describe('RedisStore windows', () => {
   it('keep a window as one list, compact at any length, with exact totals up to 2^53 - 1', async () => {

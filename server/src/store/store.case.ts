@@ -1,6 +1,7 @@
 import type { Store } from './types.ts';
 import type { StoreHarness } from './contract/harness.ts';
 import { describeIndexStoreContract } from './contract/index-store.case.ts';
+import { describeOutboxContract } from './contract/outbox.case.ts';
 import { describeQueueStoreContract } from './contract/queue-store.case.ts';
 import { describeRecordStoreContract } from './contract/record-store.case.ts';
 import { describeStreamStoreContract } from './contract/stream-store.case.ts';
@@ -23,4 +24,5 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
   describeIndexStoreContract(name, makeStore, harness);
   describeStreamStoreContract(name, makeStore, harness);
   describeQueueStoreContract(name, makeStore, harness);
+  describeOutboxContract(name, makeStore, harness);
 }

@@ -1,28 +1,23 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LateSwapError, type Store } from './types.ts';
+import { describe, expect, it } from 'vitest';
+import { LateSwapError, type Store } from '../types.ts';
+import { openHandles, type StoreHarness } from './harness.ts';
 
 /**
  * The contract of what makes a transition's consequences durable (docs/reliability.md): the outbox
  * entry a compare-and-swap writes with itself, the swap's deadline, and the audit append that
- * lands once per token. Run against every Store: memory, Redis, Redis Cluster.
- *
- * @param connectPeer - another handle on the same data, so the races run across connections.
+ * lands once per token. Part of every Store's contract: memory, Redis, Redis Cluster.
  */
-export function describeOutboxContract(name: string, makeStore: () => Promise<Store>, connectPeer?: () => Promise<Store>): void {
+export function describeOutboxContract(name: string, makeStore: () => Promise<Store>, harness: StoreHarness): void {
   describe(`${name} (outbox contract)`, () => {
     let store: Store;
     let handles: Store[];
+    openHandles(makeStore, harness, (opened) => {
+      [store] = opened as [Store];
+      handles = opened;
+    });
     // One hash tag per test, as a request's record and its chain each have theirs.
     const key = (label: string) => `outbox:{${randomUUID()}}:${label}`;
-
-    beforeAll(async () => {
-      store = await makeStore();
-      handles = [store, ...(connectPeer ? await Promise.all([1, 2, 3].map(() => connectPeer())) : [])];
-    });
-    afterAll(async () => {
-      await Promise.all(handles.map((handle) => handle.close()));
-    });
 
     it('a swap with an outbox entry writes it as ob:<seq>, counting seq from 1', async () => {
       const k = key('req');
