@@ -23,6 +23,10 @@ import type { RequestRef } from './request-deadlines.ts';
  *   approved ─expire───────→ expired      (not redeemed in time)
  *   redeemed ─reportOutcome→ redeemed     (outcome unknown → succeeded | failed, once)
  *   redeemed ─flagOutcome──→ redeemed     (the outcome is overdue: flagged once, still unknown)
+ *
+ * The jobs that follow keep marks of their own on the record (`pushed_at:<sub>`, `notified_at`,
+ * `notify_failed_at`, `expiry_pushed_at`), each written by a guarded write of its job so that a job
+ * run twice acts once. Those say what a job did; they never change the request's state.
  */
 export const TRANSITIONS = {
   propose: { from: [], to: 'pending' },
