@@ -160,12 +160,15 @@ export function createOutbox(deps: () => OutboxDeps, consequences: () => Consequ
 
   const swap: Swap = async (ref, guards, set, transition, swapOptions = {}) => {
     const { store } = deps();
+    // Read before the mark, as its score is: a mark slow to land shortens the swap's time, never
+    // the margin (`reconcileAfterMs - swapDeadlineMs`) between its deadline and the mark's due time.
+    const notAfterMs = wall() + options.swapDeadlineMs;
     const member = await mark(ref);
     // A swap that fails without an answer may still have applied: its mark stays for the reconciler.
     const result = await store.compareAndSet(keys.request(ref.tenant, ref.auth_req_id), guards, set, {
       ...swapOptions,
       outbox: JSON.stringify(transition),
-      notAfterMs: wall() + options.swapDeadlineMs,
+      notAfterMs,
     });
     if (!result.ok) {
       await store.sortedRemove(keys.outboxDue(), member);
