@@ -100,7 +100,9 @@ export function createChainAppender(store: StreamStore, options: ChainAppenderOp
     });
     /** The `chain_reset` event that leads the batch while this appender continues a chain it found reset. */
     let reset: AuditEvent | null = null;
-    for (let attempt = 0; attempt < MAX_ATTEMPTS && left.length > 0; attempt++) {
+    // Only lost races count: dropping an event the chain holds already is progress (`left` shrinks),
+    // and a batch delivered again by the outbox may hold up to MAX_BATCH of them.
+    for (let races = 0; races < MAX_ATTEMPTS && left.length > 0; ) {
       const events = [...(reset ? [reset] : []), ...left.map((i) => batch[i]!.event)];
       const sentIndexes = options.indexOf ? [...(reset ? [null] : []), ...left.map((i) => indexes[i])] : undefined;
       const chained: ChainedAuditEvent[] = [];
@@ -134,12 +136,14 @@ export function createChainAppender(store: StreamStore, options: ChainAppenderOp
       // Data lost under the chain (a Redis restarted empty or from an older snapshot): keep the head
       // this process knows and say what was lost, rather than start again at genesis unnoticed.
       if (isChainReset(head, found)) {
+        races += 1;
         options.onReset?.({ tenant, lost: head, found });
         reset = chainResetEvent(tenant, head, found, batch[left[0]!]!.event.at);
         head = { ...head, id: found?.id ?? null };
         continue;
       }
       // Another writer appended (or already recorded the reset): link to its head.
+      races += 1;
       reset = null;
       head = result.last && newest ? { id: result.last.id, seq: newest.seq, hash: eventHash(newest) } : genesis(tenant);
     }

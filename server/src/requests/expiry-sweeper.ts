@@ -110,8 +110,12 @@ export function createExpirySweeper(deps: () => Pick<Deps, 'store' | 'clock' | '
 
   async function sweepOnce(): Promise<number> {
     const current = deps();
-    // First what failed instances left: transitions whose consequences were not delivered.
-    await current.outbox.reconcile();
+    // First what failed instances left: transitions whose consequences were not delivered. Its
+    // failure must not stop the expiries and flags below: it fails the sweep once they ran.
+    const unreconciled = await current.outbox.reconcile().then(
+      () => null,
+      (error: unknown) => ({ error }),
+    );
     const expired = await sweepIndex(keys.deadlines(), async (ref) => {
       let fields = await current.store.hashGet(keys.request(ref.tenant, ref.auth_req_id));
       // The second backstop: a request stays in this index until its last outbox entry is
@@ -131,6 +135,7 @@ export function createExpirySweeper(deps: () => Pick<Deps, 'store' | 'clock' | '
     // Flagging is a compare-and-swap on the request, so an entry handled twice is flagged once.
     const overdue = await sweepIndex(keys.outcomeDeadlines(), (ref) => flagUnknownOutcome(current, ref));
     await trimAudit(current);
+    if (unreconciled) throw unreconciled.error;
     return expired + overdue;
   }
 

@@ -76,8 +76,9 @@ export interface Outbox {
   /**
    * The reconciler: delivers the entries of the swaps whose mark is due (their instance died, timed
    * out or failed over before delivering), from any instance; run under the sweep's lease.
+   * A mark whose entries could not all be delivered is put back, due `reconcileAfterMs` later.
    * @returns how many marks it handled.
-   * @throws when the store fails; the marks not handled stay for the next call.
+   * @throws when the due marks cannot be read; a mark whose delivery failed stays, for later.
    */
   reconcile(): Promise<number>;
 }
@@ -159,12 +160,15 @@ export function createOutbox(deps: () => OutboxDeps, consequences: () => Consequ
 
   const swap: Swap = async (ref, guards, set, transition, swapOptions = {}) => {
     const { store } = deps();
+    // Read before the mark, as its score is: a mark slow to land shortens the swap's time, never
+    // the margin (`reconcileAfterMs - swapDeadlineMs`) between its deadline and the mark's due time.
+    const notAfterMs = wall() + options.swapDeadlineMs;
     const member = await mark(ref);
     // A swap that fails without an answer may still have applied: its mark stays for the reconciler.
     const result = await store.compareAndSet(keys.request(ref.tenant, ref.auth_req_id), guards, set, {
       ...swapOptions,
       outbox: JSON.stringify(transition),
-      notAfterMs: wall() + options.swapDeadlineMs,
+      notAfterMs,
     });
     if (!result.ok) {
       await store.sortedRemove(keys.outboxDue(), member);
@@ -195,17 +199,23 @@ export function createOutbox(deps: () => OutboxDeps, consequences: () => Consequ
     drain,
     async reconcile() {
       const { store, clock, log } = deps();
-      const due = await store.sortedRangeByScore(keys.outboxDue(), clock.now(), batchSize);
-      const results = await Promise.allSettled(
+      const now = clock.now();
+      const due = await store.sortedRangeByScore(keys.outboxDue(), now, batchSize);
+      await Promise.all(
         due.map(async (member) => {
           const ref = parseMark(member);
-          const delivered = ref ? await drain(ref) : 0;
-          if (delivered > 0) log.info('outbox entries delivered by the reconciler', { auth_req_id: ref!.auth_req_id, entries: delivered });
-          await store.sortedRemove(keys.outboxDue(), member);
+          try {
+            const delivered = ref ? await drain(ref) : 0;
+            if (delivered > 0) log.info('outbox entries delivered by the reconciler', { auth_req_id: ref!.auth_req_id, entries: delivered });
+            await store.sortedRemove(keys.outboxDue(), member);
+          } catch (error) {
+            // Tried again one `reconcileAfterMs` later, behind the marks due before then: a request
+            // whose consequences keep failing neither takes every tick nor holds back the others.
+            log.warn('the reconciler could not deliver an outbox entry; it tries again later', { auth_req_id: ref?.auth_req_id, error: String(error) });
+            await store.sortedAdd(keys.outboxDue(), member, now + options.reconcileAfterMs).catch(() => undefined);
+          }
         }),
       );
-      const failure = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
-      if (failure) throw failure.reason;
       return due.length;
     },
   };
