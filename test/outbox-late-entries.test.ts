@@ -43,9 +43,7 @@ describe('outbox entries delivered after the request moved on', () => {
     return (await h.admin('GET', `/audit?auth_req_id=${authReqId}`)).body.events;
   }
 
-  // Not fixed on this branch (see the report): the live path delivers only its own entry, so a
-  // later transition's audit event lands before an earlier one the reconciler delivers afterwards.
-  it.fails('an approval whose reply was lost is audited before the token and the redemption that followed it', async () => {
+  it('an approval whose reply was lost is audited before the token and the redemption that followed it', async () => {
     const asked = await agent.requestApproval({ login_hint: customer.sub, authorization_details: payment() });
     loseRepliesOf(h.store, 'approve');
     expect((await h.decide(customer, asked.auth_req_id, 'approve')).status).toBe(503);
@@ -60,9 +58,7 @@ describe('outbox entries delivered after the request moved on', () => {
     expect((await auditOf(asked.auth_req_id)).map((event) => event.type).filter((type) => lifecycle.includes(type))).toEqual(lifecycle);
   });
 
-  // Not fixed on this branch (see the report): recordWrongPick audits the refusal itself when the
-  // denial's outcome is unknown, and the denial's entry audits it again when it did apply.
-  it.fails('a wrong number-matching pick whose denial reply was lost is audited as refused once', async () => {
+  it('a wrong number-matching pick whose denial reply was lost is audited as refused once', async () => {
     const asked = await agent.requestApproval({ login_hint: customer.sub, authorization_details: payment({ amount_minor: 150_000 }) });
     const view = await h.call('GET', `/api/device/requests/${asked.auth_req_id}`, { headers: { cookie: customer.cookie } });
     const decoy = (view.body.request.number_matching.candidates as string[]).find((code) => code !== asked.binding_code)!;

@@ -10,6 +10,7 @@ import {
   trackOutcomeDeadline,
   untrackDeadline,
   untrackOutcomeDeadline,
+  wrongPickToken,
   createLifecycle,
   createOutbox,
   type Consequence,
@@ -29,7 +30,7 @@ import { blockClient } from './users/index.ts';
 export type ConsequenceDeps = Pick<Deps, 'audit' | 'store' | 'events' | 'config' | 'notifier' | 'jobs' | 'clock' | 'log'>;
 
 /** Options of {@link wireLifecycle}: the outbox's timing (tests shorten it). */
-export type LifecycleWiring = Pick<OutboxOptions, 'swapDeadlineMs' | 'reconcileAfterMs'> & Partial<Pick<OutboxOptions, 'batchSize' | 'nonce'>>;
+export type LifecycleWiring = Pick<OutboxOptions, 'swapDeadlineMs' | 'reconcileAfterMs'> & Partial<Pick<OutboxOptions, 'batchSize' | 'nonce' | 'wallClock'>>;
 
 /**
  * The request lifecycle as the app is composed: its outbox, delivering {@link consequencesOf}, and
@@ -44,8 +45,11 @@ export function wireLifecycle(deps: () => ConsequenceDeps & OutboxDeps, times: L
   return { outbox, lifecycle: createLifecycle(outbox.swap, times) };
 }
 
-/** An audit event of a transition, without its time (the transition's) and its tenant and request (the request's). */
-type TransitionAudit = Omit<AuditEvent, 'at' | 'tenant' | 'auth_req_id'>;
+/**
+ * An audit event of a transition, without its time (the transition's) and its tenant and request
+ * (the request's); `once`, when an event has a token of its own rather than its place in the transition.
+ */
+type TransitionAudit = Omit<AuditEvent, 'at' | 'tenant' | 'auth_req_id'> & { once?: string };
 
 /**
  * The audit events a transition records (DESIGN.md guarantee 9), in order. Each lands once
@@ -62,14 +66,15 @@ function auditEventsOf({ transition: t, request }: TransitionEvent): TransitionA
       const by = approvalBy(t.party);
       const device = { client_id: request.client_id, sub: by?.sub ?? request.sub, ...(by ? { device_id: by.device_id, credential_id: by.credential_id } : {}), channel: 'device' as const };
       if (t.op === 'approve') return [{ ...device, type: 'approved', detail: { party: t.party, tier: request.tier ?? 'standard' } }];
-      const waiting = (request.parties ?? ['customer']).filter((party) => party !== t.party && !approvalBy(party));
-      return [{ ...device, type: 'party_approved', detail: { party: t.party, waiting_for: waiting.join(' ') } }];
+      return [{ ...device, type: 'party_approved', detail: { party: t.party, waiting_for: t.waiting_for.join(' ') } }];
     }
     case 'deny': {
       const device = { client_id: request.client_id, sub: t.sub, device_id: t.device_id, credential_id: t.credential_id, channel: 'device' as const };
       const denied: TransitionAudit = { ...device, type: 'denied', detail: { party: t.party, cause: t.cause } };
       // In the person's order: the wrong pick refused, then the request denied for it.
-      if (t.cause === 'wrong_binding_code') return [{ sub: t.sub, device_id: t.device_id, credential_id: t.credential_id, channel: 'device', type: 'refused', reason: 'wrong_binding_code', detail: { decision: 'approve' } }, denied];
+      // The refusal carries the pick's own token: the pick's caller audits it under the same one when
+      // it cannot tell whether the denial applied, and it lands once either way.
+      if (t.cause === 'wrong_binding_code') return [{ sub: t.sub, device_id: t.device_id, credential_id: t.credential_id, channel: 'device', type: 'refused', reason: 'wrong_binding_code', detail: { decision: 'approve' }, ...(t.pick ? { once: wrongPickToken(t.pick) } : {}) }, denied];
       // The report is recorded once the block it names has landed (see `auditAfterBlock`).
       return [denied, ...(t.cause === 'fraud_reported' ? [{ ...device, type: 'fraud_reported' as const, detail: { blocked_client_id: request.client_id } }] : [])];
     }
@@ -100,7 +105,7 @@ export function consequencesOf(deps: ConsequenceDeps): Consequences {
     const { tenant, auth_req_id } = event.request;
     const events = auditEventsOf(event);
     // In order: the fraud report after its denial.
-    for (const [n, recorded] of events.entries()) await deps.audit.record({ ...recorded, tenant, auth_req_id }, { once: event.once(n), atMs: event.transition.at });
+    for (const [n, { once, ...recorded }] of events.entries()) await deps.audit.record({ ...recorded, tenant, auth_req_id }, { once: once ?? event.once(n), atMs: event.transition.at });
   };
   const auditAfterBlock: Consequence = async (event) => {
     const t = event.transition;
@@ -119,7 +124,7 @@ export function consequencesOf(deps: ConsequenceDeps): Consequences {
 
   return {
     propose: {
-      record: [audit, ({ request }) => audienceOf(deps, request).then((audience) => audience.forEach((sub) => deps.events.publish(request.tenant, sub, { auth_req_id: request.auth_req_id, state: 'pending' })))],
+      record: [audit, ({ request }) => audienceOf(deps, request).then((audience) => audience.forEach((sub) => deps.events.publish(request.tenant, sub, { auth_req_id: request.auth_req_id, state: request.state })))],
       then: [
         async ({ request }) => {
           const audience = await audienceOf(deps, request);

@@ -10,7 +10,7 @@ import { createGuardedHttpsAgent } from './outbound/index.ts';
 import { loadPolicy, type Policy } from './policy/index.ts';
 import { createPushNotifier, createWebPushSender, isAllowedPushEndpoint, loadVapidKeys, type PushSender } from './push/index.ts';
 import { wireLifecycle } from './consequences.ts';
-import { createExpirySweeper, leaseTicker, sendExpiryNotice, type ExpirySweeperOptions, type OutboxOptions } from './requests/index.ts';
+import { createExpirySweeper, createStoreClock, leaseTicker, sendExpiryNotice, type ExpirySweeperOptions, type OutboxOptions } from './requests/index.ts';
 import { Background, consoleLogger, randomId, systemClock, type Clock, type IdGenerator, type Logger } from './runtime/index.ts';
 import type { Store } from './store/index.ts';
 import { KeyRing } from './tokens/index.ts';
@@ -77,7 +77,10 @@ export async function createDeps(config: Config, store: Store, overrides: DepsOv
   // A swap may take the Redis command timeout to reach Redis; the reconciler looks a few seconds
   // after that, so clocks a little apart (instances, Redis) never let it look too early.
   const swapDeadlineMs = overrides.outbox?.swapDeadlineMs ?? config.redisCommandTimeoutMs;
+  // The swap's deadline is stated in the store's clock, which Redis checks it against.
+  const storeClock = await createStoreClock(store, log);
   const { outbox, lifecycle } = wireLifecycle(() => deps, config, {
+    wallClock: storeClock.now,
     swapDeadlineMs,
     reconcileAfterMs: overrides.outbox?.reconcileAfterMs ?? swapDeadlineMs + 3000,
     ...(overrides.outbox?.batchSize ? { batchSize: overrides.outbox.batchSize } : {}),

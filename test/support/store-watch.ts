@@ -86,6 +86,8 @@ export const WATCH = {
   streamConsumerRemove: { writes: (key, group) => [{ key, kind: 'group', group }] },
   // The trim and its anchor land in one step (docs/audit.md, "Retention").
   streamTrimBefore: { writes: (key, _minId, mark) => [{ key, kind: 'stream' }, { key: mark.key, kind: 'hash' }] },
+  // Reads the store's clock: no key.
+  time: 'read',
   close: 'lifecycle',
 } satisfies StoreWatchTable;
 

@@ -1,6 +1,6 @@
 import { CountersignError, type ApprovalParty } from '@countersign/shared';
 import type { Deps } from '../deps.ts';
-import { requestOf, type ApprovalRequest, type DenialCause } from '../requests/index.ts';
+import { requestOf, wrongPickToken, type ApprovalRequest, type DenialCause } from '../requests/index.ts';
 import { auditRefusal, type VerifiedAssertion } from './verify-assertion.ts';
 import type { DeviceSession } from './session.ts';
 
@@ -14,9 +14,9 @@ import type { DeviceSession } from './session.ts';
  * @throws CountersignError `request_not_pending` (409), `expired_token`.
  * @see issue 4 "Reviewers" (any party denying denies), "Push fatigue" ("this wasn't me")
  */
-export async function recordDenial(deps: Deps, verified: VerifiedAssertion, party: ApprovalParty, cause: DenialCause): Promise<ApprovalRequest> {
+export async function recordDenial(deps: Deps, verified: VerifiedAssertion, party: ApprovalParty, cause: DenialCause, pick?: string): Promise<ApprovalRequest> {
   const { request, device } = verified;
-  const result = await deps.lifecycle.deny(request, { party, cause, sub: verified.record.sub, device_id: device.device_id, credential_id: device.credential_id }, deps.clock.now());
+  const result = await deps.lifecycle.deny(request, { party, cause, sub: verified.record.sub, device_id: device.device_id, credential_id: device.credential_id, ...(pick ? { pick } : {}) }, deps.clock.now());
   if (!result.ok) {
     const current = requestOf(result.fields);
     if (current && current.state !== 'pending') throw new CountersignError('request_not_pending', `The request is already ${current.state}.`);
@@ -49,12 +49,15 @@ export async function recordDenial(deps: Deps, verified: VerifiedAssertion, part
  */
 export async function recordWrongPick(deps: Deps, session: DeviceSession, verified: VerifiedAssertion): Promise<never> {
   const { request, device } = verified;
+  // The pick's own id: its refusal is audited under it on every path, so it lands once even when
+  // the denial's reply is lost and its entry audits the pick as well.
+  const pick = deps.ids(9);
   try {
     // The denial's consequences audit the pick (`refused`, `wrong_binding_code`) and then the denial.
-    await recordDenial(deps, verified, 'customer', 'wrong_binding_code');
+    await recordDenial(deps, verified, 'customer', 'wrong_binding_code', pick);
   } catch (error) {
-    // Settled or expired meanwhile: the pick was wrong all the same.
-    await auditRefusal(deps, session, request.auth_req_id, 'wrong_binding_code', { decision: 'approve' }, device);
+    // Settled or expired meanwhile, or the outcome is unknown: the pick was wrong all the same.
+    await auditRefusal(deps, session, request.auth_req_id, 'wrong_binding_code', { decision: 'approve' }, device, { once: wrongPickToken(pick) });
     throw error;
   }
   throw new CountersignError('wrong_binding_code', 'That was not the code shown by the agent, so the request was denied. Ask the agent to send it again.');

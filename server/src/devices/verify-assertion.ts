@@ -26,8 +26,8 @@ export interface VerifiedAssertion {
  * exist) and a malformed id go to the tenant's trail only, so decisions sent to made-up ids cannot
  * open a per-request index each.
  */
-export function auditRefusal(deps: Pick<Deps, 'audit'>, session: DeviceSession, authReqId: string | null, reason: string, detail: Record<string, string | number | boolean>, device?: DeviceRecord) {
-  return deps.audit.record({ type: 'refused', reason, tenant: session.tenant, ...(authReqId !== null && isRequestId(authReqId) ? { auth_req_id: authReqId } : {}), sub: session.sub, channel: 'device', device_id: device?.device_id ?? session.device_id, ...(device ? { credential_id: device.credential_id } : {}), detail });
+export function auditRefusal(deps: Pick<Deps, 'audit'>, session: DeviceSession, authReqId: string | null, reason: string, detail: Record<string, string | number | boolean>, device?: DeviceRecord, options: { once?: string } = {}) {
+  return deps.audit.record({ type: 'refused', reason, tenant: session.tenant, ...(authReqId !== null && isRequestId(authReqId) ? { auth_req_id: authReqId } : {}), sub: session.sub, channel: 'device', device_id: device?.device_id ?? session.device_id, ...(device ? { credential_id: device.credential_id } : {}), detail }, options);
 }
 
 /**

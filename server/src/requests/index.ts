@@ -6,5 +6,6 @@ export { requestDisplay } from './request-display.ts';
 export { holdLease, leaseTicker, type LeaseTickerOptions } from './sweep-lease.ts';
 export { deadlineMember, parseDeadlineMember, trackApprovalDeadline, trackDeadline, untrackDeadline, type RequestRef } from './request-deadlines.ts';
 export { approvalField, currentDeadline, effectiveState, fromFields, notificationTokenOf, requestOf, toFields, type ApprovalRequest } from './request-record.ts';
-export { createLifecycle, outboxOf, TRANSITIONS, type DenialCause, type Lifecycle, type LifecycleTimes, type PartyApprovalInput, type SwapResult, type Transition, type TransitionOp } from './lifecycle.ts';
+export { createLifecycle, outboxOf, TRANSITIONS, wrongPickToken, type DenialCause, type Lifecycle, type LifecycleTimes, type PartyApprovalInput, type SwapResult, type Transition, type TransitionOp } from './lifecycle.ts';
 export { createOutbox, creationFields, type Consequence, type Consequences, type Outbox, type OutboxDeps, type OutboxOptions, type TransitionEvent } from './outbox.ts';
+export { createStoreClock, type StoreClock } from './store-clock.ts';

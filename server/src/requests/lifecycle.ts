@@ -52,13 +52,20 @@ export type DenialCause = 'denied' | 'fraud_reported' | 'wrong_binding_code';
  */
 export type Transition =
   | { op: 'propose'; at: number }
-  | { op: 'approveParty' | 'approve'; at: number; party: ApprovalParty }
-  | { op: 'deny'; at: number; party: ApprovalParty; cause: DenialCause; sub: string; device_id: string; credential_id: string }
+  | { op: 'approveParty'; at: number; party: ApprovalParty; waiting_for: ApprovalParty[] }
+  | { op: 'approve'; at: number; party: ApprovalParty }
+  /** `pick`: a wrong number-matching pick's own id, so its refusal is audited once on every path. */
+  | { op: 'deny'; at: number; party: ApprovalParty; cause: DenialCause; sub: string; device_id: string; credential_id: string; pick?: string }
   | { op: 'expire'; at: number; from: 'pending' | 'approved' }
   | { op: 'issueToken'; at: number; jti: string; expires_in: number }
   | { op: 'redeem'; at: number; redemption_id: string }
   | { op: 'reportOutcome'; at: number; redemption_id: string; status: OutcomeReport['status']; reference?: string }
   | { op: 'flagOutcome'; at: number; redemption_id: string };
+
+/** The `once` token of a wrong number-matching pick's refusal (`AuditLog.record`), whichever path audits it. */
+export function wrongPickToken(pick: string): string {
+  return `pick.${pick}`;
+}
 
 /** The outbox field of the creation's entry: `ob:0` (transitions after it count `seq` from 1). */
 export const PROPOSE_SEQ = 0;
@@ -171,7 +178,10 @@ export function createLifecycle(swap: Swap, times: LifecycleTimes): Lifecycle {
         }),
       ];
       const written = { [approvalField(approval.party)]: JSON.stringify({ sub: approval.sub, device_id: approval.device_id, credential_id: approval.credential_id, at: now }) };
-      if (!last) return swap(ref, guards, written, { op: 'approveParty', at: now, party: approval.party });
+      if (!last) {
+        const waiting = others.filter((other) => fields[approvalField(other)] === undefined);
+        return swap(ref, guards, written, { op: 'approveParty', at: now, party: approval.party, waiting_for: waiting });
+      }
       const tokenLifetime = current.token_lifetime ?? times.approvalTokenTtl;
       return swap(
         ref,

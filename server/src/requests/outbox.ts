@@ -51,7 +51,10 @@ export interface OutboxOptions {
   reconcileAfterMs: number;
   /** Entries the reconciler delivers per call; 100 by default. */
   batchSize?: number;
-  /** The wall clock for the swap's deadline; `Date.now` by default (the request clock may be a test's). */
+  /**
+   * The clock the swap's deadline is stated in: the store's (`createStoreClock`), which Redis
+   * compares it with; `Date.now` by default (the request clock may be a test's).
+   */
   wallClock?: () => number;
   /** A random member suffix; 9 random base64url characters by default. */
   nonce: () => string;
@@ -146,7 +149,7 @@ export function createOutbox(deps: () => OutboxDeps, consequences: () => Consequ
   }
 
   /** The live path: waits for `record`, leaves the rest to the background; a failure is left to the reconciler. */
-  async function deliverLive(ref: RequestRef, seq: number, transition: Transition, request: ApprovalRequest, member: string): Promise<void> {
+  async function deliverLive(ref: RequestRef, seq: number, transition: Transition, request: ApprovalRequest, member: string | null): Promise<void> {
     const { background, log } = deps();
     const { recorded, done } = deliver(ref, seq, transition, request, member);
     background.run(`consequences of ${transition.op}`, () => done);
@@ -176,7 +179,11 @@ export function createOutbox(deps: () => OutboxDeps, consequences: () => Consequ
     }
     const fields = result.fields!;
     const request = fromFields(fields);
-    await deliverLive(ref, Number(fields.seq), transition, request, member);
+    const seq = Number(fields.seq);
+    // Entries of earlier swaps still here (a lost reply, a delivery in flight) go first, so the
+    // audit trail keeps the order of the transitions; a second delivery of one lands once.
+    for (const earlier of outboxOf(fields)) if (earlier.seq < seq) await deliverLive(ref, earlier.seq, earlier.transition, request, null);
+    await deliverLive(ref, seq, transition, request, member);
     return { ok: true, request, fields };
   };
 

@@ -161,6 +161,10 @@ export class MemoryStore implements Store {
     return existed;
   }
 
+  async time(): Promise<number> {
+    return Date.now();
+  }
+
   async hashCreate(key: string, fields: Fields, ttlSeconds: number): Promise<boolean> {
     if (this.#live(key)) return false;
     this.#entries.set(key, { data: { kind: 'hash', value: new Map(Object.entries(fields)) }, expiresAt: this.#expiry(ttlSeconds) });

@@ -22,7 +22,7 @@ export interface CompareAndSetOptions {
    */
   outbox?: string;
   /**
-   * Epoch ms, wall clock: a swap that reaches the store after this does nothing and fails with
+   * Epoch ms in the store's clock ({@link RecordStore.time}): a swap that reaches the store after this does nothing and fails with
    * {@link LateSwapError} (Redis compares its own clock), so a command that waited in a queue
    * or a paused server cannot apply after its caller gave up. The in-memory store runs every call
    * at once and ignores it.
@@ -90,6 +90,12 @@ export interface ThrottleResult {
  * Keys are logical (see `keys.ts`); TTLs are in seconds and only collect garbage.
  */
 export interface RecordStore {
+  /**
+   * The store's own clock, epoch ms (Redis `TIME`; the memory store: the wall clock). The deadline
+   * of a swap (`CompareAndSetOptions.notAfterMs`) is compared with this clock, so a caller states
+   * it in this clock, whatever its own says (`requests/store-clock.ts`).
+   */
+  time(): Promise<number>;
   /** A string value, or null. */
   get(key: string): Promise<string | null>;
   /** Writes a string value. With `onlyIfAbsent`, writes only when the key does not exist (SET NX) and answers whether it wrote. */

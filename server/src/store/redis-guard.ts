@@ -12,6 +12,7 @@ import type { Store } from './types.ts';
  * error that proves it did not run (MOVED, NOSCRIPT, …) is sending it once.
  */
 export const READ_OPERATIONS: ReadonlySet<keyof Store> = new Set<keyof Store>([
+  'time',
   'get',
   'hashGet',
   'hashGetField',

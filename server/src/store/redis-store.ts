@@ -102,6 +102,11 @@ export class RedisStore implements Store {
     return (await this.#redis.del(this.#key(key))) > 0;
   }
 
+  async time(): Promise<number> {
+    const [seconds, micros] = (await this.#redis.time()) as [string | number, string | number];
+    return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+  }
+
   /** @throws RangeError when `fields` is empty: Redis keeps no empty hash. */
   async hashCreate(key: string, fields: Fields, ttlSeconds: number): Promise<boolean> {
     if (Object.keys(fields).length === 0) throw new RangeError('hashCreate needs at least one field');

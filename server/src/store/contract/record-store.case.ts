@@ -46,6 +46,14 @@ export function describeRecordStoreContract(name: string, makeStore: () => Promi
       store = opened[0]!;
     });
 
+    it('time answers the store clock in whole epoch ms, moving forward (the test store runs on this machine)', async () => {
+      const before = Date.now();
+      const first = await store.time();
+      const second = await store.time();
+      expect(Number.isSafeInteger(first)).toBe(true);
+      expect(Math.abs(first - before)).toBeLessThan(1000);
+      expect(second).toBeGreaterThanOrEqual(first);
+    });
     it('get returns null for a missing key', async () => {
       expect(await store.get(key('s'))).toBeNull();
     });
