@@ -1,8 +1,9 @@
 import { createAgentClient, type AgentClient } from '@countersign/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { keys, type Store } from '../server/src/store/index.ts';
+import { keys } from '../server/src/store/index.ts';
 import { answer } from './guarantees/policy-support.ts';
 import { createHarness, type EnrolledUser, type Harness } from './support/harness.ts';
+import { loseRepliesOf, PAST_THE_MARK_SECONDS } from './support/lost-replies.ts';
 import { payment } from './support/payment.ts';
 
 /**
@@ -11,18 +12,6 @@ import { payment } from './support/payment.ts';
  * audit trail says of the request must still be what happened, in the order it happened, once.
  */
 
-/** Makes `store`'s swaps whose outbox entry is `op` apply and then fail as a lost reply does (ioredis' timeout). */
-function loseRepliesOf(store: Store, op: string): void {
-  const compareAndSet = store.compareAndSet.bind(store);
-  store.compareAndSet = async (key, guards, set, options) => {
-    const result = await compareAndSet(key, guards, set, options);
-    if (result.ok && options?.outbox?.includes(`"op":"${op}"`)) throw new Error('Command timed out');
-    return result;
-  };
-}
-
-/** The swap's mark is due once `reconcileAfterMs` (command timeout + 3 s) has passed. */
-const PAST_THE_MARK_SECONDS = 6;
 
 describe('outbox entries delivered after the request moved on', () => {
   let h: Harness;

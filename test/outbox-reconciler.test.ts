@@ -1,9 +1,10 @@
 import { createAgentClient, type AgentClient } from '@countersign/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deadlineMember } from '../server/src/requests/index.ts';
-import { keys, type Store } from '../server/src/store/index.ts';
+import { keys } from '../server/src/store/index.ts';
 import { createHarness, type EnrolledUser, type Harness } from './support/harness.ts';
 import { startNotificationReceiver, type NotificationReceiver } from './support/notification-receiver.ts';
+import { loseRepliesOf, PAST_THE_MARK_SECONDS } from './support/lost-replies.ts';
 import { payment } from './support/payment.ts';
 
 /**
@@ -14,18 +15,6 @@ import { payment } from './support/payment.ts';
  * swap wrote with itself: exactly once into the audit chain, however often it is delivered.
  */
 
-/** Makes `store`'s swaps whose outbox entry is `op` apply and then fail as a lost reply does (ioredis' timeout). */
-function loseRepliesOf(store: Store, op: string): void {
-  const compareAndSet = store.compareAndSet.bind(store);
-  store.compareAndSet = async (key, guards, set, options) => {
-    const result = await compareAndSet(key, guards, set, options);
-    if (result.ok && options?.outbox?.includes(`"op":"${op}"`)) throw new Error('Command timed out');
-    return result;
-  };
-}
-
-/** The swap's mark is due once `reconcileAfterMs` (command timeout + 3 s) has passed. */
-const PAST_THE_MARK_SECONDS = 6;
 
 describe.each(['redis', 'cluster'] as const)('the outbox on %s, across two instances', (storeKind) => {
   let a: Harness;
