@@ -49,6 +49,11 @@ describe.each(['memory', 'redis'] as const)('a tool_call end to end (%s store)',
     return { ...asked, token: polled.token };
   }
 
+  it('is advertised in discovery', async () => {
+    const discovery = await harness.call('GET', '/.well-known/openid-configuration');
+    expect(discovery.body.authorization_details_types_supported).toEqual(['payment', 'tool_call']);
+  });
+
   it('is proposed, approved with the passkey and redeemed once with exactly its arguments: a float, nested objects, unicode', async () => {
     const details = toolCall({ arguments: ARGUMENTS });
     const { token, auth_req_id } = await approved(details);
