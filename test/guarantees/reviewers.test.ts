@@ -17,6 +17,8 @@ const customerAndFinance = () =>
     policy.floors = { reversibility: { reversible: 'dual', costly: 'dual', irreversible: 'dual' }, blast_radius: { one: 'dual', many: 'dual', all: 'dual' } };
     policy.types.payment.amount_tiers = {};
     policy.types.payment.unlisted_currency_tier = 'dual';
+    // The only tier for tool calls too: the shipped policy's tool rules name `standard`.
+    policy.types.tool_call = { ...policy.types.tool_call, unlisted_currency_tier: 'dual', tool_tiers: [] };
   });
 
 /** A tier of two reviewers of different roles, and no customer. */
@@ -26,6 +28,8 @@ const twoReviewers = () =>
     policy.floors = { reversibility: { reversible: 'two-reviewers', costly: 'two-reviewers', irreversible: 'two-reviewers' }, blast_radius: { one: 'two-reviewers', many: 'two-reviewers', all: 'two-reviewers' } };
     policy.types.payment.amount_tiers = {};
     policy.types.payment.unlisted_currency_tier = 'two-reviewers';
+    // The only tier for tool calls too: the shipped policy's tool rules name `standard`.
+    policy.types.tool_call = { ...policy.types.tool_call, unlisted_currency_tier: 'two-reviewers', tool_tiers: [] };
   });
 
 
@@ -149,6 +153,8 @@ describe.each(['memory', 'redis'] as const)('reviewers (%s store)', (storeKind) 
         policy.floors = { reversibility: { reversible: 'two-reviewers', costly: 'two-reviewers', irreversible: 'two-reviewers' }, blast_radius: { one: 'two-reviewers', many: 'two-reviewers', all: 'two-reviewers' } };
         policy.types.payment.amount_tiers = {};
         policy.types.payment.unlisted_currency_tier = 'two-reviewers';
+        // The only tier for tool calls too: the shipped policy's tool rules name `standard`.
+        policy.types.tool_call = { ...policy.types.tool_call, unlisted_currency_tier: 'two-reviewers', tool_tiers: [] };
       }) });
       await harness.admin('PUT', '/users/rita/roles', { roles: ['reviewer:finance', 'reviewer:risk'] });
       // Someone else can fill the other role (rita alone could fill only one: no_approver, below).
@@ -275,6 +281,8 @@ describe.each(['memory', 'redis'] as const)('reviewers (%s store)', (storeKind) 
           policy.floors = { reversibility: { reversible: 'dual', costly: 'dual', irreversible: 'dual' }, blast_radius: { one: 'dual', many: 'dual', all: 'dual' } };
           policy.types.payment.amount_tiers = {};
           policy.types.payment.unlisted_currency_tier = 'dual';
+          // The only tier for tool calls too: the shipped policy's tool rules name `standard`.
+          policy.types.tool_call = { ...policy.types.tool_call, unlisted_currency_tier: 'dual', tool_tiers: [] };
           policy.limits.max_pending_per_user = 1;
         }),
       });
