@@ -1,0 +1,205 @@
+import { CountersignError, type AgentClient, type AuthorizationDetails, type KeyedLock, type Sleep } from '@countersign/shared';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { bindingMessage, outcomeReason } from './binding-message.ts';
+import { callKey, transactionId } from './call-key.ts';
+import type { GatewayConfig } from './config.ts';
+import { gatewayResult, type GatewayAnswer } from './results.ts';
+import type { CallRecord, CallStore } from './store/index.ts';
+import { waitForDecision, type Waiter } from './wait-for-decision.ts';
+
+/** The part of the agent client the gateway uses. */
+export type CountersignClient = Pick<AgentClient, 'requestApproval' | 'pollToken' | 'redeem' | 'reportOutcome'>;
+
+/** What every gated call of one gateway shares. */
+export interface GatedCallDeps {
+  config: GatewayConfig;
+  countersign: CountersignClient;
+  store: CallStore;
+  upstream: Client;
+  /** Serialises the calls of one key in this process: one poller, one redeemer per call. */
+  lock: KeyedLock;
+  /** Epoch ms. */
+  now: () => number;
+  sleep: Sleep;
+  log: (line: string) => void;
+  /** When this process last polled each request (epoch ms), so a quick retry does not poll early. */
+  lastPolls: Map<string, number>;
+}
+
+/** One `tools/call` of a gated tool, as the client sent it. */
+export interface GatedCall {
+  name: string;
+  arguments: Record<string, unknown>;
+  /** The tool as the upstream listed it, for its annotations; undefined when never listed. */
+  tool: Tool | undefined;
+  /** How this client waits: a signal, and URL elicitation when it has it. */
+  waiter: Waiter;
+}
+
+/**
+ * Runs one gated tool call through Countersign: proposes it as one `tool_call` action (or finds
+ * the approval the same call already asked for), waits for the decision as long as the config
+ * allows, and only after the approval and a successful `/redeem` of exactly these arguments calls
+ * the upstream, once; then reports the outcome and answers the upstream's own result. A call that
+ * already ran is answered with its recorded result and never runs again.
+ *
+ * @returns the upstream's result, or a gateway answer (`isError: true`): `approval_pending`,
+ *   `denied`, `expired`, `refused` with a reason code.
+ * @throws McpError: the upstream's own protocol error, passed on (and recorded for a replay).
+ * @see DESIGN.md "The MCP gateway", guarantees 1, 7 and 8; docs/mcp-gateway.md
+ */
+export function runGatedCall(deps: GatedCallDeps, call: GatedCall): Promise<CallToolResult> {
+  const { config } = deps;
+  const key = callKey(config.upstream.name, call.name, call.arguments);
+  return deps.lock(key, async () => {
+    let record = await deps.store.get(key);
+    if (record?.state === 'done') return replay(record);
+    // Redeemed but no result recorded: the process stopped while the upstream ran. It may have
+    // run; it must never run twice.
+    if (record?.state === 'redeemed') return gatewayResult({ status: 'refused', error: 'already_redeemed', auth_req_id: record.auth_req_id });
+    const details = toolCallDetails(deps, call, key);
+    if (!record) {
+      const proposed = await propose(deps, call, key, details);
+      if ('status' in proposed) return gatewayResult(proposed);
+      record = proposed;
+    }
+    if (record.state === 'pending') {
+      const decided = await decide(deps, call, key, record);
+      if (decided.state !== 'approved') return gatewayResult(decided.answer);
+      record = decided.record;
+    }
+    if (record.state !== 'approved') throw new Error(`unexpected call record state ${record.state}`);
+    return execute(deps, call, key, record, details);
+  });
+}
+
+/** The `tool_call` action of a call: DESIGN.md "The action", the exact arguments as the client sent them. */
+function toolCallDetails(deps: GatedCallDeps, call: GatedCall, key: string): AuthorizationDetails {
+  const annotations = call.tool?.annotations;
+  const detail = {
+    type: 'tool_call',
+    transaction_id: transactionId(key),
+    server: deps.config.upstream.name,
+    tool: call.name,
+    arguments: call.arguments,
+    ...(annotations ? { annotations } : {}),
+  };
+  return [detail] as unknown as AuthorizationDetails;
+}
+
+async function propose(deps: GatedCallDeps, call: GatedCall, key: string, details: AuthorizationDetails): Promise<CallRecord | GatewayAnswer> {
+  const binding_message = bindingMessage(deps.config.upstream.name, call.name, key);
+  try {
+    const expiry = deps.config.request_expiry_seconds;
+    const answer = await deps.countersign.requestApproval({
+      login_hint: deps.config.login_hint,
+      authorization_details: details,
+      binding_message,
+      ...(expiry === undefined ? {} : { requested_expiry: expiry }),
+    });
+    const record: CallRecord = { state: 'pending', auth_req_id: answer.auth_req_id, binding_message, interval: answer.interval, expires_at: deps.now() + answer.expires_in * 1000 };
+    await deps.store.put(key, record, answer.expires_in + 60);
+    deps.log(`asked for approval of ${call.name}: ${answer.auth_req_id}`);
+    return record;
+  } catch (error) {
+    return { status: 'refused', error: reasonCode(error, deps) };
+  }
+}
+
+type Decided = { state: 'approved'; record: Extract<CallRecord, { state: 'approved' }> } | { state: 'other'; answer: GatewayAnswer };
+
+async function decide(deps: GatedCallDeps, call: GatedCall, key: string, record: Extract<CallRecord, { state: 'pending' }>): Promise<Decided> {
+  const { auth_req_id } = record;
+  let decision;
+  try {
+    decision = await waitForDecision(deps, record, call.waiter, {
+      url: approvalUrl(deps.config, auth_req_id),
+      onSlowDown: (interval) => deps.store.put(key, { ...record, interval }, Math.max(1, (record.expires_at - deps.now()) / 1000 + 60)),
+    });
+  } catch (error) {
+    // invalid_grant: the request is gone or its token was already issued: this record can never be spent.
+    if (error instanceof CountersignError && error.code === 'invalid_grant') await deps.store.delete(key);
+    return { state: 'other', answer: { status: 'refused', error: reasonCode(error, deps), auth_req_id } };
+  }
+  if (decision.status === 'pending') {
+    const expires_in = Math.max(0, Math.ceil((record.expires_at - deps.now()) / 1000));
+    return { state: 'other', answer: { status: 'approval_pending', auth_req_id, binding_message: record.binding_message, approval_url: approvalUrl(deps.config, auth_req_id), expires_in } };
+  }
+  if (decision.status !== 'approved') {
+    await deps.store.delete(key);
+    deps.log(`${call.name}: ${auth_req_id} ${decision.status}`);
+    return { state: 'other', answer: { status: decision.status, auth_req_id } };
+  }
+  const approved = { state: 'approved', auth_req_id, binding_message: record.binding_message, access_token: decision.token.access_token, expires_at: deps.now() + decision.token.expires_in * 1000 } as const;
+  // Kept before redeeming: the token is issued once, and a redeem that fails on the wire can be tried again.
+  await deps.store.put(key, approved, decision.token.expires_in + 60);
+  return { state: 'approved', record: approved };
+}
+
+async function execute(deps: GatedCallDeps, call: GatedCall, key: string, record: Extract<CallRecord, { state: 'approved' }>, details: AuthorizationDetails): Promise<CallToolResult> {
+  const { auth_req_id } = record;
+  let redemption_id: string;
+  try {
+    // The details as built from the arguments this call brings, never as read back: the server
+    // compares their hash with the approved one (guarantee 3).
+    ({ redemption_id } = await deps.countersign.redeem(record.access_token, details));
+  } catch (error) {
+    const code = reasonCode(error, deps);
+    if (code === 'already_redeemed') await deps.store.put(key, { state: 'redeemed', auth_req_id, redemption_id: '' }, deps.config.result_ttl_seconds);
+    // A network or server failure keeps the token for a retry; a refusal is final.
+    else if (error instanceof CountersignError && error.status < 500) await deps.store.delete(key);
+    return gatewayResult({ status: 'refused', error: code, auth_req_id });
+  }
+  // Written before the upstream is called: from here on, this call is never started again.
+  await deps.store.put(key, { state: 'redeemed', auth_req_id, redemption_id }, deps.config.result_ttl_seconds);
+  deps.log(`${call.name}: ${auth_req_id} redeemed, calling the upstream`);
+  let outcome: Extract<CallRecord, { state: 'done' }>['outcome'];
+  try {
+    outcome = { result: (await deps.upstream.callTool({ name: call.name, arguments: call.arguments })) as CallToolResult };
+  } catch (error) {
+    outcome = { error: error instanceof McpError ? { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) } : { code: -32603, message: String((error as Error)?.message ?? error) } };
+  }
+  const done: CallRecord = { state: 'done', auth_req_id, outcome };
+  await deps.store.put(key, done, deps.config.result_ttl_seconds);
+  await report(deps, redemption_id, outcome);
+  return replay(done);
+}
+
+async function report(deps: GatedCallDeps, redemption_id: string, outcome: Extract<CallRecord, { state: 'done' }>['outcome']): Promise<void> {
+  const failure = 'error' in outcome ? outcome.error.message : outcome.result.isError ? textOf(outcome.result) : null;
+  try {
+    await deps.countersign.reportOutcome(redemption_id, failure === null ? { status: 'succeeded' } : { status: 'failed', reason: outcomeReason(failure) });
+  } catch (error) {
+    // The call ran: a lost report must not turn its result into an error.
+    deps.log(`could not report the outcome of ${redemption_id}: ${(error as Error).message}`);
+  }
+}
+
+/** Answers a recorded outcome again: the result, or the upstream's protocol error thrown anew. */
+function replay(record: Extract<CallRecord, { state: 'done' }>): CallToolResult {
+  if ('result' in record.outcome) return record.outcome.result;
+  const { code, message, data } = record.outcome.error;
+  // McpError prefixes "MCP error <code>: " to the message; pass the upstream's own words on.
+  throw new McpError(code, message.replace(/^MCP error -?\d+: /, ''), data);
+}
+
+function textOf(result: CallToolResult): string {
+  return result.content.map((part) => (part.type === 'text' ? part.text : '')).join(' ');
+}
+
+/** The approver app's page of one request. */
+export function approvalUrl(config: GatewayConfig, auth_req_id: string): string {
+  const issuer = config.countersign.issuer.replace(/\/+$/, '');
+  return config.approval_url.replaceAll('{issuer}', issuer).replaceAll('{auth_req_id}', encodeURIComponent(auth_req_id));
+}
+
+/** A refusal's reason code: Countersign's own, else `temporarily_unavailable` for a server or network failure. */
+function reasonCode(error: unknown, deps: GatedCallDeps): string {
+  if (error instanceof CountersignError) {
+    if (error.status >= 500) deps.log(`Countersign failed: ${error.code}`);
+    return error.code;
+  }
+  deps.log(`Countersign unreachable: ${(error as Error)?.message ?? String(error)}`);
+  return 'temporarily_unavailable';
+}

@@ -1,0 +1,135 @@
+import { createAgentClient, createKeyedLock, type Sleep } from '@countersign/shared';
+import { setTimeout as delay } from 'node:timers/promises';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  CallToolRequestSchema,
+  CallToolResultSchema,
+  ElicitResultSchema,
+  ListToolsRequestSchema,
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { GatewayConfig } from './config.ts';
+import { runGatedCall, type CountersignClient, type GatedCallDeps } from './gated-call.ts';
+import { isGated, listedTool } from './gating.ts';
+import type { CallStore } from './store/index.ts';
+import { GATEWAY_INFO, type Upstream } from './upstream.ts';
+import type { Waiter } from './wait-for-decision.ts';
+
+/** Options of {@link createGateway}. */
+export interface GatewayOptions {
+  config: GatewayConfig;
+  upstream: Upstream;
+  store: CallStore;
+  /** The agent client; one for `config.countersign` by default. */
+  countersign?: CountersignClient;
+  /** Epoch ms; `Date.now` by default. */
+  now?: () => number;
+  sleep?: Sleep;
+  /** One line of log; never stdout, which is the MCP stream in stdio mode. */
+  log?: (line: string) => void;
+}
+
+/** One gateway in front of one upstream: every client session it serves shares it. */
+export interface Gateway {
+  /** Serves one client session over `transport` (stdio, or one Streamable HTTP session). */
+  connect(transport: Transport): Promise<Server>;
+  close(): Promise<void>;
+}
+
+/**
+ * Creates the MCP gateway: an MCP server (the SDK's low-level `Server`) whose tools are the
+ * upstream's. `tools/list` passes through with gated tools marked ({@link listedTool}); a call of
+ * a tool that is not gated passes straight through; a gated call goes through Countersign
+ * ({@link runGatedCall}). The upstream's `notifications/tools/list_changed` reaches every session.
+ *
+ * @see DESIGN.md "The MCP gateway"; MCP 2025-11-25 "Tools", "Elicitation"
+ */
+export function createGateway(options: GatewayOptions): Gateway {
+  const { config, upstream, store } = options;
+  const log = options.log ?? ((line: string) => void process.stderr.write(`[mcp-gateway] ${line}\n`));
+  const countersign =
+    options.countersign ?? createAgentClient({ issuer: config.countersign.issuer, clientId: config.countersign.client_id, clientSecret: config.countersign.client_secret });
+  const deps: GatedCallDeps = {
+    config,
+    countersign,
+    store,
+    upstream: upstream.client,
+    lock: createKeyedLock(),
+    now: options.now ?? (() => Date.now()),
+    sleep: options.sleep ?? ((ms, signal) => delay(ms, undefined, signal ? { signal } : {})),
+    log,
+    lastPolls: new Map(),
+  };
+  const sessions = new Set<Server>();
+  let tools = new Map<string, Tool>();
+
+  upstream.client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+    tools = new Map();
+    for (const session of sessions) await session.sendToolListChanged().catch(() => undefined);
+  });
+
+  /** Every tool of the upstream, all pages, remembered until the upstream says its list changed. */
+  async function knownTool(name: string): Promise<Tool | undefined> {
+    if (!tools.has(name)) {
+      const all = new Map<string, Tool>();
+      let cursor: string | undefined;
+      do {
+        const page = await upstream.client.listTools(cursor === undefined ? {} : { cursor });
+        for (const tool of page.tools) all.set(tool.name, tool);
+        cursor = page.nextCursor;
+      } while (cursor);
+      tools = all;
+    }
+    return tools.get(name);
+  }
+
+  async function connect(transport: Transport): Promise<Server> {
+    const server = new Server(GATEWAY_INFO, {
+      capabilities: { tools: { listChanged: true } },
+      instructions: 'Tools marked as asking the person on their phone run only after their approval; until then they answer approval_pending: call them again with the same arguments to resume.',
+    });
+
+    server.setRequestHandler(ListToolsRequestSchema, async (request) => {
+      const page = await upstream.client.listTools(request.params);
+      for (const tool of page.tools) tools.set(tool.name, tool);
+      return { ...page, tools: page.tools.map((tool) => listedTool(tool, config)) };
+    });
+
+    server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+      const { name } = request.params;
+      const tool = await knownTool(name);
+      if (!isGated(name, tool, config)) {
+        // Passed on as sent (`_meta` included) and answered as answered, unvalidated: the client
+        // validates the upstream's result against the upstream's schema itself.
+        return (await upstream.client.request({ method: 'tools/call', params: request.params }, CallToolResultSchema, { signal: extra.signal })) as CallToolResult;
+      }
+      const waiter: Waiter = { signal: extra.signal };
+      if (server.getClientCapabilities()?.elicitation?.url) {
+        waiter.elicit = async (params, signal) =>
+          (await extra.sendRequest({ method: 'elicitation/create', params: { mode: 'url', ...params } }, ElicitResultSchema, { signal, timeout: config.wait_seconds * 1000 + 5000 })).action;
+        waiter.complete = (elicitationId) => extra.sendNotification({ method: 'notifications/elicitation/complete', params: { elicitationId } });
+      }
+      const progressToken = request.params._meta?.progressToken;
+      if (progressToken !== undefined) {
+        let progress = 0;
+        waiter.progress = () => extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: ++progress, message: 'waiting for the approval on the phone' } });
+      }
+      return runGatedCall(deps, { name, arguments: request.params.arguments ?? {}, tool, waiter });
+    });
+
+    server.onclose = () => void sessions.delete(server);
+    sessions.add(server);
+    await server.connect(transport);
+    return server;
+  }
+
+  return {
+    connect,
+    async close() {
+      for (const session of sessions) await session.close().catch(() => undefined);
+    },
+  };
+}
