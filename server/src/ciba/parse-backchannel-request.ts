@@ -1,6 +1,6 @@
 import { authorizationDetails, bindingMessage, CountersignError, type AuthorizationDetails } from '@countersign/shared';
 import type { Config } from '../config/index.ts';
-import { describeIssue, formatJsonPath, parseStrictJson } from '../http/index.ts';
+import { describeIssue, formatJsonPath, isJcsNumber, parseStrictJson, type InexactNumber } from '../http/index.ts';
 import type { ClientRecord } from '../clients/index.ts';
 
 /** A validated backchannel authentication request. `requested_expiry` in seconds. */
@@ -23,12 +23,47 @@ const KNOWN = new Set([
   'client_id', 'client_secret', 'client_assertion', 'client_assertion_type',
 ]);
 
+/** Whether `path` (from the `authorization_details` array) lies inside the `arguments` of an action that says it is a `tool_call`. */
+function inToolArguments(details: unknown, path: InexactNumber['path']): boolean {
+  if (path.length < 3 || path[1] !== 'arguments' || typeof path[0] !== 'number' || !Array.isArray(details)) return false;
+  const action: unknown = details[path[0]];
+  return typeof action === 'object' && action !== null && (action as { type?: unknown }).type === 'tool_call';
+}
+
+/**
+ * The refusal for the first number of an action not written as it must be, or null. Every number
+ * of an action is a whole count (minor units, records) and must be a canonical integer, except in
+ * a tool call's `arguments`, which are a tool's own JSON and may hold any number (`1.5`), written
+ * as JCS writes it (`isJcsNumber`): `1.50`, `15e-1` and `-0` are refused there too, since the hash
+ * of the stored call must be a hash of the text that was sent.
+ *
+ * @param details - the parsed `authorization_details` array.
+ * @param numbers - its numbers not written as canonical integers, with paths from the array.
+ * @param prefix - how the path is named in the message (`authorization_details`).
+ * @see RFC 8785 §3.2.2.3
+ */
+export function inexactNumberRefusal(details: unknown, numbers: InexactNumber[], prefix: string): CountersignError | null {
+  for (const number of numbers) {
+    if (!inToolArguments(details, number.path)) {
+      return new CountersignError('invalid_authorization_details', `${formatJsonPath(number.path, prefix)}: numbers must be written as plain integers (no fraction, no exponent, no -0, at most 2^53 - 1).`);
+    }
+    if (!isJcsNumber(number.text)) {
+      return new CountersignError(
+        'invalid_authorization_details',
+        `${formatJsonPath(number.path, prefix)}: numbers in a tool call's arguments must be written as RFC 8785 (JCS) writes them, e.g. 1.5 (not 1.50, 15e-1 or -0), with no more digits than a double holds.`,
+      );
+    }
+  }
+  return null;
+}
+
 /**
  * Reads the JSON text of `authorization_details` as exactly one action. Refused: text that is not
  * JSON; a member named twice in one object (`JSON.parse` keeps the last value, other parsers the
  * first, so the person and the executor could read two amounts or payees in the same bytes); and
- * a number not written as a canonical integer (`49000.0`, `4.9e4`, `49E3`, `-0`, past 2^53 − 1).
- * Every number of an action is a whole count (minor units, records), and the text is what the
+ * a number not written as a canonical integer (`49000.0`, `4.9e4`, `49E3`, `-0`, past 2^53 − 1),
+ * except in a tool call's `arguments` (see {@link inexactNumberRefusal}). Every number of the
+ * other types is a whole count (minor units, records), and the text is what the
  * agent meant: `JSON.parse` reads `49000.0` as 49000 while an executor's parser may read a float
  * or a decimal and round in its own way; the canonical spelling is also the one JCS writes, so
  * the hash of the stored action is a hash of what was sent.
@@ -44,13 +79,8 @@ export function readAuthorizationDetailsJson(json: string): unknown {
     if (read.problem === 'syntax') throw new CountersignError('invalid_authorization_details', 'authorization_details is not valid JSON.');
     throw new CountersignError('invalid_authorization_details', `${formatJsonPath(read.path, 'authorization_details')}: the member is named twice; each name in an object must be unique.`);
   }
-  const [inexact] = read.inexactNumbers;
-  if (inexact) {
-    throw new CountersignError(
-      'invalid_authorization_details',
-      `${formatJsonPath(inexact.path, 'authorization_details')}: numbers must be written as plain integers (no fraction, no exponent, no -0, at most 2^53 - 1).`,
-    );
-  }
+  const refusal = inexactNumberRefusal(read.value, read.inexactNumbers, 'authorization_details');
+  if (refusal) throw refusal;
   return read.value;
 }
 

@@ -2,6 +2,7 @@ import { CountersignError } from '@countersign/shared';
 import type { JWTPayload } from 'jose';
 import type { ClientRecord } from '../clients/index.ts';
 import { formatJsonPath, parseStrictJson } from '../http/index.ts';
+import { inexactNumberRefusal } from './parse-backchannel-request.ts';
 
 /** The JWT's own claims: checked by the verifier, not authentication request parameters. */
 const ENVELOPE = new Set(['iss', 'aud', 'exp', 'iat', 'nbf', 'jti', 'client_id']);
@@ -62,9 +63,10 @@ export function requestObjectParams(jwt: string, claims: JWTPayload, client: Cli
     }
     throw refuse(`the claims set names ${formatJsonPath(read.path)} twice; each name must be unique.`);
   }
-  const inexact = typeof claims.authorization_details === 'string' ? undefined : read.inexactNumbers.find((number) => number.path[0] === 'authorization_details');
-  if (inexact) {
-    throw new CountersignError('invalid_authorization_details', `${formatJsonPath(inexact.path)}: numbers must be written as plain integers (no fraction, no exponent, no -0, at most 2^53 - 1).`);
+  if (typeof claims.authorization_details !== 'string') {
+    const numbers = read.inexactNumbers.filter((number) => number.path[0] === 'authorization_details').map((number) => ({ ...number, path: number.path.slice(1) }));
+    const refusal = inexactNumberRefusal(claims.authorization_details, numbers, 'authorization_details');
+    if (refusal) throw refusal;
   }
   return params;
 }

@@ -36,6 +36,19 @@ function isCanonicalInteger(text: string): boolean {
   return CANONICAL_INTEGER.test(text) && Number.isSafeInteger(Number(text));
 }
 
+/**
+ * Whether a number's text is exactly how RFC 8785 (JCS) writes the value it parses to (ECMAScript
+ * `Number::toString`: `1.5`, `0.1`, `1e+21`, `49000`; not `1.50`, `15e-1`, `1E21`, `-0` or a
+ * 17th significant digit the double cannot hold). Such a number means one IEEE 754 value to every
+ * parser that reads doubles, and the hash of the parsed value is a hash of the text: the numbers a
+ * tool call's arguments may hold beside canonical integers (see `parse-backchannel-request.ts`).
+ * @see RFC 8785 §3.2.2.3
+ */
+export function isJcsNumber(text: string): boolean {
+  const value = Number(text);
+  return Number.isFinite(value) && !Object.is(value, -0) && String(value) === text;
+}
+
 /** Past this many members an object's names are kept in a `Set`: a 64 KB body of `"a0":0,…` must not cost n² comparisons. */
 const SMALL_OBJECT = 16;
 

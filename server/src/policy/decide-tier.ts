@@ -6,6 +6,9 @@ function amountOf(detail: AuthorizationDetail): Record<string, number> {
   switch (detail.type) {
     case 'payment':
       return { [detail.currency]: detail.amount_minor };
+    case 'tool_call':
+      // A tool call's arguments may hold numbers, but none of them is money the policy can weigh.
+      return {};
   }
 }
 

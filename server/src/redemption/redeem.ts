@@ -34,7 +34,7 @@ function approvalMismatch(): CountersignError {
 export interface PresentedAction {
   /** `authorization_details` as parsed from the body, untouched by any schema. */
   details: unknown;
-  /** Whether every number in it was written as a canonical integer (`49000`, not `49000.0`, `4.9e4` or `-0`; see `parseStrictJson`). */
+  /** Whether every number in it was written as JCS writes it (`49000` or `1.5`, not `49000.0`, `4.9e4`, `1.50` or `-0`; see `isJcsNumber`). */
   numbersExact: boolean;
   /** How deep its arrays and objects nest (at most: the body's depth will do). */
   depth: number;

@@ -2,7 +2,7 @@ import { CountersignError, outcomeBody, redeemBody, type ClientRequestView } fro
 import { Hono } from 'hono';
 import { authenticateClient, limitClient, type ClientRecord } from '../clients/index.ts';
 import type { Deps } from '../deps.ts';
-import { readForm, readJson, readJsonDocument } from '../http/index.ts';
+import { isJcsNumber, readForm, readJson, readJsonDocument } from '../http/index.ts';
 import { awaitingParties } from '../policy/index.ts';
 import { loadRequest, settleExpiry } from '../requests/index.ts';
 import { redeemVerified, verifyRedemptionToken } from './redeem.ts';
@@ -93,7 +93,10 @@ export function redemptionRoutes(deps: Deps): Hono {
       // Verified: its auth_req_id and tenant may be trusted to file a refusal under.
       approval = { auth_req_id: claims.auth_req_id, tenant: claims.tenant };
       // The body's other members are strings (the schema says so), so its depth and numbers are the action's.
-      const presented = { details: body.authorization_details, numbersExact: !inexactNumbers.some((number) => number.path[0] === 'authorization_details'), depth };
+      // A number written as JCS writes it (`49000`, or `1.5` in a tool call's arguments) hashes as
+      // written; any other spelling (`49000.0`, `1.50`) cannot be the approved text.
+      const numbersExact = inexactNumbers.every((number) => number.path[0] !== 'authorization_details' || isJcsNumber(number.text));
+      const presented = { details: body.authorization_details, numbersExact, depth };
       const result = await redeemVerified(deps, client, claims, presented, body.current_versions);
       return c.json(result, 200, { 'Cache-Control': 'no-store' });
     } catch (error) {

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { ActionDisplay } from './display.ts';
 import { displayPayment, paymentDetails, type PaymentDetails } from './payment.ts';
+import { displayToolCall } from './tool-call-display.ts';
+import { toolCallDetails, type ToolCallDetails } from './tool-call.ts';
 
 /** One registered `authorization_details` type: its zod schema and how a person sees it. */
 export interface ActionType<T extends { type: string }> {
@@ -14,13 +16,14 @@ export interface ActionType<T extends { type: string }> {
  */
 export const ACTION_TYPES = {
   payment: { schema: paymentDetails, display: displayPayment } satisfies ActionType<PaymentDetails>,
+  tool_call: { schema: toolCallDetails, display: displayToolCall } satisfies ActionType<ToolCallDetails>,
 } as const;
 
 /** The registered type names. */
 export const ACTION_TYPE_NAMES = Object.keys(ACTION_TYPES) as (keyof typeof ACTION_TYPES)[];
 
 /** One action of any registered type. */
-export const authorizationDetail = z.discriminatedUnion('type', [paymentDetails]);
+export const authorizationDetail = z.discriminatedUnion('type', [paymentDetails, toolCallDetails]);
 
 /** A validated action of any registered type. */
 export type AuthorizationDetail = z.infer<typeof authorizationDetail>;
@@ -37,6 +40,7 @@ export const authorizationDetails = z
   .superRefine((details, ctx) => {
     const totals = new Map<string, number>();
     for (const detail of details) {
+      if (detail.type !== 'payment') continue;
       const total = (totals.get(detail.currency) ?? 0) + detail.amount_minor;
       if (!Number.isSafeInteger(total)) {
         ctx.addIssue({ code: 'custom', message: `the amounts in ${detail.currency} add up to more than ${Number.MAX_SAFE_INTEGER} minor units` });
@@ -54,5 +58,7 @@ export function displayAction(detail: AuthorizationDetail): ActionDisplay {
   switch (detail.type) {
     case 'payment':
       return ACTION_TYPES.payment.display(detail);
+    case 'tool_call':
+      return ACTION_TYPES.tool_call.display(detail);
   }
 }

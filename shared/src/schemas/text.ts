@@ -85,6 +85,20 @@ export function toDisplayText(text: string): string {
 }
 
 /**
+ * Text that must reach the person exactly as it is (a tool call's argument, which is what the tool
+ * runs on and cannot be canonicalised) made safe to show: each character {@link UNSEEN} names
+ * (controls, bidirectional controls, invisible, format, private-use and unassigned characters,
+ * lone surrogates) is replaced by a visible `⟨U+200B⟩`, so a reordering or hidden character shows
+ * as what it is instead of acting on the text around it. Line feeds and tabs stay: they are
+ * how multi-line arguments read, and the display keeps white space.
+ * @see CVE-2021-42574 (Trojan Source); Unicode UTS #39 §5
+ */
+export function revealUnseen(text: string): string {
+  if (!ANY_UNSEEN.test(text)) return text;
+  return text.replace(new RegExp(ANY_UNSEEN.source, 'gu'), (character) => (character === '\n' || character === '\t' ? character : `\u27e8${codePointName(character)}\u27e9`));
+}
+
+/**
  * A string shown to the person who approves, 1 to `max` UTF-16 code units of its canonical form.
  *
  * Canonicalised, not refused: NFC, one U+0020 for each run of spaces, trimmed (see
