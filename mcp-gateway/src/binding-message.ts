@@ -1,3 +1,5 @@
+import { toDisplayText } from '@countersign/shared';
+
 /** What `binding_message` may hold (CIBA Core §7.1 as Countersign reads it: docs/guarantees.md). */
 const NOT_ALLOWED = /[^\p{L}\p{M}0-9 .,:;!?'"()\-_/#@&+*%=]+/gu;
 
@@ -15,10 +17,10 @@ export function bindingMessage(server: string, tool: string, key: string): strin
 }
 
 /**
- * An upstream's error text as an outcome `reason` Countersign accepts and the phone shows: one
- * line of allowed characters, at most 500 of them.
+ * An upstream's error text as an outcome `reason` Countersign accepts and the phone shows: display
+ * text ({@link toDisplayText}: what a person cannot see becomes a space), at most 500 characters.
  */
 export function outcomeReason(text: string): string {
-  const line = text.replace(NOT_ALLOWED, ' ').replace(/\s+/g, ' ').trim().slice(0, 500).trim();
-  return line || 'the upstream answered with an error';
+  const reason = toDisplayText(text).slice(0, 500).trim();
+  return reason || 'the upstream answered with an error';
 }

@@ -1,4 +1,4 @@
-import { CountersignError, type AgentClient, type AuthorizationDetails, type KeyedLock, type Sleep } from '@countersign/shared';
+import { CountersignError, toDisplayText, type AgentClient, type AuthorizationDetails, type KeyedLock, type Sleep, type ToolAnnotations, type ToolCallDetails } from '@countersign/shared';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { bindingMessage, outcomeReason } from './binding-message.ts';
@@ -76,16 +76,32 @@ export function runGatedCall(deps: GatedCallDeps, call: GatedCall): Promise<Call
 
 /** The `tool_call` action of a call: DESIGN.md "The action", the exact arguments as the client sent them. */
 function toolCallDetails(deps: GatedCallDeps, call: GatedCall, key: string): AuthorizationDetails {
-  const annotations = call.tool?.annotations;
-  const detail = {
+  const annotations = knownAnnotations(call.tool?.annotations);
+  const detail: ToolCallDetails = {
     type: 'tool_call',
     transaction_id: transactionId(key),
     server: deps.config.upstream.name,
     tool: call.name,
-    arguments: call.arguments,
+    arguments: call.arguments as ToolCallDetails['arguments'],
     ...(annotations ? { annotations } : {}),
   };
-  return [detail] as unknown as AuthorizationDetails;
+  return [detail];
+}
+
+const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
+
+/**
+ * The upstream's annotations as the `tool_call` type takes them: the four hints of MCP 2025-11-25
+ * and `title` as display text. Members a newer upstream adds are left out rather than refused
+ * by the server's strict schema, which would make the tool impossible to approve.
+ */
+function knownAnnotations(annotations: Tool['annotations']): ToolAnnotations | undefined {
+  if (!annotations) return undefined;
+  const known: ToolAnnotations = {};
+  for (const hint of HINTS) if (typeof annotations[hint] === 'boolean') known[hint] = annotations[hint];
+  const title = typeof annotations.title === 'string' ? toDisplayText(annotations.title).slice(0, 200).trim() : '';
+  if (title) known.title = title;
+  return Object.keys(known).length ? known : undefined;
 }
 
 async function propose(deps: GatedCallDeps, call: GatedCall, key: string, details: AuthorizationDetails): Promise<CallRecord | GatewayAnswer> {
