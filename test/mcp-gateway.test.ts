@@ -1,9 +1,13 @@
 import { ElicitRequestSchema, ElicitationCompleteNotificationSchema, type CallToolResult, type ElicitRequestURLParams } from '@modelcontextprotocol/sdk/types.js';
 import { randomBytes } from 'node:crypto';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createHarness, freePort, UNLIMITED_RATES, type EnrolledUser, type Harness } from './support/harness.ts';
-import { connectStdio, createWorkspace, eventually, startHttpGateway, type GatewayClient, type HttpGateway, type Workspace } from './support/mcp-gateway.ts';
+import { connectStdio, createWorkspace, eventually, MEMORY_SERVER, REPO_ROOT, startHttpGateway, type GatewayClient, type HttpGateway, type Workspace } from './support/mcp-gateway.ts';
 
 /**
  * Issue 12, the MCP gateway, end to end and with nothing faked: the official SDK's `Client` over
@@ -12,6 +16,12 @@ import { connectStdio, createWorkspace, eventually, startHttpGateway, type Gatew
  * `@modelcontextprotocol/server-memory` from npm, asking a real Countersign server over HTTP, with
  * the person's software passkey deciding through the device API.
  */
+/** Whether a process whose command line holds `marker` runs (the upstream spawned with it). */
+async function upstreamRunning(marker: string): Promise<boolean> {
+  const { stdout } = await promisify(execFile)('ps', ['-eo', 'args']);
+  return stdout.split('\n').some((line) => line.includes(marker));
+}
+
 describe('MCP gateway', () => {
   let harness: Harness;
   let user: EnrolledUser;
@@ -35,6 +45,11 @@ describe('MCP gateway', () => {
   });
 
   const track = <T extends { close(): Promise<void> }>(item: T): T => (open.push(item), item);
+  /** Kills the child's whole process group (pnpm, tsx, the gateway, its upstream) after the tests, should a test fail before it exits. */
+  const killedAfter = <T extends ChildProcess>(child: T): T => {
+    track({ close: async () => void (child.exitCode === null && child.signalCode === null && process.kill(-child.pid!, 'SIGKILL')) });
+    return child;
+  };
 
   /** The requests the person has seen on the phone: pending ones and decided ones. */
   async function seenRequests(): Promise<string[]> {
@@ -56,6 +71,48 @@ describe('MCP gateway', () => {
 
   const deleteEntities = (gateway: GatewayClient | { client: GatewayClient['client'] }, names: string[]) =>
     gateway.client.callTool({ name: 'delete_entities', arguments: { entityNames: names } }) as Promise<CallToolResult>;
+
+  describe('as a process', () => {
+    it('writes nothing but MCP to stdout, and exits with its upstream when stdin closes', async () => {
+      const marker = `--cs-test-${randomBytes(4).toString('hex')}`;
+      const config = await workspace.config('process', client, harness, { upstream: { name: 'memory', command: process.execPath, args: [MEMORY_SERVER, marker], env: { MEMORY_FILE_PATH: workspace.memoryFile } } });
+      const child = killedAfter(spawn('pnpm', ['--silent', 'mcp-gateway', '--config', config], { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'], detached: true }));
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => void (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
+      send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+      await eventually(async () => (stdout.includes('"id":1') ? true : undefined));
+      send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+      await eventually(async () => (stdout.includes('"id":2') ? true : undefined));
+      expect(await upstreamRunning(marker)).toBe(true);
+
+      child.stdin.end();
+      expect(await exited).toBe(0);
+      const lines = stdout.split('\n').filter(Boolean);
+      expect(lines.map((line) => JSON.parse(line).jsonrpc)).toEqual(lines.map(() => '2.0'));
+      expect(JSON.parse(lines[0]!).result).toMatchObject({ protocolVersion: '2025-11-25', serverInfo: { name: 'countersign-mcp-gateway' }, capabilities: { tools: { listChanged: true } } });
+      expect(stderr).toMatch(/REDIS_URL is not set/);
+      await eventually(async () => ((await upstreamRunning(marker)) ? undefined : true), 5000);
+    });
+
+    it('stops on a bad config, naming every problem, with nothing on stdout', async () => {
+      const path = join(workspace.dir, 'bad.json');
+      await writeFile(path, JSON.stringify({ countersign: { issuer: 'not a url' }, upstream: { name: 'memory' }, allow: 'all' }));
+      const child = killedAfter(spawn('pnpm', ['--silent', 'mcp-gateway', '--config', path], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true }));
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => void (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+      expect(code).not.toBe(0);
+      expect(stdout).toBe('');
+      for (const path of ['countersign.issuer', 'countersign.client_id', 'countersign.client_secret', 'login_hint', 'upstream', 'allow']) expect(stderr).toContain(`  - ${path}: `);
+    });
+  });
 
   describe('over stdio, a client that waits', () => {
     let gateway: GatewayClient;
