@@ -5,6 +5,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, freePort, type EnrolledUser, type Harness } from './support/harness.ts';
 import { payment } from './support/payment.ts';
+import { toolCall } from './support/tool-call.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ARTIFACTS = `${ROOT}test/artifacts`;
@@ -120,6 +121,18 @@ describe('the operator console', () => {
     await page.screenshot({ path: `${ARTIFACTS}/console-approved.png`, fullPage: true });
   });
 
+  it('sends a tool call as a test request', async () => {
+    await page.getByTestId('action-type').selectOption('tool_call');
+    expect(await page.getByTestId('amount').isVisible()).toBe(false);
+    await page.getByTestId('tool-arguments').fill('{"entityNames": ["Alice", "Zoë"], "ratio": 1.5}');
+    await page.getByTestId('send').click();
+    await expect.poll(() => page.getByTestId('watch').textContent(), { timeout: STEP_MS }).toContain('memory: delete_entities');
+    const id = (await page.getByTestId('watch').getAttribute('data-auth-req-id'))!;
+    const stored = await harness.admin('GET', `/requests/${id}`);
+    expect(stored.body.request.authorization_details[0]).toMatchObject({ type: 'tool_call', server: 'memory', tool: 'delete_entities', arguments: { entityNames: ['Alice', 'Zoë'], ratio: 1.5 }, annotations: { destructiveHint: true } });
+    await page.getByTestId('action-type').selectOption('payment');
+  });
+
   it('follows a denied request, and one that expires', async () => {
     await page.getByTestId('send').click();
     await expect.poll(state, { timeout: STEP_MS }).toBe('pending');
@@ -209,6 +222,16 @@ describe('POST /api/admin/test-requests', () => {
     expect(second.body.client_id).toBe(first.body.client_id);
     const stored = await harness.admin('GET', `/requests/${first.body.auth_req_id}`);
     expect(stored.body.request).toMatchObject({ state: 'pending', sub: 'alice', client_name: 'Countersign console (test)' });
+  });
+
+  it('sends a tool call as a test request, its float argument kept, shown as the agent\'s would be', async () => {
+    const call = toolCall({ transaction_id: 'mcp_t1', arguments: { entityNames: ['Alice'], ratio: 1.5 } });
+    const created = await harness.admin('POST', '/test-requests', { login_hint: 'alice', authorization_details: call });
+    expect(created.status).toBe(201);
+    const stored = await harness.admin('GET', `/requests/${created.body.auth_req_id}`);
+    expect(stored.body.request.authorization_details).toEqual(call);
+    const oversize = await harness.admin('POST', '/test-requests', { login_hint: 'alice', authorization_details: toolCall({ transaction_id: 'mcp_t2', arguments: { text: 'x'.repeat(9000) } }) });
+    expect([oversize.status, oversize.body.error]).toEqual([400, 'invalid_authorization_details']);
   });
 
   it('holds test requests to the agents\' rules', async () => {

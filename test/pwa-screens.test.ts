@@ -6,6 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, freePort, type Harness } from './support/harness.ts';
 import { payment } from './support/payment.ts';
+import { toolCall } from './support/tool-call.ts';
 import {
   appServiceWorker,
   deliverPushUntilShown,
@@ -178,6 +179,39 @@ describe.each(Object.keys(VIEWPORTS) as ViewportName[])('the approver screens (%
     await page.getByTestId('approve').click();
     await page.locator('[data-testid="result"][data-result="approved"]').waitFor();
     await check('approved');
+  });
+
+  it('shows a tool call: server, tool, each argument nested, a long string folded with all of it one key press away', async () => {
+    const observations = `${'Met at the conference in Lyon, talked about graph databases and the migration plan. '.repeat(6)}Zoë — 東京 ✓`;
+    const details = toolCall({
+      transaction_id: `mcp_${randomBytes(6).toString('hex')}`,
+      annotations: { title: 'Delete Entities', destructiveHint: true },
+      arguments: { entityNames: ['Alice', 'Zoë'], options: { cascade: true, ratio: 1.5 }, observations },
+    });
+    const asked = await ask(details, { binding_message: 'delete_entities' });
+    await page.goto(`${origin}/#/requests/${asked.auth_req_id}`);
+    const screen = page.getByTestId('request-screen');
+    await expect.poll(() => screen.getAttribute('data-state'), poll).toBe('pending');
+    expect(await screen.getByTestId('server').textContent()).toBe('memory');
+    expect(await screen.getByTestId('tool').textContent()).toBe('delete_entities (Delete Entities)');
+    const args = screen.getByTestId('field-arguments');
+    expect(await args.locator('[data-name="entityNames"] li').allTextContents()).toEqual(['Alice', 'Zoë']);
+    expect(await args.locator('[data-name="options"] [data-name="ratio"] dd').textContent()).toBe('1.5');
+    const folded = args.locator('[data-name="observations"] [data-testid="arg-text"]');
+    expect(await folded.textContent()).toMatch(/…$/);
+    await check('request-tool-call');
+    // The full text: a real button, reached with Tab (before the decision bar) and pressed with Enter.
+    const path = await tabTo(page, 'show-all');
+    expect(path).not.toContain('approve');
+    expect(await page.getByTestId('show-all').getAttribute('aria-expanded')).toBe('false');
+    await page.keyboard.press('Enter');
+    expect(await folded.textContent()).toBe(observations);
+    expect(await page.getByTestId('show-all').getAttribute('aria-expanded')).toBe('true');
+    await check('request-tool-call-expanded');
+    await page.getByTestId('approve').click();
+    await page.locator('[data-testid="result"][data-result="approved"]').waitFor();
+    const polled = await agent.pollToken(asked.auth_req_id);
+    expect(polled.status === 'approved' && polled.token.authorization_details).toEqual(details);
   });
 
   it('shows an expired request as expired, with nothing to press', async () => {

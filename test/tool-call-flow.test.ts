@@ -49,6 +49,11 @@ describe.each(['memory', 'redis'] as const)('a tool_call end to end (%s store)',
     return { ...asked, token: polled.token };
   }
 
+  it('is advertised in discovery', async () => {
+    const discovery = await harness.call('GET', '/.well-known/openid-configuration');
+    expect(discovery.body.authorization_details_types_supported).toEqual(['payment', 'tool_call']);
+  });
+
   it('is proposed, approved with the passkey and redeemed once with exactly its arguments: a float, nested objects, unicode', async () => {
     const details = toolCall({ arguments: ARGUMENTS });
     const { token, auth_req_id } = await approved(details);
@@ -94,6 +99,25 @@ describe.each(['memory', 'redis'] as const)('a tool_call end to end (%s store)',
     const response = await harness.fetch(`${harness.issuer}/redeem`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: basic(credentials) }, body: text });
     expect([response.status, (await response.json()).error]).toEqual([400, 'approval_mismatch']);
     expect((await agent.redeem(token.access_token, details)).status).toBe('redeemed');
+  });
+
+  it('takes a fraction in arguments only as JCS writes it, and still refuses one in a payment', async () => {
+    const propose = (json: string) =>
+      harness.call('POST', '/bc-authorize', {
+        body: new URLSearchParams({ scope: 'openid', login_hint: customer.sub, authorization_details: json }).toString(),
+        headers: { authorization: basic(credentials), 'content-type': 'application/x-www-form-urlencoded' },
+      });
+    const call = (ratio: string) => `[{"type":"tool_call","transaction_id":"mcp_${ratio.replace(/\W/g, '')}","server":"memory","tool":"t","arguments":{"ratio":${ratio}}}]`;
+    expect((await propose(call('1.5'))).status).toBe(200);
+    expect((await propose(call('1e+21'))).status).toBe(200);
+    for (const spelled of ['1.50', '15e-1', '-0', '0.10000000000000000001']) {
+      const refused = await propose(call(spelled));
+      expect([refused.status, refused.body.error], spelled).toEqual([400, 'invalid_authorization_details']);
+      expect(refused.body.error_description).toContain('authorization_details[0].arguments.ratio: numbers in a tool call');
+    }
+    // Outside `arguments` (here a payment's amount) a fraction is refused as before.
+    const payment = await propose('[{"type":"payment","transaction_id":"t","amount_minor":1.5,"currency":"EUR","payee":{"id":"a","name":"A"},"purpose":"p"}]');
+    expect(payment.body.error_description).toContain('numbers must be written as plain integers');
   });
 
   it('refuses a call over 8 KB as JCS with 400 invalid_authorization_details, and stores no request', async () => {

@@ -1,5 +1,6 @@
 import type { ActionDisplay } from '@countersign/shared';
 import { h } from '../ui/dom.ts';
+import { argumentMembers } from './tool-arguments.ts';
 
 /** Test ids the screen uses for itself; a field with one of these labels gets a `field-` prefix. */
 const RESERVED_TESTIDS = new Set(['amount', 'amount-symbol', 'client-name', 'binding-message', 'time-left', 'result', 'approve', 'deny', 'report', 'tier', 'approvals', 'approval']);
@@ -12,7 +13,8 @@ export function fieldTestId(label: string): string {
 
 /**
  * One action as the server computed it: the amount large (ISO code first, so EUR and USD can't be
- * mistaken, and the symbol form under it), then every field in the server's order.
+ * mistaken, and the symbol form under it), then every field in the server's order; a tool call's
+ * arguments as nested lists, long strings folded with the full text one tap away.
  *
  * @param withHeading - give the card its own heading (when a request holds several actions).
  */
@@ -20,6 +22,13 @@ export function actionCard(action: ActionDisplay, withHeading: boolean): HTMLEle
   const { amount } = action;
   // The amount is already shown large; a field that only repeats it is left out.
   const fields = action.fields.filter((field) => !(amount && field.label.toLowerCase() === 'amount' && field.value === amount.formatted_code));
+  // A tool call's arguments are shown structured, in place of the one-line `Arguments` field.
+  const structured = action.arguments;
+  const rows = fields.map((field) =>
+    structured && field.label === 'Arguments'
+      ? h('div', { class: 'field-row field-arguments' }, h('dt', {}, field.label), h('dd', { testid: 'field-arguments' }, argumentMembers(structured)))
+      : h('div', { class: 'field-row' }, h('dt', {}, field.label), h('dd', { testid: fieldTestId(field.label) }, field.value)),
+  );
   return h(
     'article',
     { class: 'card action', testid: 'action', attrs: { 'data-type': action.type } },
@@ -33,8 +42,6 @@ export function actionCard(action: ActionDisplay, withHeading: boolean): HTMLEle
           amount.formatted !== amount.formatted_code ? h('p', { class: 'amount-symbol', testid: 'amount-symbol' }, amount.formatted) : null,
         )
       : null,
-    fields.length > 0
-      ? h('dl', { class: 'fields' }, ...fields.map((field) => h('div', { class: 'field-row' }, h('dt', {}, field.label), h('dd', { testid: fieldTestId(field.label) }, field.value))))
-      : null,
+    rows.length > 0 ? h('dl', { class: 'fields' }, ...rows) : null,
   );
 }

@@ -1,4 +1,4 @@
-import type { AuthorizationDetail, AuthorizationDetails } from '@countersign/shared';
+import type { AuthorizationDetail, AuthorizationDetails, ToolCallDetails } from '@countersign/shared';
 import type { Policy, Tier } from './policy-schema.ts';
 
 /** What one action moves, per ISO 4217 currency, in minor units; empty for actions that move no money. */
@@ -24,11 +24,36 @@ export function requestAmounts(details: AuthorizationDetails): Record<string, nu
   return totals;
 }
 
+type Hint = 'readOnlyHint' | 'destructiveHint' | 'idempotentHint' | 'openWorldHint';
+
+/**
+ * A tool call's hint: as its annotations state it, else MCP's default for it: not read-only, not
+ * idempotent, open world, and destructive unless it says it is read-only (MCP: `destructiveHint`
+ * defaults to true, meaningful when `readOnlyHint` is false). A stated hint is taken as stated,
+ * also a read-only tool's `destructiveHint: true`: a rule can only raise a tier, so believing the
+ * more alarming word is the careful reading.
+ * @see MCP 2025-11-25 schema `ToolAnnotations`
+ */
+function hintOf(call: ToolCallDetails, hint: Hint): boolean {
+  const stated = call.annotations?.[hint];
+  if (stated !== undefined) return stated;
+  if (hint === 'destructiveHint') return call.annotations?.readOnlyHint !== true;
+  return hint === 'openWorldHint';
+}
+
+/** The tiers the `tool_tiers` rules that match `call` ask for (see `policy-schema.ts`). */
+function toolTiers(rules: Policy['types'][string]['tool_tiers'], call: ToolCallDetails): string[] {
+  return rules
+    .filter((rule) => (rule.server === undefined || rule.server === call.server) && (rule.tool === undefined || rule.tool === call.tool))
+    .filter((rule) => Object.entries(rule.annotations ?? {}).every(([hint, value]) => value === undefined || hintOf(call, hint as Hint) === value))
+    .map((rule) => rule.tier);
+}
+
 /** Why a request got its tier: the rule that asked for the strictest tier. */
 export interface TierDecision {
   tier: Tier;
-  /** `amount`, `unlisted_currency`, `reversibility`, `blast_radius`, or `lowest` when nothing asked for more. */
-  basis: 'amount' | 'unlisted_currency' | 'reversibility' | 'blast_radius' | 'lowest';
+  /** `amount`, `unlisted_currency`, `reversibility`, `blast_radius`, `tool` (a `tool_tiers` rule), or `lowest` when nothing asked for more. */
+  basis: 'amount' | 'unlisted_currency' | 'reversibility' | 'blast_radius' | 'tool' | 'lowest';
 }
 
 /**
@@ -36,7 +61,9 @@ export interface TierDecision {
  * for by reversibility and blast radius, and what each currency's total asks for by the type's
  * ascending thresholds (a currency without thresholds gets `unlisted_currency_tier`). Splitting
  * an amount over several actions of one request does not lower it: the thresholds apply to the
- * request's total per type and currency.
+ * request's total per type and currency. A tool call also gets what each matching `tool_tiers`
+ * rule asks for (by server, tool and annotation); a rule only ever raises the tier, so an upstream
+ * whose annotations understate a tool cannot bring it below the type's floors.
  *
  * @see issue 4 "Policy in one place"
  */
@@ -53,6 +80,7 @@ export function decideTier(policy: Policy, details: AuthorizationDetails): TierD
     const rated = policy.types[type]!;
     consider(policy.floors.reversibility[rated.reversibility], 'reversibility');
     consider(policy.floors.blast_radius[rated.blast_radius], 'blast_radius');
+    for (const action of actions) if (action.type === 'tool_call') for (const name of toolTiers(rated.tool_tiers, action)) consider(name, 'tool');
     for (const [currency, total] of Object.entries(requestAmounts(actions as AuthorizationDetails))) {
       const steps = rated.amount_tiers[currency];
       if (!steps) {

@@ -1,4 +1,4 @@
-import { ACTION_TYPE_NAMES, isCurrencyCode, roleName } from '@countersign/shared';
+import { ACTION_TYPE_NAMES, identifier, isCurrencyCode, roleName, toolName } from '@countersign/shared';
 import { z } from 'zod';
 
 /** How hard an action is to undo: money that can be recalled at a cost is `costly`; deleted data is `irreversible`. */
@@ -32,6 +32,27 @@ const tier = z.strictObject({
 /** From `from_minor` (minor units of that currency, inclusive) up, at least `tier`. */
 const amountStep = z.strictObject({ from_minor: minorUnits.min(1), tier: tierName });
 
+/**
+ * One rule of `tool_tiers`: a `tool_call` that matches every condition the rule states (the
+ * upstream `server`'s name, the `tool`'s exact name, each listed annotation hint's value) gets at
+ * least `tier`. A hint the call's annotations leave out counts as MCP's default for it (read-only
+ * false; destructive true unless read-only; idempotent false unless read-only; open world true), so
+ * a tool that says nothing about itself is taken to be destructive, as MCP says to.
+ * @see MCP 2025-11-25 schema `ToolAnnotations`
+ */
+const toolRule = z
+  .strictObject({
+    server: identifier(64).optional(),
+    tool: toolName.optional(),
+    annotations: z
+      .strictObject({ readOnlyHint: z.boolean().optional(), destructiveHint: z.boolean().optional(), idempotentHint: z.boolean().optional(), openWorldHint: z.boolean().optional() })
+      .optional(),
+    tier: tierName,
+  })
+  .refine((rule) => rule.server !== undefined || rule.tool !== undefined || Object.keys(rule.annotations ?? {}).length > 0, {
+    message: 'a rule must name a server, a tool or an annotation: a rule for every call is the type\'s floors',
+  });
+
 /** How one `authorization_details` type is rated. */
 const typePolicy = z.strictObject({
   reversibility: z.enum(REVERSIBILITY),
@@ -40,6 +61,8 @@ const typePolicy = z.strictObject({
   amount_tiers: z.record(currency, z.array(amountStep).max(10)).default({}),
   /** The tier of an amount in a currency `amount_tiers` does not list: an amount nobody rated is not small. */
   unlisted_currency_tier: tierName,
+  /** `tool_call` only: tiers by server, tool name and annotation; every matching rule applies, the strictest wins. */
+  tool_tiers: z.array(toolRule).max(100).default([]),
 });
 
 /**
@@ -120,6 +143,8 @@ export const policySchema = z
     for (const [type, rated] of Object.entries(policy.types)) {
       if (!(ACTION_TYPE_NAMES as string[]).includes(type)) problem(['types', type], 'not a registered authorization_details type');
       known(['types', type, 'unlisted_currency_tier'], rated.unlisted_currency_tier);
+      if (type !== 'tool_call' && rated.tool_tiers.length > 0) problem(['types', type, 'tool_tiers'], 'only tool_call is rated by tool');
+      rated.tool_tiers.forEach((rule, i) => known(['types', type, 'tool_tiers', i, 'tier'], rule.tier));
       for (const [code, steps] of Object.entries(rated.amount_tiers)) {
         steps.forEach((step, i) => {
           known(['types', type, 'amount_tiers', code, i, 'tier'], step.tier);

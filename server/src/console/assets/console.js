@@ -129,6 +129,33 @@ function tenant() {
   return $('tenant').value.trim() || 'default';
 }
 
+/** Shows the fields of the chosen action type only. */
+function showActionFields() {
+  const type = $('action-type').value;
+  for (const field of document.querySelectorAll('[data-action]')) field.hidden = field.dataset.action !== type;
+}
+$('action-type').addEventListener('change', showActionFields);
+showActionFields();
+
+/** The tool call the form describes, or an error message. */
+function toolCallAction(value, form) {
+  let args;
+  try {
+    args = JSON.parse(value('tool_arguments'));
+  } catch {
+    return 'The arguments must be JSON.';
+  }
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return 'The arguments must be a JSON object.';
+  return {
+    type: 'tool_call',
+    transaction_id: `mcp_console_${crypto.randomUUID()}`,
+    server: value('tool_server'),
+    tool: value('tool_name'),
+    arguments: args,
+    annotations: { destructiveHint: form.get('tool_destructive') === 'on' },
+  };
+}
+
 $('request-form').addEventListener('submit', async (event) => {
   event.preventDefault();
   const form = new FormData(event.target);
@@ -136,15 +163,13 @@ $('request-form').addEventListener('submit', async (event) => {
   $('send-error').textContent = '';
   const amount = value('amount_minor');
   const expiry = value('requested_expiry');
-  if (!/^[0-9]+$/.test(amount) || !/^[0-9]+$/.test(expiry)) {
+  const isPayment = value('action_type') !== 'tool_call';
+  if ((isPayment && !/^[0-9]+$/.test(amount)) || !/^[0-9]+$/.test(expiry)) {
     $('send-error').textContent = 'The amount and the expiry must be whole numbers.';
     return;
   }
-  const body = {
-    login_hint: value('login_hint'),
-    tenant: tenant(),
-    authorization_details: [
-      {
+  const action = isPayment
+    ? {
         type: 'payment',
         // A fresh idempotency key each time: a second send is a second request.
         transaction_id: `txn_console_${crypto.randomUUID()}`,
@@ -152,8 +177,16 @@ $('request-form').addEventListener('submit', async (event) => {
         currency: value('currency').toUpperCase(),
         payee: { id: value('payee_id'), name: value('payee_name') },
         purpose: value('purpose'),
-      },
-    ],
+      }
+    : toolCallAction(value, form);
+  if (typeof action === 'string') {
+    $('send-error').textContent = action;
+    return;
+  }
+  const body = {
+    login_hint: value('login_hint'),
+    tenant: tenant(),
+    authorization_details: [action],
     requested_expiry: Number(expiry),
     ...(value('binding_message') ? { binding_message: value('binding_message') } : {}),
   };
