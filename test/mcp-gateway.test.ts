@@ -35,7 +35,7 @@ describe('MCP gateway', () => {
     await harness.listen(port);
     client = await harness.createClient('MCP gateway');
     user = await harness.enrollUser('demo');
-    workspace = await createWorkspace(['Alice', 'Bob', 'Carol', 'Dave', 'Erin', 'Frank', 'Grace', 'Heidi', 'Ivan', 'Judy']);
+    workspace = await createWorkspace(['Alice', 'Bob', 'Carol', 'Dave', 'Erin', 'Frank', 'Grace', 'Heidi', 'Ivan', 'Judy', 'Mallory']);
   });
 
   afterAll(async () => {
@@ -219,6 +219,32 @@ describe('MCP gateway', () => {
       await harness.decide(user, graceId, 'deny');
       expect((await grace).structuredContent).toMatchObject({ status: 'denied' });
       expect(await workspace.entities()).toContain('Grace');
+    });
+  });
+
+  describe('over stdio, a client with Tasks', () => {
+    it('gets a task that stays working until the approval, then completes with the upstream’s result', async () => {
+      const gateway = track(await connectStdio(await workspace.config('tasks', client, harness, { wait_seconds: 1 })));
+      const { tools } = await gateway.client.listTools();
+      expect(tools.find((tool) => tool.name === 'delete_entities')!.execution).toEqual({ taskSupport: 'optional' });
+      const before = await seenRequests();
+      const messages: { type: string; task?: { taskId: string; status: string }; result?: CallToolResult }[] = [];
+      const stream = (async () => {
+        for await (const message of gateway.client.experimental.tasks.callToolStream({ name: 'delete_entities', arguments: { entityNames: ['Mallory'] } }, undefined, { task: { ttl: 60_000 } })) {
+          messages.push(message as (typeof messages)[number]);
+        }
+      })();
+      const auth_req_id = await newRequest(before);
+      const created = await eventually(async () => messages.find((message) => message.type === 'taskCreated')?.task);
+      // Longer than wait_seconds: a task is not cut short by it.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect((await gateway.client.experimental.tasks.getTask(created.taskId)).status).toBe('working');
+      expect(await workspace.entities()).toContain('Mallory');
+      await harness.decide(user, auth_req_id, 'approve');
+      await stream;
+      expect(messages.at(-1)).toMatchObject({ type: 'result', result: { structuredContent: { success: true, message: 'Entities deleted successfully' } } });
+      expect((await gateway.client.experimental.tasks.getTask(created.taskId)).status).toBe('completed');
+      expect(await workspace.entities()).not.toContain('Mallory');
     });
   });
 

@@ -1,9 +1,11 @@
 import { createAgentClient, createKeyedLock, type Sleep } from '@countersign/shared';
 import { setTimeout as delay } from 'node:timers/promises';
+import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolRequestSchema,
+  type CallToolRequest,
   CallToolResultSchema,
   ElicitResultSchema,
   ListToolsRequestSchema,
@@ -17,6 +19,12 @@ import { isGated, listedTool } from './gating.ts';
 import type { CallStore } from './store/index.ts';
 import { GATEWAY_INFO, type Upstream } from './upstream.ts';
 import type { Waiter } from './wait-for-decision.ts';
+
+/** How often a client should poll a task (`tasks/get`), ms. */
+const TASK_POLL_INTERVAL_MS = 1000;
+
+/** How long a task waits for the decision at most, s: past any request's lifetime (at most 86 400 s). */
+const TASK_WAIT_SECONDS = 86_400;
 
 /** Options of {@link createGateway}. */
 export interface GatewayOptions {
@@ -64,6 +72,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     lastPolls: new Map(),
   };
   const sessions = new Set<Server>();
+  // In-process: a restarted gateway loses its tasks, not its calls (those are in the call store),
+  // so a client that calls again is answered from the call's record.
+  const taskStore = new InMemoryTaskStore();
   let tools = new Map<string, Tool>();
 
   upstream.client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
@@ -88,7 +99,8 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   async function connect(transport: Transport): Promise<Server> {
     const server = new Server(GATEWAY_INFO, {
-      capabilities: { tools: { listChanged: true } },
+      capabilities: { tools: { listChanged: true }, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
+      taskStore,
       instructions: 'Tools marked as asking the person on their phone run only after their approval; until then they answer approval_pending: call them again with the same arguments to resume.',
     });
 
@@ -98,13 +110,31 @@ export function createGateway(options: GatewayOptions): Gateway {
       return { ...page, tools: page.tools.map((tool) => listedTool(tool, config)) };
     });
 
-    server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+      const { task, ...params } = request.params;
+      if (!task || !extra.taskStore) return call({ ...request, params }, extra, undefined);
+      // Tasks: answer at once with a task that stays `working` until the call settles; the
+      // client polls tasks/get and fetches tasks/result. Its wait is the request's whole life.
+      const created = await extra.taskStore.createTask({ ttl: task.ttl ?? null, pollInterval: TASK_POLL_INTERVAL_MS });
+      const store = extra.taskStore;
+      void call({ ...request, params }, extra, TASK_WAIT_SECONDS).then(
+        (result) => store.storeTaskResult(created.taskId, 'completed', result),
+        (error: unknown) => store.storeTaskResult(created.taskId, 'failed', { isError: true, content: [{ type: 'text', text: (error as Error)?.message ?? String(error) }] }),
+      ).catch((error: unknown) => log(`could not store the result of task ${created.taskId}: ${(error as Error)?.message}`));
+      return { task: created };
+    });
+
+    async function call(request: CallToolRequest, extra: Parameters<Parameters<typeof server.setRequestHandler>[1]>[1], taskWaitSeconds: number | undefined): Promise<CallToolResult> {
       const { name } = request.params;
       const tool = await knownTool(name);
       if (!isGated(name, tool, config)) {
         // Passed on as sent (`_meta` included) and answered as answered, unvalidated: the client
         // validates the upstream's result against the upstream's schema itself.
         return (await upstream.client.request({ method: 'tools/call', params: request.params }, CallToolResultSchema, { signal: extra.signal })) as CallToolResult;
+      }
+      if (taskWaitSeconds !== undefined) {
+        // A task outlives its request (whose signal has fired once the task was answered).
+        return runGatedCall(deps, { name, arguments: request.params.arguments ?? {}, tool, waiter: { signal: new AbortController().signal, waitSeconds: taskWaitSeconds } });
       }
       const waiter: Waiter = { signal: extra.signal };
       if (server.getClientCapabilities()?.elicitation?.url) {
@@ -118,7 +148,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         waiter.progress = () => extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: ++progress, message: 'waiting for the approval on the phone' } });
       }
       return runGatedCall(deps, { name, arguments: request.params.arguments ?? {}, tool, waiter });
-    });
+    }
 
     server.onclose = () => void sessions.delete(server);
     sessions.add(server);

@@ -30,6 +30,7 @@ describe('listedTool', () => {
     expect(listed.description).toMatch(/^Delete\n\nCountersign: .* on their phone/);
     expect(listed.outputSchema).toEqual({ type: 'object', anyOf: [output, GATEWAY_ANSWER_SCHEMA] });
     expect(listed.annotations).toEqual({ destructiveHint: true });
+    expect(listed.execution).toEqual({ taskSupport: 'optional' });
   });
 });
 

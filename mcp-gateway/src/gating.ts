@@ -24,11 +24,13 @@ const PHONE_NOTE = 'Countersign: before this tool runs, the person is asked to a
 /**
  * How the gateway lists an upstream tool: unchanged when not gated. A gated one keeps its name,
  * input schema and annotations; its description says it asks the person on their phone first, and
- * its `outputSchema`, if any, also admits the gateway's own answers ({@link GATEWAY_ANSWER_SCHEMA}).
+ * its `outputSchema`, if any, also admits the gateway's own answers ({@link GATEWAY_ANSWER_SCHEMA}),
+ * and it may be called as a task (`execution.taskSupport: optional`).
  */
 export function listedTool(tool: Tool, policy: GatePolicy): Tool {
   if (!isGated(tool.name, tool, policy)) return tool;
   const description = tool.description ? `${tool.description}\n\n${PHONE_NOTE}` : PHONE_NOTE;
   const outputSchema = tool.outputSchema && ({ type: 'object', anyOf: [tool.outputSchema, GATEWAY_ANSWER_SCHEMA] } as Tool['outputSchema']);
-  return { ...tool, description, ...(outputSchema ? { outputSchema } : {}) };
+  // Tasks are optional: a client that has them gets a task that stays `working` until the decision.
+  return { ...tool, description, ...(outputSchema ? { outputSchema } : {}), execution: { ...tool.execution, taskSupport: 'optional' } };
 }

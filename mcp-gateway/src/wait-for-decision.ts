@@ -16,6 +16,8 @@ export interface Waiter {
   elicit?: (params: { message: string; url: string; elicitationId: string }, signal: AbortSignal) => Promise<'accept' | 'decline' | 'cancel'>;
   /** `notifications/elicitation/complete` for an elicitation of {@link Waiter.elicit}. */
   complete?: (elicitationId: string) => Promise<void>;
+  /** Seconds to wait instead of the config's `wait_seconds` (a task waits for the decision). */
+  waitSeconds?: number;
   /** A progress notification, for a client that asked for them (keeps its timeout from firing). */
   progress?: (elapsedSeconds: number) => Promise<void>;
 }
@@ -49,7 +51,7 @@ export async function waitForDecision(
 ): Promise<DecisionResult | { status: 'pending' }> {
   const { auth_req_id } = record;
   const started = deps.now();
-  const deadline = started + deps.config.wait_seconds * 1000;
+  const deadline = started + (waiter.waitSeconds ?? deps.config.wait_seconds) * 1000;
   let interval = record.interval;
   const wake = new AbortController();
   const elicitation = startElicitation(deps, record, waiter, options.url, wake);
