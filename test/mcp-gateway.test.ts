@@ -35,7 +35,7 @@ describe('MCP gateway', () => {
     await harness.listen(port);
     client = await harness.createClient('MCP gateway');
     user = await harness.enrollUser('demo');
-    workspace = await createWorkspace(['Alice', 'Bob', 'Carol', 'Dave', 'Erin', 'Frank', 'Grace', 'Heidi', 'Ivan', 'Judy', 'Mallory']);
+    workspace = await createWorkspace(['Alice', 'Bob', 'Carol', 'Dave', 'Erin', 'Frank', 'Grace', 'Heidi', 'Ivan', 'Judy', 'Mallory', 'Niaj']);
   });
 
   afterAll(async () => {
@@ -314,6 +314,25 @@ describe('MCP gateway', () => {
       await harness.decide(user, auth_req_id, 'approve');
       expect((await call).structuredContent).toEqual({ success: true, message: 'Entities deleted successfully' });
       expect(completed).toEqual([elicitation.elicitationId]);
+    });
+
+    it('completes the elicitation of an earlier call that gave up waiting, once a retry sees the decision', async () => {
+      const gateway = track(await connectStdio(await workspace.config('elicit-quick', client, harness, { wait_seconds: 1 }), { capabilities: { capabilities: { elicitation: { url: {} } } } }));
+      const elicitations: ElicitRequestURLParams[] = [];
+      const completed: string[] = [];
+      gateway.client.setRequestHandler(ElicitRequestSchema, async (request) => (elicitations.push(request.params as ElicitRequestURLParams), { action: 'accept' }));
+      gateway.client.setNotificationHandler(ElicitationCompleteNotificationSchema, async (notification) => void completed.push(notification.params.elicitationId));
+
+      const pending = await deleteEntities(gateway, ['Niaj']);
+      const { auth_req_id } = pending.structuredContent as { auth_req_id: string };
+      expect(pending.structuredContent).toMatchObject({ status: 'approval_pending', approval_url: `${harness.issuer}/#/requests/${auth_req_id}` });
+      expect(elicitations.map((e) => e.url)).toEqual([`${harness.issuer}/#/requests/${auth_req_id}`]);
+      expect(completed).toEqual([]);
+      await harness.decide(user, auth_req_id, 'approve');
+      expect((await deleteEntities(gateway, ['Niaj'])).structuredContent).toEqual({ success: true, message: 'Entities deleted successfully' });
+      // The retry found the decision on its first poll: nothing new to open, the old one completed.
+      expect(elicitations).toHaveLength(1);
+      expect(completed).toEqual([elicitations[0]!.elicitationId]);
     });
   });
 

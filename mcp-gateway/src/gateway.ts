@@ -1,4 +1,5 @@
 import { createAgentClient, createKeyedLock, type Sleep } from '@countersign/shared';
+import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -25,6 +26,9 @@ const TASK_POLL_INTERVAL_MS = 1000;
 
 /** How long a task waits for the decision at most, s: past any request's lifetime (at most 86 400 s). */
 const TASK_WAIT_SECONDS = 86_400;
+
+/** An elicitation is never answered later than the request it is about could be decided (24 h). */
+const REQUEST_LIFETIME_MS = TASK_WAIT_SECONDS * 1000;
 
 /** Options of {@link createGateway}. */
 export interface GatewayOptions {
@@ -104,6 +108,9 @@ export function createGateway(options: GatewayOptions): Gateway {
       instructions: 'Tools marked as asking the person on their phone run only after their approval; until then they answer approval_pending: call them again with the same arguments to resume.',
     });
 
+    /** Per request: the URL elicitations about it this client accepted, to complete once it is decided. */
+    const elicited = new Map<string, string[]>();
+
     server.setRequestHandler(ListToolsRequestSchema, async (request) => {
       const page = await upstream.client.listTools(request.params);
       for (const tool of page.tools) tools.set(tool.name, tool);
@@ -138,9 +145,20 @@ export function createGateway(options: GatewayOptions): Gateway {
       }
       const waiter: Waiter = { signal: extra.signal };
       if (server.getClientCapabilities()?.elicitation?.url) {
-        waiter.elicit = async (params, signal) =>
-          (await extra.sendRequest({ method: 'elicitation/create', params: { mode: 'url', ...params } }, ElicitResultSchema, { signal, timeout: config.wait_seconds * 1000 + 5000 })).action;
-        waiter.complete = (elicitationId) => extra.sendNotification({ method: 'notifications/elicitation/complete', params: { elicitationId } });
+        waiter.elicit = async ({ auth_req_id, ...params }, signal) => {
+          const elicitationId = `${auth_req_id}.${randomUUID()}`;
+          const answer = await extra
+            .sendRequest({ method: 'elicitation/create', params: { mode: 'url', elicitationId, ...params } }, ElicitResultSchema, { signal, timeout: REQUEST_LIFETIME_MS })
+            .catch((error: unknown) => ({ action: 'cancel' as const, error }));
+          if (answer.action === 'accept') elicited.set(auth_req_id, [...(elicited.get(auth_req_id) ?? []), elicitationId]);
+          if ('error' in answer) throw answer.error;
+          return answer.action;
+        };
+        waiter.decided = async (auth_req_id) => {
+          const ids = elicited.get(auth_req_id) ?? [];
+          elicited.delete(auth_req_id);
+          for (const elicitationId of ids) await extra.sendNotification({ method: 'notifications/elicitation/complete', params: { elicitationId } });
+        };
       }
       const progressToken = request.params._meta?.progressToken;
       if (progressToken !== undefined) {

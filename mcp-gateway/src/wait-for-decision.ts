@@ -1,5 +1,4 @@
 import type { AgentClient, DecisionResult, Sleep } from '@countersign/shared';
-import { randomUUID } from 'node:crypto';
 import type { CallRecord } from './store/index.ts';
 
 /** CIBA Core §11: after `slow_down`, this and every later poll waits at least 5 s longer. */
@@ -10,12 +9,15 @@ export interface Waiter {
   /** Aborts when the client cancels the call or goes away: the wait ends as `approval_pending`. */
   signal: AbortSignal;
   /**
-   * URL-mode elicitation (`elicitation/create`, mode `url`), when the client declared it; resolves
-   * with the client's `action`. Aborting `signal` cancels the request.
+   * URL-mode elicitation (`elicitation/create`, mode `url`) about one request, when the client
+   * declared it; resolves with the client's `action`. Aborting `signal` cancels the request.
    */
-  elicit?: (params: { message: string; url: string; elicitationId: string }, signal: AbortSignal) => Promise<'accept' | 'decline' | 'cancel'>;
-  /** `notifications/elicitation/complete` for an elicitation of {@link Waiter.elicit}. */
-  complete?: (elicitationId: string) => Promise<void>;
+  elicit?: (params: { auth_req_id: string; message: string; url: string }, signal: AbortSignal) => Promise<'accept' | 'decline' | 'cancel'>;
+  /**
+   * The request was decided: `notifications/elicitation/complete` for every elicitation about it
+   * the client accepted, in this wait or in an earlier call's.
+   */
+  decided?: (auth_req_id: string) => Promise<void>;
   /** Seconds to wait instead of the config's `wait_seconds` (a task waits for the decision). */
   waitSeconds?: number;
   /** A progress notification, for a client that asked for them (keeps its timeout from firing). */
@@ -54,9 +56,8 @@ export async function waitForDecision(
   const deadline = started + (waiter.waitSeconds ?? deps.config.wait_seconds) * 1000;
   let interval = record.interval;
   const wake = new AbortController();
-  const elicitation = startElicitation(deps, record, waiter, options.url, wake);
+  let elicitation: { finish(): void } | undefined;
   const signal = AbortSignal.any([waiter.signal, wake.signal]);
-  let decided = false;
   try {
     for (;;) {
       if (signal.aborted) return { status: 'pending' };
@@ -74,26 +75,28 @@ export async function waitForDecision(
         interval += SLOW_DOWN_STEP_SECONDS;
         await options.onSlowDown(interval);
       } else if (polled.status === 'pending') {
+        // Only once a poll says it is still pending: a resumed call that finds the decision made
+        // sends the client nothing to open.
+        elicitation ??= startElicitation(deps, record, waiter, options.url, wake);
         await waiter.progress?.((deps.now() - started) / 1000).catch(() => undefined);
       } else {
-        decided = true;
         deps.lastPolls.delete(auth_req_id);
+        await waiter.decided?.(auth_req_id).catch((error: unknown) => deps.log(`elicitation complete failed: ${(error as Error)?.message}`));
         return polled;
       }
     }
   } finally {
-    await elicitation.finish(decided);
+    elicitation?.finish();
   }
 }
 
 function startElicitation(deps: WaitDeps, record: Extract<CallRecord, { state: 'pending' }>, waiter: Waiter, url: string, wake: AbortController) {
-  if (!waiter.elicit || deps.config.wait_seconds <= 0) return { finish: async () => {} };
-  const elicitationId = `${record.auth_req_id}.${randomUUID()}`;
+  if (!waiter.elicit) return { finish() {} };
   const cancel = new AbortController();
   let answered = false;
   const message = `Approve "${record.binding_message}" on your phone: Countersign asks you before this tool runs. Open the request in the approver app.`;
   void waiter
-    .elicit({ message, url, elicitationId }, cancel.signal)
+    .elicit({ auth_req_id: record.auth_req_id, message, url }, cancel.signal)
     .then((action) => {
       answered = true;
       // Declined or cancelled: the person will not approve now; stop holding the call open.
@@ -104,8 +107,8 @@ function startElicitation(deps: WaitDeps, record: Extract<CallRecord, { state: '
       if (!cancel.signal.aborted) deps.log(`elicitation failed: ${(error as Error)?.message ?? String(error)}`);
     });
   return {
-    async finish(decided: boolean) {
-      if (decided) await waiter.complete?.(elicitationId).catch((error: unknown) => deps.log(`elicitation complete failed: ${(error as Error)?.message}`));
+    /** The wait is over: an elicitation the client has not answered yet is cancelled. */
+    finish() {
       if (!answered) cancel.abort();
     },
   };
