@@ -35,7 +35,7 @@ describe('MCP gateway', () => {
     await harness.listen(port);
     client = await harness.createClient('MCP gateway');
     user = await harness.enrollUser('demo');
-    workspace = await createWorkspace(['Alice', 'Bob', 'Carol', 'Dave', 'Erin', 'Frank', 'Grace', 'Heidi', 'Ivan', 'Judy', 'Mallory', 'Niaj']);
+    workspace = await createWorkspace(['Alice', 'Bob', 'Carol', 'Dave', 'Erin', 'Frank', 'Grace', 'Heidi', 'Ivan', 'Judy', 'Mallory', 'Niaj', 'Olivia']);
   });
 
   afterAll(async () => {
@@ -202,6 +202,29 @@ describe('MCP gateway', () => {
       expect(await workspace.entities()).toContain('Erin');
     });
 
+    it('refuses arguments over 8 KB as JCS before anyone is asked, and calls nothing', async () => {
+      const before = await seenRequests();
+      const result = await deleteEntities(gateway, ['Olivia', 'x'.repeat(8 * 1024)]);
+      expect(result).toMatchObject({ isError: true, structuredContent: { status: 'refused', error: 'invalid_authorization_details' } });
+      expect(await seenRequests()).toEqual(before);
+      expect(await workspace.entities()).toContain('Olivia');
+    });
+
+    it('reports the upstream’s error as a failed outcome and answers the upstream’s own error result', async () => {
+      const before = await seenRequests();
+      // Not an array: the upstream refuses its own input, after the approval.
+      const call = gateway.client.callTool({ name: 'delete_entities', arguments: { entityNames: 'Olivia' } }) as Promise<CallToolResult>;
+      const auth_req_id = await newRequest(before);
+      await harness.decide(user, auth_req_id, 'approve');
+      const result = await call;
+      expect(result.isError).toBe(true);
+      expect(result.structuredContent).toBeUndefined();
+      expect(result.content).toEqual([{ type: 'text', text: expect.stringMatching(/Input validation error/) }]);
+      const outcome = await eventually(async () => (await harness.admin('GET', `/requests/${auth_req_id}`)).body.request.outcome as { status: string; reason?: string } | undefined);
+      expect(outcome).toMatchObject({ status: 'failed', reason: expect.stringMatching(/^MCP error -32602: Input validation error/) });
+      expect(await workspace.entities()).toContain('Olivia');
+    });
+
     it('gives two concurrent calls with different arguments two requests, each released by its own approval', async () => {
       const before = await seenRequests();
       const frank = deleteEntities(gateway, ['Frank']);
@@ -355,6 +378,17 @@ describe('MCP gateway', () => {
       await harness.decide(user, auth_req_id, 'approve');
       expect((await call).structuredContent).toEqual({ success: true, message: 'Entities deleted successfully' });
       expect(await workspace.entities()).not.toContain('Grace');
+    });
+
+    it('stands in front of a Streamable HTTP upstream too: tools listed, read_graph through', async () => {
+      // The upstream here is the HTTP gateway above (itself in front of the memory server): what
+      // matters is the {name, url} upstream. Its gated tools stay gated by it, and say so.
+      const outer = track(await connectStdio(await workspace.config('remote', client, harness, { upstream: { name: 'remote', url: gateway.url.href } })));
+      const { tools } = await outer.client.listTools();
+      expect(tools.map((tool) => tool.name)).toContain('read_graph');
+      expect(tools.find((tool) => tool.name === 'delete_entities')!.description).toMatch(/on their phone/);
+      const read = (await outer.client.callTool({ name: 'read_graph', arguments: {} })) as CallToolResult;
+      expect((read.structuredContent as { entities: { name: string }[] }).entities.map((e) => e.name)).toContain('Dave');
     });
 
     it('answers outside localhost with 403, and an unknown session with 404', async () => {
