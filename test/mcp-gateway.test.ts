@@ -189,6 +189,9 @@ describe('MCP gateway', () => {
       expect(result).toMatchObject({ isError: true, structuredContent: { status: 'denied', auth_req_id } });
       expect(await workspace.entities()).toContain('Dave');
       expect(await auditTypes(auth_req_id)).not.toContain('redeemed');
+      // The same call again is denied at once: the person said no to exactly this, and is not asked again.
+      expect((await deleteEntities(gateway, ['Dave'])).structuredContent).toEqual({ status: 'denied', auth_req_id });
+      expect((await seenRequests()).filter((id) => !before.includes(id))).toEqual([auth_req_id]);
     });
 
     it('answers expired when nobody decides in time, and deletes nothing', async () => {
@@ -200,6 +203,13 @@ describe('MCP gateway', () => {
       const result = await call;
       expect(result).toMatchObject({ isError: true, structuredContent: { status: 'expired', auth_req_id } });
       expect(await workspace.entities()).toContain('Erin');
+
+      // The same call again is a new request (the dead one is not handed back), and runs once approved.
+      const again = deleteEntities(gateway, ['Erin']);
+      const fresh = await newRequest([...before, auth_req_id]);
+      await harness.decide(user, fresh, 'approve');
+      expect((await again).structuredContent).toEqual({ success: true, message: 'Entities deleted successfully' });
+      expect(await workspace.entities()).not.toContain('Erin');
     });
 
     it('refuses arguments over 8 KB as JCS before anyone is asked, and calls nothing', async () => {

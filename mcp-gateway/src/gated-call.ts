@@ -58,6 +58,9 @@ export function runGatedCall(deps: GatedCallDeps, call: GatedCall): Promise<Call
     // Redeemed but no result recorded: the process stopped while the upstream ran. It may have
     // run; it must never run twice.
     if (record?.state === 'redeemed') return gatewayResult({ status: 'refused', error: 'already_redeemed', auth_req_id: record.auth_req_id });
+    // Asking again would only ring the phone of someone who already said no (a looping or
+    // prompt-injected model would ring it forever).
+    if (record?.state === 'denied') return gatewayResult({ status: 'denied', auth_req_id: record.auth_req_id });
     const details = toolCallDetails(deps, call, key);
     if (!record) {
       const proposed = await propose(deps, call, key, details);
@@ -69,6 +72,7 @@ export function runGatedCall(deps: GatedCallDeps, call: GatedCall): Promise<Call
       if (decided.state !== 'approved') return gatewayResult(decided.answer);
       record = decided.record;
     }
+    // Narrowing lost across the reassignments above: done, redeemed and denied answered already.
     if (record.state !== 'approved') throw new Error(`unexpected call record state ${record.state}`);
     return execute(deps, call, key, record, details);
   });
@@ -143,7 +147,8 @@ async function decide(deps: GatedCallDeps, call: GatedCall, key: string, record:
     return { state: 'other', answer: { status: 'approval_pending', auth_req_id, binding_message: record.binding_message, approval_url: approvalUrl(deps.config, auth_req_id), expires_in } };
   }
   if (decision.status !== 'approved') {
-    await deps.store.delete(key);
+    if (decision.status === 'denied') await deps.store.put(key, { state: 'denied', auth_req_id }, deps.config.result_ttl_seconds);
+    else await deps.store.delete(key);
     deps.log(`${call.name}: ${auth_req_id} ${decision.status}`);
     return { state: 'other', answer: { status: decision.status, auth_req_id } };
   }

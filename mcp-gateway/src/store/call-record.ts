@@ -3,7 +3,9 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 /**
  * What the gateway knows about one gated call (one {@link callKey}), from the moment it asked for
  * the approval until well after the call ran. Moves only forward:
- * `pending → approved → redeemed → done`; a denied or expired request drops the record.
+ * `pending → approved → redeemed → done`, or `pending → denied`; an expired or refused request
+ * drops the record (Countersign makes a new request for the same `transaction_id` once the old
+ * one expired, so the same call made again asks anew).
  */
 export type CallRecord =
   | {
@@ -32,6 +34,11 @@ export type CallRecord =
       state: 'redeemed';
       auth_req_id: string;
       redemption_id: string;
+    }
+  | {
+      /** The person said no to exactly this call: the same call is answered `denied` again, not asked again. */
+      state: 'denied';
+      auth_req_id: string;
     }
   | {
       state: 'done';
