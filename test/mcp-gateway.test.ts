@@ -290,7 +290,12 @@ describe('MCP gateway', () => {
       const { auth_req_id } = pending.structuredContent as { auth_req_id: string };
       expect(await workspace.entities()).toContain('Heidi');
 
-      expect((await deleteEntities(gateway, ['Heidi'])).structuredContent).toMatchObject({ status: 'approval_pending', auth_req_id });
+      // Twice at once: one approval for both, and the second's time queued behind the first counts
+      // against its wait (about 1 s for both, not 2: a client's timeout does not restart in the queue).
+      const started = Date.now();
+      const twice = await Promise.all([deleteEntities(gateway, ['Heidi']), deleteEntities(gateway, ['Heidi'])]);
+      expect(Date.now() - started).toBeLessThan(1800);
+      expect(twice.map((answer) => answer.structuredContent)).toEqual([expect.objectContaining({ status: 'approval_pending', auth_req_id }), expect.objectContaining({ status: 'approval_pending', auth_req_id })]);
       await harness.decide(user, auth_req_id, 'approve');
       const result = await deleteEntities(gateway, ['Heidi']);
       expect(result.structuredContent).toEqual({ success: true, message: 'Entities deleted successfully' });

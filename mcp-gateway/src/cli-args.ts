@@ -9,6 +9,7 @@ export interface CliArgs {
   http?: number;
 }
 
+/** The one-line usage, printed with every command-line error. */
 export const USAGE = 'usage: pnpm --silent mcp-gateway --config FILE [--http PORT]';
 
 /**

@@ -52,7 +52,11 @@ export interface GatedCall {
 export function runGatedCall(deps: GatedCallDeps, call: GatedCall): Promise<CallToolResult> {
   const { config } = deps;
   const key = callKey(config.upstream.name, call.name, call.arguments);
+  const startedAt = deps.now();
   return deps.lock(key, async () => {
+    // Time spent queued behind the same call counts: the client's timeout does not restart.
+    const waitSeconds = Math.max(0, (call.waiter.waitSeconds ?? config.wait_seconds) - (deps.now() - startedAt) / 1000);
+    call = { ...call, waiter: { ...call.waiter, waitSeconds } };
     let record = await deps.store.get(key);
     if (record?.state === 'done') return replay(record);
     // Redeemed but no result recorded: the process stopped while the upstream ran. It may have
