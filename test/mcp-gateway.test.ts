@@ -255,9 +255,33 @@ describe('MCP gateway', () => {
     });
   });
 
-  describe('over stdio, a client with Tasks', () => {
-    it('gets a task that stays working until the approval, then completes with the upstream’s result', async () => {
-      const gateway = track(await connectStdio(await workspace.config('tasks', client, harness, { wait_seconds: 1 })));
+  describe('over stdio, a gateway that waits 1 s', () => {
+    let gateway: GatewayClient;
+    beforeAll(async () => {
+      gateway = track(await connectStdio(await workspace.config('quick', client, harness, { wait_seconds: 1 })));
+    });
+
+    it('answers approval_pending to a client without elicitation, and the same call again resumes the same approval: one request on the phone', async () => {
+      const before = await seenRequests();
+      const pending = await deleteEntities(gateway, ['Heidi']);
+      expect(pending).toMatchObject({ isError: true, structuredContent: { status: 'approval_pending', binding_message: expect.stringMatching(/^memory: delete_entities #/) } });
+      const { auth_req_id } = pending.structuredContent as { auth_req_id: string };
+      expect(await workspace.entities()).toContain('Heidi');
+
+      // Twice at once: one approval for both, and the second's time queued behind the first counts
+      // against its wait (about 1 s for both, not 2: a client's timeout does not restart in the queue).
+      const started = Date.now();
+      const twice = await Promise.all([deleteEntities(gateway, ['Heidi']), deleteEntities(gateway, ['Heidi'])]);
+      expect(Date.now() - started).toBeLessThan(1800);
+      expect(twice.map((answer) => answer.structuredContent)).toEqual([expect.objectContaining({ status: 'approval_pending', auth_req_id }), expect.objectContaining({ status: 'approval_pending', auth_req_id })]);
+      await harness.decide(user, auth_req_id, 'approve');
+      const result = await deleteEntities(gateway, ['Heidi']);
+      expect(result.structuredContent).toEqual({ success: true, message: 'Entities deleted successfully' });
+      expect(await workspace.entities()).not.toContain('Heidi');
+      expect((await seenRequests()).filter((id) => !before.includes(id))).toEqual([auth_req_id]);
+    });
+
+    it('gives a client with Tasks a task that stays working until the approval, then completes with the upstream’s result', async () => {
       const { tools } = await gateway.client.listTools();
       expect(tools.find((tool) => tool.name === 'delete_entities')!.execution).toEqual({ taskSupport: 'optional' });
       const before = await seenRequests();
@@ -278,29 +302,6 @@ describe('MCP gateway', () => {
       expect(messages.at(-1)).toMatchObject({ type: 'result', result: { structuredContent: { success: true, message: 'Entities deleted successfully' } } });
       expect((await gateway.client.experimental.tasks.getTask(created.taskId)).status).toBe('completed');
       expect(await workspace.entities()).not.toContain('Mallory');
-    });
-  });
-
-  describe('over stdio, a client without elicitation that cannot wait long', () => {
-    it('answers approval_pending, and the same call again resumes the same approval: one request on the phone', async () => {
-      const gateway = track(await connectStdio(await workspace.config('quick', client, harness, { wait_seconds: 1 })));
-      const before = await seenRequests();
-      const pending = await deleteEntities(gateway, ['Heidi']);
-      expect(pending).toMatchObject({ isError: true, structuredContent: { status: 'approval_pending', binding_message: expect.stringMatching(/^memory: delete_entities #/) } });
-      const { auth_req_id } = pending.structuredContent as { auth_req_id: string };
-      expect(await workspace.entities()).toContain('Heidi');
-
-      // Twice at once: one approval for both, and the second's time queued behind the first counts
-      // against its wait (about 1 s for both, not 2: a client's timeout does not restart in the queue).
-      const started = Date.now();
-      const twice = await Promise.all([deleteEntities(gateway, ['Heidi']), deleteEntities(gateway, ['Heidi'])]);
-      expect(Date.now() - started).toBeLessThan(1800);
-      expect(twice.map((answer) => answer.structuredContent)).toEqual([expect.objectContaining({ status: 'approval_pending', auth_req_id }), expect.objectContaining({ status: 'approval_pending', auth_req_id })]);
-      await harness.decide(user, auth_req_id, 'approve');
-      const result = await deleteEntities(gateway, ['Heidi']);
-      expect(result.structuredContent).toEqual({ success: true, message: 'Entities deleted successfully' });
-      expect(await workspace.entities()).not.toContain('Heidi');
-      expect((await seenRequests()).filter((id) => !before.includes(id))).toEqual([auth_req_id]);
     });
   });
 
