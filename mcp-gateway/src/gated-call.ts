@@ -1,7 +1,9 @@
 import { CountersignError, toDisplayText, type AgentClient, type AuthorizationDetails, type KeyedLock, type Sleep, type ToolAnnotations, type ToolCallDetails } from '@countersign/shared';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { bindingMessage, outcomeReason } from './binding-message.ts';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { bindingMessage } from './binding-message.ts';
+import { executeApproved, replay } from './execute-approved.ts';
+import { reasonCode } from './reason-code.ts';
 import { callKey, transactionId } from './call-key.ts';
 import type { GatewayConfig } from './config.ts';
 import { gatewayResult, type GatewayAnswer } from './results.ts';
@@ -78,7 +80,7 @@ export function runGatedCall(deps: GatedCallDeps, call: GatedCall): Promise<Call
     }
     // Narrowing lost across the reassignments above: done, redeemed and denied answered already.
     if (record.state !== 'approved') throw new Error(`unexpected call record state ${record.state}`);
-    return execute(deps, call, key, record, details);
+    return executeApproved(deps, call, key, record, details);
   });
 }
 
@@ -162,69 +164,8 @@ async function decide(deps: GatedCallDeps, call: GatedCall, key: string, record:
   return { state: 'approved', record: approved };
 }
 
-async function execute(deps: GatedCallDeps, call: GatedCall, key: string, record: Extract<CallRecord, { state: 'approved' }>, details: AuthorizationDetails): Promise<CallToolResult> {
-  const { auth_req_id } = record;
-  let redemption_id: string;
-  try {
-    // The details as built from the arguments this call brings, never as read back: the server
-    // compares their hash with the approved one (guarantee 3).
-    ({ redemption_id } = await deps.countersign.redeem(record.access_token, details));
-  } catch (error) {
-    const code = reasonCode(error, deps);
-    if (code === 'already_redeemed') await deps.store.put(key, { state: 'redeemed', auth_req_id, redemption_id: '' }, deps.config.result_ttl_seconds);
-    // A network or server failure keeps the token for a retry; a refusal is final.
-    else if (error instanceof CountersignError && error.status < 500) await deps.store.delete(key);
-    return gatewayResult({ status: 'refused', error: code, auth_req_id });
-  }
-  // Written before the upstream is called: from here on, this call is never started again.
-  await deps.store.put(key, { state: 'redeemed', auth_req_id, redemption_id }, deps.config.result_ttl_seconds);
-  deps.log(`${call.name}: ${auth_req_id} redeemed, calling the upstream`);
-  let outcome: Extract<CallRecord, { state: 'done' }>['outcome'];
-  try {
-    outcome = { result: (await deps.upstream.callTool({ name: call.name, arguments: call.arguments })) as CallToolResult };
-  } catch (error) {
-    outcome = { error: error instanceof McpError ? { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) } : { code: -32603, message: String((error as Error)?.message ?? error) } };
-  }
-  const done: CallRecord = { state: 'done', auth_req_id, outcome };
-  await deps.store.put(key, done, deps.config.result_ttl_seconds);
-  await report(deps, redemption_id, outcome);
-  return replay(done);
-}
-
-async function report(deps: GatedCallDeps, redemption_id: string, outcome: Extract<CallRecord, { state: 'done' }>['outcome']): Promise<void> {
-  const failure = 'error' in outcome ? outcome.error.message : outcome.result.isError ? textOf(outcome.result) : null;
-  try {
-    await deps.countersign.reportOutcome(redemption_id, failure === null ? { status: 'succeeded' } : { status: 'failed', reason: outcomeReason(failure) });
-  } catch (error) {
-    // The call ran: a lost report must not turn its result into an error.
-    deps.log(`could not report the outcome of ${redemption_id}: ${(error as Error).message}`);
-  }
-}
-
-/** Answers a recorded outcome again: the result, or the upstream's protocol error thrown anew. */
-function replay(record: Extract<CallRecord, { state: 'done' }>): CallToolResult {
-  if ('result' in record.outcome) return record.outcome.result;
-  const { code, message, data } = record.outcome.error;
-  // McpError prefixes "MCP error <code>: " to the message; pass the upstream's own words on.
-  throw new McpError(code, message.replace(/^MCP error -?\d+: /, ''), data);
-}
-
-function textOf(result: CallToolResult): string {
-  return result.content.map((part) => (part.type === 'text' ? part.text : '')).join(' ');
-}
-
 /** The approver app's page of one request. */
 export function approvalUrl(config: GatewayConfig, auth_req_id: string): string {
   const issuer = config.countersign.issuer.replace(/\/+$/, '');
   return config.approval_url.replaceAll('{issuer}', issuer).replaceAll('{auth_req_id}', encodeURIComponent(auth_req_id));
-}
-
-/** A refusal's reason code: Countersign's own, else `temporarily_unavailable` for a server or network failure. */
-function reasonCode(error: unknown, deps: GatedCallDeps): string {
-  if (error instanceof CountersignError) {
-    if (error.status >= 500) deps.log(`Countersign failed: ${error.code}`);
-    return error.code;
-  }
-  deps.log(`Countersign unreachable: ${(error as Error)?.message ?? String(error)}`);
-  return 'temporarily_unavailable';
 }

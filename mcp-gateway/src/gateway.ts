@@ -137,7 +137,9 @@ export function createGateway(options: GatewayOptions): Gateway {
       if (!isGated(name, tool, config)) {
         // Passed on as sent (`_meta` included) and answered as answered, unvalidated: the client
         // validates the upstream's result against the upstream's schema itself.
-        return (await upstream.client.request({ method: 'tools/call', params: request.params }, CallToolResultSchema, { signal: extra.signal })) as CallToolResult;
+        // A task's call is not cancelled with the request that created it.
+        const signal = taskWaitSeconds === undefined ? { signal: extra.signal } : {};
+        return (await upstream.client.request({ method: 'tools/call', params: request.params }, CallToolResultSchema, signal)) as CallToolResult;
       }
       if (taskWaitSeconds !== undefined) {
         // A task outlives its request (whose signal has fired once the task was answered).
