@@ -9,7 +9,7 @@ import { defineConfig } from 'vitest/config';
  */
 export default defineConfig({
   test: {
-    include: ['shared/src/**/*.test.ts', 'approver-pwa/src/**/*.test.ts', 'server/src/**/*.test.ts', 'examples/**/src/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['shared/src/**/*.test.ts', 'approver-pwa/src/**/*.test.ts', 'server/src/**/*.test.ts', 'examples/**/src/**/*.test.ts', 'mcp-gateway/src/**/*.test.ts', 'test/**/*.test.ts'],
     globalSetup: ['test/setup/redis.ts', 'test/setup/redis-cluster.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

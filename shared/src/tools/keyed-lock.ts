@@ -2,8 +2,9 @@
 export type KeyedLock = <T>(key: string, task: () => Promise<T>) => Promise<T>;
 
 /**
- * An in-process lock per key. The runner takes it per `auth_req_id`, so two resumes of one
- * approval never race for its token, which the token endpoint issues only once.
+ * An in-process lock per key. The runner takes it per `auth_req_id` (the MCP gateway per call
+ * key), so two resumes of one approval never race for its token, which the token endpoint issues
+ * only once.
  */
 export function createKeyedLock(): KeyedLock {
   const tails = new Map<string, Promise<void>>();

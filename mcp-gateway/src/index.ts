@@ -1,0 +1,11 @@
+export { gatewayConfigSchema, loadConfig, parseConfig, ConfigError, type GatewayConfig, type UpstreamConfig } from './config.ts';
+export { createGateway, type Gateway, type GatewayOptions } from './gateway.ts';
+export { connectUpstream, GATEWAY_INFO, type Upstream } from './upstream.ts';
+export { serveHttp } from './serve-http.ts';
+export { runGatedCall, approvalUrl, type CountersignClient, type GatedCall, type GatedCallDeps } from './gated-call.ts';
+export { isGated, listedTool, type GatePolicy } from './gating.ts';
+export { callKey, transactionId } from './call-key.ts';
+export { bindingMessage, outcomeReason } from './binding-message.ts';
+export { gatewayResult, GATEWAY_ANSWER_SCHEMA, type GatewayAnswer } from './results.ts';
+export { createMemoryCallStore, createRedisCallStore, type CallRecord, type CallStore } from './store/index.ts';
+export type { Waiter } from './wait-for-decision.ts';
