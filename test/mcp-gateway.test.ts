@@ -2,7 +2,7 @@ import { ElicitRequestSchema, ElicitationCompleteNotificationSchema, type CallTo
 import { randomBytes } from 'node:crypto';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
-import { request } from 'node:http';
+import { createServer, request } from 'node:http';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -35,7 +35,7 @@ describe('MCP gateway', () => {
     await harness.listen(port);
     client = await harness.createClient('MCP gateway');
     user = await harness.enrollUser('demo');
-    workspace = await createWorkspace(['Alice', 'Bob', 'Carol', 'Dave', 'Erin', 'Frank', 'Grace', 'Heidi', 'Ivan', 'Judy', 'Mallory', 'Niaj', 'Olivia']);
+    workspace = await createWorkspace(['Alice', 'Bob', 'Carol', 'Dave', 'Erin', 'Frank', 'Grace', 'Heidi', 'Ivan', 'Judy', 'Mallory', 'Niaj', 'Olivia', 'Peggy']);
   });
 
   afterAll(async () => {
@@ -418,6 +418,56 @@ describe('MCP gateway', () => {
       expect(wrongHost).toBe(403);
       const unknown = await fetch(gateway.url, { method: 'POST', headers: { 'mcp-session-id': 'nope', 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
       expect(unknown.status).toBe(404);
+    });
+  });
+  describe('over stdio, a /redeem whose answer is lost', () => {
+    it('runs the call once when the same call comes again: the retry finds its own redemption and claims it', async () => {
+      // Between the gateway and Countersign: the first POST /redeem reaches the server, is
+      // redeemed, and its answer never comes back (the connection is cut).
+      let cut = 0;
+      const proxy = createServer((incoming, answer) => {
+        const target = new URL(incoming.url ?? '/', harness.issuer);
+        const forward = request(target, { method: incoming.method, headers: incoming.headers }, (response) => {
+          if (incoming.method === 'POST' && target.pathname === '/redeem' && cut === 0) {
+            cut += 1;
+            response.resume();
+            response.on('end', () => answer.socket?.destroy());
+            return;
+          }
+          answer.writeHead(response.statusCode ?? 502, response.headers);
+          response.pipe(answer);
+        });
+        incoming.pipe(forward);
+      });
+      const proxyPort = await freePort();
+      await new Promise<void>((resolve) => proxy.listen(proxyPort, '127.0.0.1', resolve));
+      track({ close: () => new Promise<void>((resolve) => proxy.close(() => resolve())) });
+      const config = await workspace.config('lost-redeem', client, harness, {
+        wait_seconds: 15,
+        countersign: { issuer: `http://127.0.0.1:${proxyPort}`, client_id: client.client_id, client_secret: client.client_secret },
+      });
+      const gateway = track(await connectStdio(config));
+
+      const before = await seenRequests();
+      const first = deleteEntities(gateway, ['Peggy']);
+      const auth_req_id = await newRequest(before);
+      await harness.decide(user, auth_req_id, 'approve');
+      // Redeemed on the server; the gateway heard nothing, so it did not call the upstream.
+      expect(await first).toMatchObject({ isError: true, structuredContent: { status: 'refused', auth_req_id } });
+      expect(cut).toBe(1);
+      expect((await harness.admin('GET', `/requests/${auth_req_id}`)).body.request.state).toBe('redeemed');
+      expect(await workspace.entities()).toContain('Peggy');
+
+      // The same call again: `already_redeemed` names a redemption with no outcome while this call's
+      // record still holds the token; the gateway claims it and runs the upstream, once.
+      const second = await deleteEntities(gateway, ['Peggy']);
+      expect(second).toMatchObject({ structuredContent: { success: true, message: 'Entities deleted successfully' } });
+      expect(await workspace.entities()).not.toContain('Peggy');
+      expect((await auditTypes(auth_req_id)).filter((type) => type === 'redeemed')).toHaveLength(1);
+      expect((await harness.admin('GET', `/requests/${auth_req_id}`)).body.request.outcome).toMatchObject({ status: 'succeeded' });
+      // And never again: the third call is answered from the record.
+      expect(await deleteEntities(gateway, ['Peggy'])).toEqual(second);
+      expect((await seenRequests()).filter((id) => !before.includes(id))).toEqual([auth_req_id]);
     });
   });
 });

@@ -10,8 +10,10 @@ type Outcome = Extract<CallRecord, { state: 'done' }>['outcome'];
 
 /**
  * Spends an approval on exactly this call: `/redeem` with the details rebuilt from the call's own
- * arguments, a record that the call started (before the upstream is called, so it never starts
- * twice), the upstream call, its result recorded, the outcome reported.
+ * arguments, a claim that the call started (one atomic replace of its approved record, before the
+ * upstream is called, so it never starts twice), the upstream call, its result recorded, the
+ * outcome reported. A `/redeem` whose answer was lost is found again by the retry's
+ * `already_redeemed` (outcome still unknown, the record still approved) and runs then, once.
  *
  * @returns the upstream's result, or `refused` (`already_redeemed`, `invalid_token`,
  *   `approval_mismatch`, `temporarily_unavailable`…) when the redemption fails.
@@ -27,13 +29,24 @@ export async function executeApproved(deps: GatedCallDeps, call: GatedCall, key:
     ({ redemption_id } = await deps.countersign.redeem(record.access_token, details));
   } catch (error) {
     const code = reasonCode(error, deps);
-    if (code === 'already_redeemed') await deps.store.put(key, { state: 'redeemed', auth_req_id, redemption_id: '' }, deps.config.result_ttl_seconds);
-    // A network or server failure keeps the token for a retry; a refusal is final.
-    else if (error instanceof CountersignError && error.status < 500) await deps.store.delete(key);
-    return gatewayResult({ status: 'refused', error: code, auth_req_id });
+    const earlier = code === 'already_redeemed' ? redemptionOf(error) : null;
+    if (earlier?.outcome === 'unknown') {
+      // Redeemed, and no outcome yet, while this call's record still holds the token it was spent
+      // with: an earlier /redeem of this very call whose answer was lost (the token lives only in
+      // this record). The claim below decides who runs it, so it runs once, and not never.
+      redemption_id = earlier.redemption_id;
+    } else {
+      if (code === 'already_redeemed') await deps.store.put(key, { state: 'redeemed', auth_req_id, redemption_id: earlier?.redemption_id ?? '' }, deps.config.result_ttl_seconds);
+      // A network or server failure keeps the token for a retry; a refusal is final.
+      else if (error instanceof CountersignError && error.status < 500) await deps.store.delete(key);
+      return gatewayResult({ status: 'refused', error: code, auth_req_id });
+    }
   }
-  // Written before the upstream is called: from here on, this call is never started again.
-  await deps.store.put(key, { state: 'redeemed', auth_req_id, redemption_id }, deps.config.result_ttl_seconds);
+  // Claimed before the upstream is called, from exactly the approved record: from here on, this
+  // call is never started again, by this run or any other.
+  if (!(await deps.store.replace(key, record, { state: 'redeemed', auth_req_id, redemption_id }, deps.config.result_ttl_seconds))) {
+    return gatewayResult({ status: 'refused', error: 'already_redeemed', auth_req_id });
+  }
   deps.log(`${call.name}: ${auth_req_id} redeemed, calling the upstream`);
   let outcome: Outcome;
   try {
@@ -45,6 +58,13 @@ export async function executeApproved(deps: GatedCallDeps, call: GatedCall, key:
   await deps.store.put(key, done, deps.config.result_ttl_seconds);
   await report(deps, redemption_id, outcome);
   return replay(done);
+}
+
+/** The redemption a 409 `already_redeemed` names (`{redemption: {redemption_id, outcome}}`), or null. */
+function redemptionOf(error: unknown): { redemption_id: string; outcome: string } | null {
+  const redemption = error instanceof CountersignError ? (error.body?.redemption as { redemption_id?: unknown; outcome?: { status?: unknown } } | undefined) : undefined;
+  if (typeof redemption?.redemption_id !== 'string' || typeof redemption.outcome?.status !== 'string') return null;
+  return { redemption_id: redemption.redemption_id, outcome: redemption.outcome.status };
 }
 
 async function report(deps: GatedCallDeps, redemption_id: string, outcome: Outcome): Promise<void> {

@@ -56,6 +56,13 @@ export interface CallStore {
   get(key: string): Promise<CallRecord | undefined>;
   /** Stores or replaces the record, kept for `ttlSeconds`. */
   put(key: string, record: CallRecord, ttlSeconds: number): Promise<void>;
+  /**
+   * Replaces the record with `next` only while it is still exactly `expected` (as `get` answered
+   * it), in one atomic step; answers whether it did. Of two runs that redeemed the same approval
+   * (a retry after a lost answer, a second gateway process on the same Redis), one claims the call
+   * and runs the upstream; the other finds the record moved on.
+   */
+  replace(key: string, expected: CallRecord, next: CallRecord, ttlSeconds: number): Promise<boolean>;
   delete(key: string): Promise<void>;
   close(): Promise<void>;
 }

@@ -20,6 +20,12 @@ export function createMemoryCallStore(now: () => number = () => Date.now()): Cal
       for (const [other, { until }] of records) if (until <= now()) records.delete(other);
       records.set(key, { record: structuredClone(record), until: now() + ttlSeconds * 1000 });
     },
+    async replace(key, expected, next, ttlSeconds) {
+      const entry = records.get(key);
+      if (!entry || entry.until <= now() || JSON.stringify(entry.record) !== JSON.stringify(expected)) return false;
+      records.set(key, { record: structuredClone(next), until: now() + ttlSeconds * 1000 });
+      return true;
+    },
     async delete(key) {
       records.delete(key);
     },
