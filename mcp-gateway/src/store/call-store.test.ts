@@ -26,6 +26,19 @@ describe.each(['memory', 'redis'] as const)('call store (%s)', (kind) => {
     expect(await store.get('k1')).toBeUndefined();
   });
 
+  it('replaces a record only while it is exactly the one expected; of many racing, one wins', async () => {
+    const approved: CallRecord = { state: 'approved', auth_req_id: 'req_2', binding_message: 'memory: delete_entities #XyZ9', access_token: 'at_1', expires_at: 2_000_000 };
+    const redeemed = (n: number): CallRecord => ({ state: 'redeemed', auth_req_id: 'req_2', redemption_id: `rdm_${n}` });
+    await store.put('k5', approved, 60);
+    expect(await store.replace('k5', pending, redeemed(0), 60)).toBe(false);
+    expect(await store.get('k5')).toEqual(approved);
+    const wins = await Promise.all([1, 2, 3, 4, 5].map((n) => store.replace('k5', approved, redeemed(n), 60)));
+    expect(wins.filter(Boolean)).toHaveLength(1);
+    expect(await store.get('k5')).toEqual(redeemed(wins.indexOf(true) + 1));
+    expect(await store.replace('missing', approved, redeemed(9), 60)).toBe(false);
+    expect(await store.get('missing')).toBeUndefined();
+  });
+
   it('hands out copies: changing an answer changes nothing stored', async () => {
     await store.put('k3', pending, 60);
     const read = (await store.get('k3')) as Extract<CallRecord, { state: 'pending' }>;
