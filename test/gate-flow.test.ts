@@ -2,16 +2,7 @@ import { createAgentClient, CountersignError, type AgentClient } from '@counters
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type EnrolledUser, type Harness } from './support/harness.ts';
 import { payment } from './support/payment.ts';
-
-async function errorOf(promise: Promise<unknown>): Promise<CountersignError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof CountersignError) return error;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
+import { errorOf } from './support/refusal.ts';
 
 describe.each(['memory', 'redis'] as const)('the approval gate end to end (%s store)', (storeKind) => {
   let harness: Harness;

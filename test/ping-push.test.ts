@@ -1,4 +1,4 @@
-import { createAgentClient, CountersignError, type AgentClient } from '@countersign/shared';
+import { createAgentClient, type AgentClient } from '@countersign/shared';
 import { createLocalJWKSet, exportJWK, generateKeyPair, jwtVerify } from 'jose';
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { startNotificationReceiver, type NotificationReceiver } from './support/
 import { payment } from './support/payment.ts';
 import { answer } from './guarantees/policy-support.ts';
 import { keys } from '../server/src/store/index.ts';
+import { errorOf } from './support/refusal.ts';
 
 /**
  * Ping and push delivery (CIBA Core §10.2, §10.3, §12) against a real HTTP notification endpoint
@@ -17,16 +18,6 @@ import { keys } from '../server/src/store/index.ts';
 
 /** The bearer the client hands over at /bc-authorize and expects back on every notification. */
 const NOTIFICATION_TOKEN = 'cnt_8f14e45fceea167a5a36dedd4bea2543';
-
-async function errorOf(promise: Promise<unknown>): Promise<CountersignError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof CountersignError) return error;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
 
 /** at_hash as OpenID Connect Core §3.1.3.6 defines it for ES256: the left half of SHA-256, base64url. */
 function expectedAtHash(accessToken: string): string {

@@ -1,19 +1,10 @@
-import { createAgentClient, CountersignError, type AgentClient } from '@countersign/shared';
+import { createAgentClient, type AgentClient } from '@countersign/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type EnrolledUser, type Harness } from './support/harness.ts';
 import { basic } from './support/raw-request.ts';
 import { storeKeys } from './support/store-keys.ts';
 import { toolCall } from './support/tool-call.ts';
-
-async function errorOf(promise: Promise<unknown>): Promise<CountersignError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof CountersignError) return error;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
+import { errorOf } from './support/refusal.ts';
 
 /** Arguments a real tool takes: a float, nested objects and lists, non-ASCII text, a null. */
 const ARGUMENTS = {
