@@ -119,8 +119,9 @@ export function createExpirySweeper(deps: () => Pick<Deps, 'store' | 'clock' | '
     const expired = await sweepIndex(keys.deadlines(), async (ref) => {
       let fields = await current.store.hashGet(keys.request(ref.tenant, ref.auth_req_id));
       // The second backstop: a request stays in this index until its last outbox entry is
-      // delivered, so what even the reconciler missed is delivered here, at the latest.
-      if (fields && outboxOf(fields).length > 0 && (await current.outbox.drain(ref, fields)) > 0) fields = await current.store.hashGet(keys.request(ref.tenant, ref.auth_req_id));
+      // delivered, so what even the reconciler missed is delivered here, at the latest. Entries
+      // younger than the reconciler's delay may still be on their way: left to their instance.
+      if (fields && outboxOf(fields).length > 0 && (await current.outbox.drain(ref, fields, { staleOnly: true })) > 0) fields = await current.store.hashGet(keys.request(ref.tenant, ref.auth_req_id));
       const request = requestOf(fields);
       // A request that is gone (its TTL ran out) or already decided has nothing left to announce.
       const settled = request ? await settleExpiry(current, request) : null;

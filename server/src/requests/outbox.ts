@@ -73,9 +73,12 @@ export interface Outbox {
   /**
    * Delivers every outbox entry `ref`'s record holds, oldest first, all of each entry's
    * consequences, and clears them. The backstop of the expiry sweep, and the reconciler's step.
+   * With `staleOnly`, only the entries whose transition is older than `reconcileAfterMs`: those
+   * younger may still be on their way from the instance that made them (the sweep's backstop
+   * leaves them to it, and to the reconciler, rather than deliver them a second time).
    * @returns how many entries it delivered.
    */
-  drain(ref: RequestRef, fields?: Fields | null): Promise<number>;
+  drain(ref: RequestRef, fields?: Fields | null, options?: { staleOnly?: boolean }): Promise<number>;
   /**
    * The reconciler: delivers the entries of the swaps whose mark is due (their instance died, timed
    * out or failed over before delivering), from any instance; run under the sweep's lease.
@@ -187,11 +190,12 @@ export function createOutbox(deps: () => OutboxDeps, consequences: () => Consequ
     return { ok: true, request, fields };
   };
 
-  async function drain(ref: RequestRef, read?: Fields | null): Promise<number> {
+  async function drain(ref: RequestRef, read?: Fields | null, drainOptions: { staleOnly?: boolean } = {}): Promise<number> {
     const fields = read === undefined ? await deps().store.hashGet(keys.request(ref.tenant, ref.auth_req_id)) : read;
     const request = requestOf(fields);
     if (!request) return 0;
-    const entries = outboxOf(fields!);
+    const staleBefore = deps().clock.now() - options.reconcileAfterMs;
+    const entries = outboxOf(fields!).filter((entry) => !drainOptions.staleOnly || entry.transition.at <= staleBefore);
     // In order, each whole: a later transition's consequences never overtake an earlier one's.
     for (const entry of entries) await deliver(ref, entry.seq, entry.transition, request, null).done;
     return entries.length;
