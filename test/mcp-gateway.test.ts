@@ -470,4 +470,16 @@ describe('MCP gateway', () => {
       expect((await seenRequests()).filter((id) => !before.includes(id))).toEqual([auth_req_id]);
     });
   });
+  describe('over stdio, a gateway whose Redis is down', () => {
+    it('answers a gated call refused temporarily_unavailable, asks nobody and runs nothing; read_graph still passes', async () => {
+      const deadPort = await freePort();
+      const gateway = track(await connectStdio(await workspace.config('redis-down', client, harness, { wait_seconds: 5 }), { env: { REDIS_URL: `redis://127.0.0.1:${deadPort}` } }));
+      const before = await seenRequests();
+      const result = await deleteEntities(gateway, ['Olivia']);
+      expect(result).toMatchObject({ isError: true, structuredContent: { status: 'refused', error: 'temporarily_unavailable' } });
+      expect(await workspace.entities()).toContain('Olivia');
+      expect(await seenRequests()).toEqual(before);
+      expect(((await gateway.client.callTool({ name: 'read_graph', arguments: {} })) as CallToolResult).isError).toBeFalsy();
+    });
+  });
 });

@@ -55,7 +55,12 @@ export async function executeApproved(deps: GatedCallDeps, call: GatedCall, key:
     outcome = { error: error instanceof McpError ? { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) } : { code: -32603, message: String((error as Error)?.message ?? error) } };
   }
   const done: CallRecord = { state: 'done', auth_req_id, outcome };
-  await deps.store.put(key, done, deps.config.result_ttl_seconds);
+  try {
+    await deps.store.put(key, done, deps.config.result_ttl_seconds);
+  } catch (error) {
+    // The call ran: the client gets its result; a repeat finds the claim (`already_redeemed`), never a second run.
+    deps.log(`could not record the result of ${auth_req_id}: ${(error as Error).message}`);
+  }
   await report(deps, redemption_id, outcome);
   return replay(done);
 }

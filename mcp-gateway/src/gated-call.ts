@@ -1,6 +1,6 @@
 import { CountersignError, toDisplayText, type AgentClient, type AuthorizationDetails, type KeyedLock, type Sleep, type ToolAnnotations, type ToolCallDetails } from '@countersign/shared';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { bindingMessage } from './binding-message.ts';
 import { executeApproved, replay } from './execute-approved.ts';
 import { reasonCode } from './reason-code.ts';
@@ -56,32 +56,46 @@ export function runGatedCall(deps: GatedCallDeps, call: GatedCall): Promise<Call
   const key = callKey(config.upstream.name, call.name, call.arguments);
   const startedAt = deps.now();
   return deps.lock(key, async () => {
-    // Time spent queued behind the same call counts: the client's timeout does not restart.
-    const waitSeconds = Math.max(0, (call.waiter.waitSeconds ?? config.wait_seconds) - (deps.now() - startedAt) / 1000);
-    call = { ...call, waiter: { ...call.waiter, waitSeconds } };
-    let record = await deps.store.get(key);
-    if (record?.state === 'done') return replay(record);
-    // Redeemed but no result recorded: the process stopped while the upstream ran. It may have
-    // run; it must never run twice.
-    if (record?.state === 'redeemed') return gatewayResult({ status: 'refused', error: 'already_redeemed', auth_req_id: record.auth_req_id });
-    // Asking again would only ring the phone of someone who already said no (a looping or
-    // prompt-injected model would ring it forever).
-    if (record?.state === 'denied') return gatewayResult({ status: 'denied', auth_req_id: record.auth_req_id });
-    const details = toolCallDetails(deps, call, key);
-    if (!record) {
-      const proposed = await propose(deps, call, key, details);
-      if ('status' in proposed) return gatewayResult(proposed);
-      record = proposed;
+    try {
+      return await runLocked(deps, call, key, startedAt);
+    } catch (error) {
+      // The upstream's own protocol errors pass on; anything else here (the call store's Redis down,
+      // Countersign unreachable) happened before the upstream was called: nothing ran.
+      if (error instanceof McpError) throw error;
+      deps.log(`${call.name}: ${(error as Error)?.message ?? String(error)}`);
+      return gatewayResult({ status: 'refused', error: 'temporarily_unavailable' });
     }
-    if (record.state === 'pending') {
-      const decided = await decide(deps, call, key, record);
-      if (decided.state !== 'approved') return gatewayResult(decided.answer);
-      record = decided.record;
-    }
-    // Narrowing lost across the reassignments above: done, redeemed and denied answered already.
-    if (record.state !== 'approved') throw new Error(`unexpected call record state ${record.state}`);
-    return executeApproved(deps, call, key, record, details);
   });
+}
+
+/** {@link runGatedCall} under the call's lock. */
+async function runLocked(deps: GatedCallDeps, call: GatedCall, key: string, startedAt: number): Promise<CallToolResult> {
+  const { config } = deps;
+  // Time spent queued behind the same call counts: the client's timeout does not restart.
+  const waitSeconds = Math.max(0, (call.waiter.waitSeconds ?? config.wait_seconds) - (deps.now() - startedAt) / 1000);
+  call = { ...call, waiter: { ...call.waiter, waitSeconds } };
+  let record = await deps.store.get(key);
+  if (record?.state === 'done') return replay(record);
+  // Redeemed but no result recorded: the process stopped while the upstream ran. It may have
+  // run; it must never run twice.
+  if (record?.state === 'redeemed') return gatewayResult({ status: 'refused', error: 'already_redeemed', auth_req_id: record.auth_req_id });
+  // Asking again would only ring the phone of someone who already said no (a looping or
+  // prompt-injected model would ring it forever).
+  if (record?.state === 'denied') return gatewayResult({ status: 'denied', auth_req_id: record.auth_req_id });
+  const details = toolCallDetails(deps, call, key);
+  if (!record) {
+    const proposed = await propose(deps, call, key, details);
+    if ('status' in proposed) return gatewayResult(proposed);
+    record = proposed;
+  }
+  if (record.state === 'pending') {
+    const decided = await decide(deps, call, key, record);
+    if (decided.state !== 'approved') return gatewayResult(decided.answer);
+    record = decided.record;
+  }
+  // Narrowing lost across the reassignments above: done, redeemed and denied answered already.
+  if (record.state !== 'approved') throw new Error(`unexpected call record state ${record.state}`);
+  return executeApproved(deps, call, key, record, details);
 }
 
 /** The `tool_call` action of a call: DESIGN.md "The action", the exact arguments as the client sent them. */

@@ -1,6 +1,9 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
 /** The gateway's own answers to a gated call, in `structuredContent` (DESIGN.md "The MCP gateway"). */
+/** Refusals that say the approval was used before, by this gateway or one that forgot it. */
+const MAY_HAVE_RUN: ReadonlySet<string> = new Set(['already_redeemed', 'invalid_grant']);
+
 export type GatewayAnswer =
   | { status: 'approval_pending'; auth_req_id: string; binding_message: string; approval_url: string; expires_in: number }
   | { status: 'denied'; auth_req_id: string }
@@ -31,7 +34,12 @@ const TEXT: Record<GatewayAnswer['status'], (answer: any) => string> = {
     `Waiting for the person to approve this call on their phone ("${a.binding_message}", ${a.approval_url}). Nothing has run yet. Call the same tool with the same arguments again to resume waiting; it will not ask twice.`,
   denied: () => 'The person denied this call on their phone. Nothing ran. Do not retry it unless they ask you to.',
   expired: () => 'Nobody decided on this call in time; the approval request expired. Nothing ran.',
-  refused: (a) => `Countersign refused this call (${a.error}). Nothing ran.`,
+  // A spent approval (`already_redeemed`) or a token issued before (`invalid_grant`: a gateway
+  // restarted without its call records) may mean the call ran already; nothing ran now.
+  refused: (a) =>
+    MAY_HAVE_RUN.has(a.error)
+      ? `Countersign refused this call (${a.error}): its approval was already used, so it may have run before. Nothing ran now; check before asking again.`
+      : `Countersign refused this call (${a.error}). Nothing ran.`,
 };
 
 /**
