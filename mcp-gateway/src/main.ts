@@ -33,6 +33,9 @@ async function main(): Promise<void> {
     await store.close().catch(() => undefined);
     process.exit(code);
   };
+  // Said before the wait: an upstream that cannot start (npx without its registry) is otherwise silent.
+  // Neither the arguments nor a URL's credentials or query: they may hold a key.
+  log('url' in config.upstream ? `connecting to the upstream ${config.upstream.name} at ${new URL(config.upstream.url).host}` : `starting the upstream ${config.upstream.name} (${config.upstream.command})`);
   const upstream = await connectUpstream(config.upstream, () => {
     log(`the upstream ${config.upstream.name} went away`);
     void stop(1);
