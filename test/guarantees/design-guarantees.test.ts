@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { keys } from '@countersign/server';
 import { createHarness, type EnrolledUser, type Harness } from '../support/harness.ts';
 import { payment } from '../support/payment.ts';
+import { errorOf } from '../support/refusal.ts';
 
 /**
  * One named test per guarantee of DESIGN.md ("Guarantees (each one has a named test)"), each
@@ -28,15 +29,7 @@ describe('the guarantees of DESIGN.md', () => {
 
   const ask = (details = payment()) => agent.requestApproval({ login_hint: customer.sub, authorization_details: details, binding_message: 'Order 1042' });
   const auditTypes = async (id: string) => (await harness.admin('GET', `/audit?auth_req_id=${id}`)).body.events.map((event: { type: string }) => event.type);
-  async function refusal(promise: Promise<unknown>): Promise<CountersignError> {
-    try {
-      await promise;
-    } catch (error) {
-      if (error instanceof CountersignError) return error;
-      throw error;
-    }
-    throw new Error('expected a refusal');
-  }
+  const refusal = errorOf;
   async function approvedToken(details = payment()) {
     const asked = await ask(details);
     // The person opens the request once its push has reached them: the push (background work) goes first.

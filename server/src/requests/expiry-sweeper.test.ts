@@ -12,6 +12,7 @@ import { createExpirySweeper } from './expiry-sweeper.ts';
 import { loadRequest } from './load-request.ts';
 import { trackOutcomeDeadline } from './outcome-deadlines.ts';
 import { trackDeadline } from './request-deadlines.ts';
+import { testRequest } from './request-fixture.ts';
 import { toFields, type ApprovalRequest } from './request-record.ts';
 
 /** A sweeper on a memory store with a manual clock, counting the request records it reads. */
@@ -47,23 +48,7 @@ function world(options: { batchSize?: number; ticker?: Ticker; log?: Logger } = 
   async function request(expiresInSeconds: number, state: ApprovalRequest['state'] = 'pending'): Promise<ApprovalRequest> {
     count += 1;
     const now = clock.now();
-    const record: ApprovalRequest = {
-      auth_req_id: `req_${String(count).padStart(6, '0')}_abcdefghijkl`,
-      tenant: 'default',
-      client_id: 'cli_test',
-      client_name: 'Test',
-      sub: 'alice',
-      scope: 'openid',
-      binding_message: null,
-      authorization_details: [],
-      details_hash: 'hash',
-      state,
-      created_at: now,
-      expires_at: now + expiresInSeconds * 1000,
-      interval: 5,
-      token_delivery_mode: 'ping',
-      outcome: null,
-    };
+    const record = testRequest(`req_${String(count).padStart(6, '0')}_abcdefghijkl`, now, expiresInSeconds, { state });
     await store.hashCreate(keys.request(record.tenant, record.auth_req_id), toFields(record), expiresInSeconds + 600);
     await trackDeadline(store, record, 1200);
     return record;

@@ -4,6 +4,7 @@ import { Background, ManualClock, silentLogger } from '../runtime/index.ts';
 import { connectRedisStore, keys, MemoryStore, type Fields, type Store } from '../store/index.ts';
 import { createLifecycle, outboxOf, TRANSITIONS, type Lifecycle, type SwapResult, type TransitionOp } from './lifecycle.ts';
 import { createOutbox, type Consequences } from './outbox.ts';
+import { testRequest } from './request-fixture.ts';
 import { fromFields, toFields, type ApprovalRequest } from './request-record.ts';
 
 /**
@@ -30,20 +31,10 @@ function fixture(state: RequestState, op: TransitionOp, now: number): ApprovalRe
   const past = now - 1;
   const future = now + 60_000;
   const expiring = op === 'expire';
-  return {
-    auth_req_id: `req_lifecycle_${String(count).padStart(10, '0')}`,
-    tenant: 'default',
-    client_id: 'cli_test',
-    client_name: 'Test',
-    sub: 'alice',
-    scope: 'openid',
-    binding_message: null,
-    authorization_details: [],
+  return testRequest(`req_lifecycle_${String(count).padStart(10, '0')}`, now - 10_000, 0, {
     details_hash: HASH,
     state,
-    created_at: now - 10_000,
     expires_at: expiring ? past : future,
-    interval: 5,
     token_delivery_mode: 'poll',
     outcome: state === 'redeemed' ? { status: 'unknown' } : null,
     ...(op === 'approveParty' ? { parties: ['customer', 'role:finance'] } : {}),
@@ -51,7 +42,7 @@ function fixture(state: RequestState, op: TransitionOp, now: number): ApprovalRe
     ...(state === 'approved' || state === 'redeemed' || state === 'expired' ? { approval_expires_at: expiring ? past : future } : {}),
     ...((state === 'approved' && op !== 'issueToken') || state === 'redeemed' ? { token_jti: JTI } : {}),
     ...(state === 'redeemed' ? { redemption_id: REDEMPTION, redeemed_at: now - 1000 } : {}),
-  };
+  });
 }
 
 /** The record of {@link fixture} as the store keeps it: `toFields` writes what a creation writes, the rest is what later swaps wrote. */

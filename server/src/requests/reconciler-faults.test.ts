@@ -8,6 +8,7 @@ import { createJobQueue } from '../jobs/index.ts';
 import { Background, ManualClock, silentLogger } from '../runtime/index.ts';
 import { keys, MemoryStore } from '../store/index.ts';
 import { createExpirySweeper } from './expiry-sweeper.ts';
+import { testRequest } from './request-fixture.ts';
 import { outboxOf } from './lifecycle.ts';
 import { loadRequest } from './load-request.ts';
 import { trackDeadline } from './request-deadlines.ts';
@@ -45,23 +46,7 @@ function world(options: { batchSize?: number } = {}) {
   async function pending(expiresInSeconds: number): Promise<ApprovalRequest> {
     count += 1;
     const now = clock.now();
-    const record: ApprovalRequest = {
-      auth_req_id: `req_${String(count).padStart(6, '0')}_faultsfaults`,
-      tenant: 'default',
-      client_id: 'cli_test',
-      client_name: 'Test',
-      sub: 'alice',
-      scope: 'openid',
-      binding_message: null,
-      authorization_details: [],
-      details_hash: 'hash',
-      state: 'pending',
-      created_at: now,
-      expires_at: now + expiresInSeconds * 1000,
-      interval: 5,
-      token_delivery_mode: 'ping',
-      outcome: null,
-    };
+    const record = testRequest(`req_${String(count).padStart(6, '0')}_faultsfaults`, now, expiresInSeconds);
     await store.hashCreate(keys.request(record.tenant, record.auth_req_id), toFields(record), expiresInSeconds + 600);
     await trackDeadline(store, record, 1200);
     return record;
