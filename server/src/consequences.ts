@@ -1,7 +1,7 @@
 import type { AuditEvent } from './audit/index.ts';
 import { pushRequest } from './ciba/index.ts';
 import type { Deps } from './deps.ts';
-import { announce, audienceOf, rolesOf } from './devices/index.ts';
+import { audienceOf, rolesOf } from './devices/index.ts';
 import { recordHistory } from './history/index.ts';
 import { releasePending, releaseUnused } from './policy/index.ts';
 import {
@@ -104,8 +104,8 @@ export function consequencesOf(deps: ConsequenceDeps): Consequences {
   const audit: Consequence = async (event) => {
     const { tenant, auth_req_id } = event.request;
     const events = auditEventsOf(event);
-    // In order: the fraud report after its denial.
-    for (const [n, { once, ...recorded }] of events.entries()) await deps.audit.record({ ...recorded, tenant, auth_req_id }, { once: once ?? event.once(n), atMs: event.transition.at });
+    // Called in order, so they are chained in order (the fraud report after its denial), and share a batch.
+    await Promise.all(events.map(({ once, ...recorded }, n) => deps.audit.record({ ...recorded, tenant, auth_req_id }, { once: once ?? event.once(n), atMs: event.transition.at })));
   };
   const auditAfterBlock: Consequence = async (event) => {
     const t = event.transition;
@@ -115,7 +115,18 @@ export function consequencesOf(deps: ConsequenceDeps): Consequences {
     await audit(event);
   };
   const history: Consequence = ({ transition: t, request }) => recordHistory(deps, request, t.op === 'deny' ? { sub: t.sub, party: t.party, cause: t.cause } : undefined);
-  const announceToAudience: Consequence = ({ request }) => announce(deps, request);
+  // Who sees the request (its person and the holders of the roles it needs), read once per
+  // delivery however many of its consequences ask.
+  const audiences = new WeakMap<TransitionEvent, Promise<string[]>>();
+  const audienceOfEvent = (event: TransitionEvent): Promise<string[]> => {
+    let audience = audiences.get(event);
+    if (!audience) audiences.set(event, (audience = audienceOf(deps, event.request)));
+    return audience;
+  };
+  const announceToAudience: Consequence = async (event) => {
+    const { tenant, auth_req_id, state } = event.request;
+    for (const sub of await audienceOfEvent(event)) deps.events.publish(tenant, sub, { auth_req_id, state });
+  };
   const publishToPerson: Consequence = async ({ request }) => deps.events.publish(request.tenant, request.sub, { auth_req_id: request.auth_req_id, state: request.state });
   const leaveQueues: Consequence = ({ request }) => Promise.all(rolesOf(request).map((role) => deps.store.setRemove(keys.roleRequests(request.tenant, role), request.auth_req_id)));
   const untrack: Consequence = ({ request }) => untrackDeadline(deps.store, request);
@@ -124,10 +135,11 @@ export function consequencesOf(deps: ConsequenceDeps): Consequences {
 
   return {
     propose: {
-      record: [audit, ({ request }) => audienceOf(deps, request).then((audience) => audience.forEach((sub) => deps.events.publish(request.tenant, sub, { auth_req_id: request.auth_req_id, state: request.state })))],
+      record: [audit, announceToAudience],
       then: [
-        async ({ request }) => {
-          const audience = await audienceOf(deps, request);
+        async (event) => {
+          const { request } = event;
+          const audience = await audienceOfEvent(event);
           await pushRequest(deps, request, audience.filter((sub) => sub !== request.sub || (request.parties ?? ['customer']).includes('customer')));
         },
       ],

@@ -4,6 +4,6 @@ export { createEnrollment, enrollmentOptions, verifyEnrollment } from './enrollm
 export { listInbox } from './inbox.ts';
 export { livePrompts, readLivePrompts, type LivePrompts } from './live-prompts.ts';
 export { deviceRoutes } from './routes.ts';
-export { announce, audienceOf, rolesOf } from './settle-decision.ts';
+export { audienceOf, rolesOf } from './audience.ts';
 export { endSession, requireSameOrigin, requireSession, startSession, type DeviceSession } from './session.ts';
 export { verifyDecision, type DecisionExtras } from './verify-decision.ts';

@@ -14,8 +14,3 @@ export async function audienceOf(deps: Pick<Deps, 'store'>, request: ApprovalReq
   return [...new Set([request.sub, ...reviewers.flat()])];
 }
 
-/** Tells every open PWA that shows the request where it stands now. */
-export async function announce(deps: Pick<Deps, 'store' | 'events'>, request: ApprovalRequest): Promise<void> {
-  for (const sub of await audienceOf(deps, request)) deps.events.publish(request.tenant, sub, { auth_req_id: request.auth_req_id, state: request.state });
-}
-
