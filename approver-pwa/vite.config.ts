@@ -15,6 +15,8 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
  */
 export default defineConfig({
   base: '/',
+  // @countersign/shared from its TypeScript source, not its built dist/; then vite's defaults.
+  resolve: { conditions: ['countersign-source', 'module', 'browser', 'development|production'] },
   plugins: [precacheManifest({ serviceWorker: 'sw.js' })],
   build: {
     outDir: 'dist',

@@ -1,4 +1,4 @@
-import { createAgentClient, type AgentClient } from '@countersign/shared';
+import { createAgentClient, type AgentClient } from '@countersign/agent';
 import { createECDH, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

@@ -1,5 +1,6 @@
 import type { PushSender } from '@countersign/server';
-import { createAgentClient, CountersignError, type AgentClient, type PushSubscriptionJSON } from '@countersign/shared';
+import { CountersignError, type PushSubscriptionJSON } from '@countersign/shared';
+import { createAgentClient, type AgentClient } from '@countersign/agent';
 import { createECDH, randomBytes } from 'node:crypto';
 import { copyFile, mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';

@@ -1,4 +1,5 @@
-import { createAgentClient, type AgentClient, type DeviceEnrollmentLink, type DeviceSummary, type HistoryEntry } from '@countersign/shared';
+import { type DeviceEnrollmentLink, type DeviceSummary, type HistoryEntry } from '@countersign/shared';
+import { createAgentClient, type AgentClient } from '@countersign/agent';
 import { keys } from '@countersign/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HISTORY_LIMIT } from '../server/src/history/index.ts';

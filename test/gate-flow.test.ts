@@ -1,4 +1,5 @@
-import { createAgentClient, CountersignError, type AgentClient } from '@countersign/shared';
+import { CountersignError } from '@countersign/shared';
+import { createAgentClient, type AgentClient } from '@countersign/agent';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type EnrolledUser, type Harness } from './support/harness.ts';
 import { payment } from './support/payment.ts';

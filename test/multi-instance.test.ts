@@ -1,4 +1,5 @@
-import { createAgentClient, CountersignError, type AgentClient } from '@countersign/shared';
+import { CountersignError } from '@countersign/shared';
+import { createAgentClient, type AgentClient } from '@countersign/agent';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { holdLease, leaseTicker } from '../server/src/requests/index.ts';

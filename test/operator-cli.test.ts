@@ -1,4 +1,4 @@
-import { createAgentClient, type AgentClient } from '@countersign/shared';
+import { createAgentClient, type AgentClient } from '@countersign/agent';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-import { createAgentClient, type AgentClient } from '@countersign/shared';
+import { createAgentClient, type AgentClient } from '@countersign/agent';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { keys } from '../server/src/store/index.ts';
 import { answer } from './guarantees/policy-support.ts';

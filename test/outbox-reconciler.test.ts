@@ -1,4 +1,4 @@
-import { createAgentClient, type AgentClient } from '@countersign/shared';
+import { createAgentClient, type AgentClient } from '@countersign/agent';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deadlineMember } from '../server/src/requests/index.ts';
 import { keys } from '../server/src/store/index.ts';

@@ -1,4 +1,5 @@
-import { createAgentClient, CountersignError, type AgentClient } from '@countersign/shared';
+import { CountersignError } from '@countersign/shared';
+import { createAgentClient, type AgentClient } from '@countersign/agent';
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditEvent } from '../server/src/audit/index.ts';

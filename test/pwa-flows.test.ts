@@ -1,5 +1,6 @@
 import { AxeBuilder } from '@axe-core/playwright';
-import { createAgentClient, CountersignError, type AgentClient } from '@countersign/shared';
+import { CountersignError } from '@countersign/shared';
+import { createAgentClient, type AgentClient } from '@countersign/agent';
 import { randomBytes } from 'node:crypto';
 import { copyFile, mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';

@@ -1,6 +1,7 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import type { PushSender } from '@countersign/server';
-import { createAgentClient, type AgentClient, type PushSubscriptionJSON } from '@countersign/shared';
+import { type PushSubscriptionJSON } from '@countersign/shared';
+import { createAgentClient, type AgentClient } from '@countersign/agent';
 import { createECDH, randomBytes } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,5 @@
-import { createAgentClient, CountersignError } from '@countersign/shared';
+import { CountersignError } from '@countersign/shared';
+import { createAgentClient } from '@countersign/agent';
 import { Redis, type Cluster } from 'ioredis';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -1,4 +1,5 @@
-import { createAgentClient, CountersignError, type AgentClient } from '@countersign/shared';
+import { CountersignError } from '@countersign/shared';
+import { createAgentClient, type AgentClient } from '@countersign/agent';
 import { Redis } from 'ioredis';
 import { rm } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -1,4 +1,4 @@
-import { createAgentClient } from '@countersign/shared';
+import { createAgentClient } from '@countersign/agent';
 import { createFakeOrderBook, createFakePaymentLedger, createRefundOrderTool } from '@countersign/example-refund-order';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type EnrolledUser, type Harness } from './support/harness.ts';

@@ -1,4 +1,4 @@
-import { createAgentClient, type AgentClient } from '@countersign/shared';
+import { createAgentClient, type AgentClient } from '@countersign/agent';
 import { keys, type HostResolver } from '@countersign/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type EnrolledUser, type Harness } from './support/harness.ts';

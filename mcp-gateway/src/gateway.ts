@@ -1,4 +1,4 @@
-import { createAgentClient, createKeyedLock, type Sleep } from '@countersign/shared';
+import { createAgentClient, createKeyedLock, type Sleep } from '@countersign/agent';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';

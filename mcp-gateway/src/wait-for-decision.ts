@@ -1,4 +1,4 @@
-import type { AgentClient, DecisionResult, Sleep } from '@countersign/shared';
+import type { AgentClient, DecisionResult, Sleep } from '@countersign/agent';
 import type { CallRecord } from './store/index.ts';
 
 /** CIBA Core §11: after `slow_down`, this and every later poll waits at least 5 s longer. */

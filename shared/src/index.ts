@@ -3,5 +3,3 @@ export * from './jcs/index.ts';
 export * from './money/index.ts';
 export * from './actions/index.ts';
 export * from './schemas/index.ts';
-export * from './agent/index.ts';
-export * from './tools/index.ts';

@@ -1,4 +1,5 @@
-import { canonicalize, createAgentClient } from '@countersign/shared';
+import { canonicalize } from '@countersign/shared';
+import { createAgentClient } from '@countersign/agent';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { createAuditLog, type StoredAuditEvent } from '../../server/src/audit/index.ts';

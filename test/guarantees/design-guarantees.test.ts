@@ -1,4 +1,5 @@
-import { createAgentClient, CountersignError, decisionChallenge, detailsHash, type AgentClient } from '@countersign/shared';
+import { CountersignError, decisionChallenge, detailsHash } from '@countersign/shared';
+import { createAgentClient, type AgentClient } from '@countersign/agent';
 import { base64url } from '@countersign/shared';
 import { decodeJwt, SignJWT, generateKeyPair } from 'jose';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

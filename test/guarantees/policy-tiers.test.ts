@@ -1,4 +1,5 @@
-import { createAgentClient, CountersignError } from '@countersign/shared';
+import { CountersignError } from '@countersign/shared';
+import { createAgentClient } from '@countersign/agent';
 import { afterEach, describe, expect, it } from 'vitest';
 import { decideTier, loadPolicy, parsePolicy, type Policy } from '../../server/src/policy/index.ts';
 import { createHarness, type EnrolledUser, type Harness } from '../support/harness.ts';

@@ -1,5 +1,6 @@
 import { keys } from '@countersign/server';
-import { base64url, createAgentClient, decisionChallenge } from '@countersign/shared';
+import { base64url, decisionChallenge } from '@countersign/shared';
+import { createAgentClient } from '@countersign/agent';
 import { decodeJwt } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHarness, type EnrolledUser, type Harness } from '../support/harness.ts';

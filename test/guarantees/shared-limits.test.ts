@@ -1,5 +1,5 @@
 import { keys, velocityMemberOf, type Store } from '@countersign/server';
-import { createAgentClient } from '@countersign/shared';
+import { createAgentClient } from '@countersign/agent';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadPolicy, parsePolicy } from '../../server/src/policy/index.ts';
 import { createHarness, type EnrolledUser, type Harness } from '../support/harness.ts';

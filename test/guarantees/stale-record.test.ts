@@ -1,4 +1,5 @@
-import { createAgentClient, type AgentClient, type AuthorizationDetails } from '@countersign/shared';
+import { type AuthorizationDetails } from '@countersign/shared';
+import { createAgentClient, type AgentClient } from '@countersign/agent';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type EnrolledUser, type Harness } from '../support/harness.ts';
 import { payment } from '../support/payment.ts';

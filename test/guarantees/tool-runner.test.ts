@@ -1,19 +1,19 @@
 import { serve, type ServerType } from '@hono/node-server';
+import { CountersignError } from '@countersign/shared';
+import { z } from '@countersign/agent';
 import {
   createAgentClient,
   createPingInbox,
   createToolRunner,
-  CountersignError,
   defineTool,
   listGatedTools,
-  z,
   type AgentClient,
   type AnyTool,
   type GatedTool,
   type ToolCallResult,
   type ToolRunner,
   type WaitStrategy,
-} from '@countersign/shared';
+} from '@countersign/agent';
 import { createFakeOrderBook, createFakePaymentLedger, defineRefundOrder, type FakePaymentLedger } from '@countersign/example-refund-order';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, vi, type Mock } from 'vitest';

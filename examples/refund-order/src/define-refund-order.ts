@@ -1,4 +1,11 @@
-import { CountersignError, defineTool, displayText, isCurrencyCode, z, type GatedTool } from '@countersign/shared';
+import {
+  CountersignError,
+  defineTool,
+  displayText,
+  type GatedTool,
+  isCurrencyCode,
+  z,
+} from '@countersign/agent';
 import type { OrderLookup, PaymentSystem } from './types.ts';
 
 /** Options of {@link defineRefundOrder}. */

@@ -1,4 +1,4 @@
-import { CountersignError, type AgentClient, type RedeemResponse } from '@countersign/shared';
+import { type AgentClient, CountersignError, type RedeemResponse } from '@countersign/agent';
 import { describe, expect, it, vi } from 'vitest';
 import { createFakeOrderBook } from './fake-order-book.ts';
 import { createFakePaymentLedger } from './fake-payment-ledger.ts';

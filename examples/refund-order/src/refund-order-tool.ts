@@ -1,13 +1,13 @@
 import {
+  type AgentClient,
   buildApprovalRequest,
   CountersignError,
   executeApproved,
   formatAmount,
   parseArguments,
-  z,
-  type AgentClient,
   type PaymentDetails,
-} from '@countersign/shared';
+  z,
+} from '@countersign/agent';
 import { defineRefundOrder, type RefundOrderGatedTool } from './define-refund-order.ts';
 import type { OrderLookup, PaymentSystem, RefundApproval, RefundOrderArgs, RefundOrderResult } from './types.ts';
 

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '@countersign/shared';
+import type { ErrorCode } from '@countersign/agent';
 
 /** The payment system that executes refunds (a PSP). Injected; the tool never moves money itself. */
 export interface PaymentSystem {

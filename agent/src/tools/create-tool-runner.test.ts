@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { describe, expect, it, vi } from 'vitest';
-import type { AgentClient, TokenPollResult } from '../agent/index.ts';
-import { CountersignError } from '../errors/index.ts';
-import type { RedeemResponse, TokenResponse } from '../schemas/index.ts';
+import type { AgentClient, TokenPollResult } from '../client/index.ts';
+import { CountersignError } from '@countersign/shared';
+import type { RedeemResponse, TokenResponse } from '@countersign/shared';
 import { createToolRunner, type RunnerClient } from './create-tool-runner.ts';
 import { defineTool } from './define-tool.ts';
 import { createPingInbox } from './ping-inbox.ts';

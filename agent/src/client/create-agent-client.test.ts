@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CountersignError } from '../errors/index.ts';
-import { CIBA_GRANT_TYPE } from '../schemas/index.ts';
+import { CountersignError } from '@countersign/shared';
+import { CIBA_GRANT_TYPE } from '@countersign/shared';
 import { createAgentClient } from './create-agent-client.ts';
 import type { Fetch } from './types.ts';
 

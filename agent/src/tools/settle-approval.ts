@@ -1,5 +1,5 @@
-import type { AgentClient, Sleep } from '../agent/index.ts';
-import { CountersignError, type ErrorCode } from '../errors/index.ts';
+import type { AgentClient, Sleep } from '../client/index.ts';
+import { CountersignError, type ErrorCode } from '@countersign/shared';
 import { executeApproved } from './execute-approved.ts';
 import type { PendingApproval, PendingApprovals } from './pending-approvals.ts';
 import { refused } from './refusal.ts';

@@ -1,4 +1,4 @@
-import { CountersignError } from '../errors/index.ts';
+import { CountersignError } from '@countersign/shared';
 import type { ToolCallResult } from './result-types.ts';
 
 /** The `refused` answer for `error`. */

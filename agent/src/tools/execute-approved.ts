@@ -1,6 +1,6 @@
-import type { AgentClient } from '../agent/index.ts';
-import { CountersignError } from '../errors/index.ts';
-import { toDisplayText, type OutcomeReport } from '../schemas/index.ts';
+import type { AgentClient } from '../client/index.ts';
+import { CountersignError } from '@countersign/shared';
+import { toDisplayText, type OutcomeReport } from '@countersign/shared';
 import { buildAction } from './build-action.ts';
 import type { ApprovedRunResult, ReportedOutcome } from './result-types.ts';
 import type { GatedTool } from './tool-types.ts';

@@ -1,6 +1,6 @@
-import { authorizationDetails, type AuthorizationDetails } from '../actions/index.ts';
-import type { ApprovalRequest } from '../agent/index.ts';
-import { CountersignError } from '../errors/index.ts';
+import { authorizationDetails, type AuthorizationDetails } from '@countersign/shared';
+import type { ApprovalRequest } from '../client/index.ts';
+import { CountersignError } from '@countersign/shared';
 import type { AnyGatedTool } from './tool-types.ts';
 
 /**

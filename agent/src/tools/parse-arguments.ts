@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { CountersignError } from '../errors/index.ts';
+import { CountersignError } from '@countersign/shared';
 import type { AnyTool } from './tool-types.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { AuthorizationDetails } from '../actions/index.ts';
-import { CIBA_GRANT_TYPE, type OutcomeReport } from '../schemas/index.ts';
+import type { AuthorizationDetails } from '@countersign/shared';
+import { CIBA_GRANT_TYPE, type OutcomeReport } from '@countersign/shared';
 import { clientSecretBasic } from './client-secret-basic.ts';
 import { bcAuthorizeResponse, clientRequestView, errorFromResponse, readEmptyResponse, readJson, readResponse, redeemResponse, tokenResponse } from './responses.ts';
 import { sleep as defaultSleep } from './sleep.ts';

@@ -1,7 +1,7 @@
-import type { Sleep } from '../agent/index.ts';
+import type { Sleep } from '../client/index.ts';
 // The client's own abortable sleep; the agent index exports only its type.
-import { sleep as defaultSleep } from '../agent/sleep.ts';
-import { CountersignError } from '../errors/index.ts';
+import { sleep as defaultSleep } from '../client/sleep.ts';
+import { CountersignError } from '@countersign/shared';
 import { buildApprovalRequest } from './build-action.ts';
 import { isGatedTool } from './define-tool.ts';
 import { describeTool } from './describe-tools.ts';

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import type { AuthorizationDetails } from '../actions/index.ts';
-import type { RedeemResponse } from '../schemas/index.ts';
+import type { AuthorizationDetails } from '@countersign/shared';
+import type { RedeemResponse } from '@countersign/shared';
 
 /** A value, or a promise of it: tool hooks may be synchronous or not. */
 export type Awaitable<T> = T | Promise<T>;

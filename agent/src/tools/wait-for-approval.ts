@@ -1,4 +1,4 @@
-import type { AgentClient, DecisionResult, Sleep } from '../agent/index.ts';
+import type { AgentClient, DecisionResult, Sleep } from '../client/index.ts';
 import type { PingSource } from './ping-inbox.ts';
 
 /**

@@ -1,5 +1,5 @@
-import type { AuthorizationDetails } from '../actions/index.ts';
-import type { BcAuthorizeResponse, ClientRequestView, OutcomeReport, RedeemResponse, TokenResponse } from '../schemas/index.ts';
+import type { AuthorizationDetails } from '@countersign/shared';
+import type { BcAuthorizeResponse, ClientRequestView, OutcomeReport, RedeemResponse, TokenResponse } from '@countersign/shared';
 
 /** The part of `fetch` the agent client uses; the global `fetch` fits, and so does a test double. */
 export type Fetch = (url: string, init: RequestInit) => Promise<Response>;

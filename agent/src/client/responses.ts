@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { authorizationDetails } from '../actions/index.ts';
-import { CountersignError, isErrorCode, type ErrorCode } from '../errors/index.ts';
-import { REQUEST_STATES, type BcAuthorizeResponse, type ClientRequestView, type RedeemResponse, type TokenResponse } from '../schemas/index.ts';
+import { authorizationDetails } from '@countersign/shared';
+import { CountersignError, isErrorCode, type ErrorCode } from '@countersign/shared';
+import { REQUEST_STATES, type BcAuthorizeResponse, type ClientRequestView, type RedeemResponse, type TokenResponse } from '@countersign/shared';
 
 // Response schemas are `z.object` (not strict): a client must tolerate members a newer server
 // adds (RFC 6749 §5.1: "The client MUST ignore unrecognized value names in the response").

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../errors/index.ts';
+import type { ErrorCode } from '@countersign/shared';
 
 /** The outcome of a gated tool's run, as reported to Countersign (DESIGN.md guarantee 8). */
 export interface ReportedOutcome {
