@@ -78,7 +78,7 @@ describe('the OpenAI Agents SDK, gated by Countersign', () => {
     });
   }
 
-  function gateWith(wait: WaitStrategy, options: { client?: AgentClient; waitTimeoutSeconds?: number; sleep?: (ms: number, signal?: AbortSignal) => Promise<void> } = {}): ApprovalGate<undefined> {
+  function gateWith(wait: WaitStrategy, options: { client?: AgentClient; waitTimeoutSeconds?: number; sleep?: (ms: number, signal?: AbortSignal) => Promise<void> } = {}): ApprovalGate<unknown> {
     const orders = createFakeOrderBook({ '1042': { id: 'acct_77', name: 'ACME Ltd' }, '1043': { id: 'acct_78', name: 'Globex' } });
     const refundOrder = defineRefundOrder({ login_hint: SUPPORT_LEAD, payments: { refund: refunds }, orders });
     return createApprovalGate({
@@ -96,7 +96,7 @@ describe('the OpenAI Agents SDK, gated by Countersign', () => {
     });
   }
 
-  function agentWith(gate: ApprovalGate<undefined>, model: ScriptedModel) {
+  function agentWith(gate: ApprovalGate<unknown>, model: ScriptedModel) {
     return new Agent({ name: 'Support', instructions: 'Refund damaged orders.', tools: gate.tools, model });
   }
 
@@ -178,7 +178,7 @@ describe('the OpenAI Agents SDK, gated by Countersign', () => {
 
   describe('a run state whose arguments were changed after the person approved', () => {
     /** Asks for the refund of 490.00 EUR, lets the person approve it, and changes the saved run to 490.01 EUR. */
-    async function approvedThenChanged(gate: ApprovalGate<undefined>) {
+    async function approvedThenChanged(gate: ApprovalGate<unknown>) {
       const result = await gate.run(agentWith(gate, refundModel()), 'Order 1042 arrived broken: refund it.');
       expect(result.interruptions).toHaveLength(1);
       expect((await harness.decide(person, waiting[0]!.auth_req_id, 'approve')).status).toBe(200);
