@@ -48,8 +48,10 @@ export interface ApprovalGate<C> {
    * @param input - a string, input items, or a `RunState` (its own pending calls are settled first).
    * @returns the run's result: finished, or still interrupted when a wait timed out
    *   (`waitTimeoutSeconds`, `wait: 'none'`) or only other tools' interruptions are left.
-   * @throws what the SDK's `run` throws; a 5xx or network error of the server (the run is kept
-   *   with its pending approvals: `resumePending` continues it).
+   * @throws what the SDK's `run` throws; a 5xx or network error of the server while waiting, or
+   *   inside a tool as the SDK's `ToolCallError` with it as `error`: it is unknown whether the
+   *   approval was spent, which is not a "no" to tell the model. The run is kept with its pending
+   *   approvals, token included, and `resumePending` continues it.
    */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   run<TAgent extends Agent<any, any>>(agent: TAgent, input: string | AgentInputItem[] | RunState<C, TAgent>, options?: NonStreamRunOptions<C, TAgent>): Promise<RunResult<C, TAgent>>;

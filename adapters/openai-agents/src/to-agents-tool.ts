@@ -37,7 +37,7 @@ export function toAgentsTool<C>(tool: AnyTool<C>, runner: ToolRunner<C>): GateTo
     async execute(input, runContext, details): Promise<ToolCallResult> {
       // The model's own arguments, for the runner's schema to validate once; the SDK's parsed
       // copy when a caller invokes the tool without a tool call.
-      const args: unknown = details?.toolCall ? JSON.parse(details.toolCall.arguments) : input;
+      const args: unknown = details?.toolCall ? parseJson(details.toolCall.arguments, input) : input;
       const context = runContext?.context as C;
       if (gated) {
         const missing = await withoutApproval(runner, tool.name, args);
@@ -63,6 +63,15 @@ async function withoutApproval<C>(runner: ToolRunner<C>, name: string, args: unk
     return refusal(name, 'authorization_pending', `${name}: the person has not approved this call yet`, record.auth_req_id);
   }
   return undefined;
+}
+
+/** `text` as JSON; `fallback` when it is not (the SDK validated it, so that is not expected). */
+function parseJson(text: string, fallback: unknown): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return fallback;
+  }
 }
 
 function refusal(tool: string, error: ErrorCode, error_description: string, auth_req_id?: string): ToolCallResult {

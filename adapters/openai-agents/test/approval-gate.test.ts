@@ -1,4 +1,4 @@
-import { createAgentClient, createPingInbox, createRedisPendingApprovals, type AgentClient, type PendingApprovals, type WaitStrategy } from '@countersign/agent';
+import { CountersignError, createAgentClient, createPingInbox, createRedisPendingApprovals, type AgentClient, type PendingApprovals, type WaitStrategy } from '@countersign/agent';
 import { createFakeOrderBook, createFakePaymentLedger, defineRefundOrder, type FakePaymentLedger, type PaymentSystem } from '@countersign/example-refund-order';
 import { serve, type ServerType } from '@hono/node-server';
 import { Agent, run, RunState, setTracingDisabled } from '@openai/agents';
@@ -249,6 +249,21 @@ describe('the OpenAI Agents SDK, gated by Countersign', () => {
     await gate.run(agentWith(gate, model), 'Order 1042 arrived broken: refund it.');
     expect(refunds).not.toHaveBeenCalled();
     expect(toolOutputs(model).call_1).toEqual({ status: 'expired', tool: 'refund_order', auth_req_id: waiting[0]!.auth_req_id });
+  });
+
+  it('does not take a server failure for a no: the run throws, nothing runs, and the kept run resumes and runs once', async () => {
+    onWaiting = async (call) => void expect((await harness.decide(person, call.auth_req_id, 'approve')).status).toBe(200);
+    const failing: AgentClient = { ...client, redeem: () => Promise.reject(new CountersignError('server_error', 'redeem is down')) };
+    const broken = gateWith('poll', { client: failing });
+    await expect(broken.run(agentWith(broken, refundModel()), 'Order 1042 arrived broken: refund it.')).rejects.toMatchObject({ name: 'ToolCallError', error: { code: 'server_error' } });
+    expect(refunds).not.toHaveBeenCalled();
+    // The approval and its token are kept: a healthy process resumes the run and refunds once.
+    const gate = gateWith('poll');
+    const model = new ScriptedModel([[assistantMessage('Done.')]]);
+    const [resumed] = await gate.resumePending(agentWith(gate, model));
+    expect(resumed).toMatchObject({ result: { finalOutput: 'Done.' } });
+    expect(refunds).toHaveBeenCalledTimes(1);
+    expect(toolOutputs(model).call_1).toMatchObject({ status: 'executed', auth_req_id: waiting[0]!.auth_req_id });
   });
 
   describe('two gated calls in one turn, waiting for pings (CIBA Core §10.2)', () => {
