@@ -1,6 +1,6 @@
 import { exportJWK } from 'jose';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFile, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -56,6 +56,21 @@ async function pack(folder: string, destination: string): Promise<string> {
   return join(destination, added[0]!);
 }
 
+/** The packages (not `node:` builtins, not relative files) the built `.js` files under `folder` import. */
+async function importedPackages(folder: string): Promise<string[]> {
+  const names = new Set<string>();
+  for (const entry of await readdir(folder, { recursive: true })) {
+    if (!entry.endsWith('.js')) continue;
+    const code = await readFile(join(folder, entry), 'utf8');
+    for (const [, specifier] of code.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g)) {
+      if (specifier!.startsWith('.') || specifier!.startsWith('node:') || specifier!.startsWith('#')) continue;
+      const parts = specifier!.split('/');
+      names.add(specifier!.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!);
+    }
+  }
+  return [...names].sort();
+}
+
 describe('the packed @countersign/agent on plain Node', () => {
   let work: string;
   let project: string;
@@ -70,7 +85,7 @@ describe('the packed @countersign/agent on plain Node', () => {
     await run('pnpm', ['--filter', './shared', '--filter', './agent', 'run', 'build'], { cwd: ROOT });
     const tarballs = join(work, 'tarballs');
     project = join(work, 'project');
-    await run('mkdir', ['-p', tarballs, project], { cwd: work });
+    await Promise.all([mkdir(tarballs), mkdir(project)]);
     const shared = await pack('shared', tarballs);
     const agent = await pack('agent', tarballs);
     await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'agent-package-probe', private: true, type: 'module' }));
@@ -93,13 +108,24 @@ describe('the packed @countersign/agent on plain Node', () => {
     if (work) await rm(work, { recursive: true, force: true });
   });
 
-  it('installs with npm into a project outside the workspace, with its dependencies declared', async () => {
+  it('installs with npm into a project outside the workspace, every package its built code imports declared', async () => {
     expect(project.startsWith(ROOT)).toBe(false);
+    // npm ls exits non-zero on a missing or invalid dependency.
     const installed = JSON.parse(await run('npm', ['ls', '--all', '--json'], { cwd: project, env: userEnv() }));
     const agent = installed.dependencies['@countersign/agent'];
     expect(agent.version).toBe('0.1.0');
-    expect(Object.keys(agent.dependencies).sort()).toEqual(['@countersign/shared', 'jose', 'zod']);
     expect(agent.dependencies['@countersign/shared'].version).toBe('0.1.0');
+    for (const name of ['@countersign/agent', '@countersign/shared']) {
+      const folder = join(project, 'node_modules', name);
+      const manifest = JSON.parse(await readFile(join(folder, 'package.json'), 'utf8'));
+      const declared = Object.keys(manifest.dependencies ?? {});
+      expect(declared.every((dependency) => !String(manifest.dependencies[dependency]).startsWith('workspace:'))).toBe(true);
+      const imported = await importedPackages(join(folder, 'dist'));
+      expect({ name, missing: imported.filter((dependency) => !declared.includes(dependency)) }).toEqual({ name, missing: [] });
+    }
+    const agentManifest = JSON.parse(await readFile(join(project, 'node_modules/@countersign/agent/package.json'), 'utf8'));
+    expect(await importedPackages(join(project, 'node_modules/@countersign/agent/dist'))).toContain('jose');
+    expect(agentManifest.dependencies.jose).toMatch(/^\d+\.\d+\.\d+$/);
   });
 
   /** Registers a client for `method`; answers its id and the script's `auth` option. */
