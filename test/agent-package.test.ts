@@ -91,6 +91,7 @@ describe('the packed @countersign/agent on plain Node', () => {
     await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'agent-package-probe', private: true, type: 'module' }));
     await run('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock', shared, agent], { cwd: project, env: userEnv() });
     await copyFile(join(ROOT, 'test/support/agent-package-flow.mjs'), join(project, 'flow.mjs'));
+    await copyFile(join(ROOT, 'examples/sdk/refund.mjs'), join(project, 'refund.mjs'));
 
     const version = (await run(NODE, ['--version'], { cwd: project, env: userEnv() })).trim();
     nodeMajor = Number(/^v(\d+)\./.exec(version)?.[1]);
@@ -178,5 +179,36 @@ describe('the packed @countersign/agent on plain Node', () => {
     // The server agrees: this client's request, redeemed, with the outcome the script reported.
     const stored = (await harness.admin('GET', `/requests/${asked!.auth_req_id}`)).body.request;
     expect([stored.client_id, stored.state, stored.outcome?.status]).toEqual([clientId, 'redeemed', 'succeeded']);
+  });
+
+  it("runs the README's refund tool as it is printed there: asks, waits, runs once approved", async () => {
+    const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+    const example = await readFile(join(ROOT, 'examples/sdk/refund.mjs'), 'utf8');
+    expect(readme).toContain(`\`\`\`js\n${example}\`\`\``);
+
+    const { status, body: client } = await harness.admin('POST', '/clients', { name: 'Refund agent' });
+    expect(status).toBe(201);
+    const env = userEnv({ COUNTERSIGN_URL: harness.issuer, CLIENT_ID: client.client_id, CLIENT_SECRET: client.client_secret, APPROVER: customer.sub });
+    const child = spawn(NODE, ['refund.mjs'], { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const exited = new Promise<number | null>((resolveExit) => child.on('close', resolveExit));
+
+    // The person finds the refund on the phone and approves it.
+    const mine = async () => ((await harness.admin('GET', '/requests?state=pending')).body.requests as { auth_req_id: string; client_id: string }[]).filter((request) => request.client_id === client.client_id);
+    await expect.poll(mine, { timeout: 20_000, interval: 100 }).toHaveLength(1);
+    const [asked] = await mine();
+    expect(stdout).toBe(''); // nothing ran yet
+    expect((await harness.decide(customer, asked!.auth_req_id, 'approve')).status).toBe(200);
+
+    expect({ code: await exited, stderr }).toEqual({ code: 0, stderr: '' });
+    const result = JSON.parse(stdout);
+    expect(result).toMatchObject({ status: 'executed', tool: 'refund_order', auth_req_id: asked!.auth_req_id, result: { refund_id: expect.stringMatching(/^re_/) } });
+    expect(result.outcome).toMatchObject({ status: 'succeeded', reference: result.result.refund_id });
+    const stored = (await harness.admin('GET', `/requests/${asked!.auth_req_id}`)).body.request;
+    expect(stored).toMatchObject({ state: 'redeemed', authorization_details: [{ type: 'payment', transaction_id: 'refund_1042', amount_minor: 4900, currency: 'EUR' }] });
   });
 });
