@@ -15,7 +15,7 @@ export default defineConfig({
   resolve: { conditions },
   ssr: { resolve: { conditions, externalConditions: ['countersign-source'] } },
   test: {
-    include: ['shared/src/**/*.test.ts', 'agent/src/**/*.test.ts', 'approver-pwa/src/**/*.test.ts', 'server/src/**/*.test.ts', 'examples/**/src/**/*.test.ts', 'mcp-gateway/src/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['shared/src/**/*.test.ts', 'agent/src/**/*.test.ts', 'adapters/*/src/**/*.test.ts', 'approver-pwa/src/**/*.test.ts', 'server/src/**/*.test.ts', 'examples/**/src/**/*.test.ts', 'mcp-gateway/src/**/*.test.ts', 'test/**/*.test.ts'],
     globalSetup: ['test/setup/redis.ts', 'test/setup/redis-cluster.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
