@@ -134,7 +134,10 @@ describe('the operator console', () => {
   });
 
   it('follows a denied request, and one that expires', async () => {
+    // The watch still shows the previous test's request, pending too: wait for the new one.
+    const previous = await page.getByTestId('watch').getAttribute('data-auth-req-id');
     await page.getByTestId('send').click();
+    await expect.poll(() => page.getByTestId('watch').getAttribute('data-auth-req-id'), { timeout: STEP_MS }).not.toBe(previous);
     await expect.poll(state, { timeout: STEP_MS }).toBe('pending');
     const denied = (await page.getByTestId('watch').getAttribute('data-auth-req-id'))!;
     expect((await harness.decide(alice, denied, 'deny')).status).toBe(200);

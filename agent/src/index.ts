@@ -6,4 +6,5 @@
  */
 export * from './client/index.ts';
 export * from './tools/index.ts';
+export * from './pending/index.ts';
 export * from '@countersign/shared';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { AuthorizationDetails } from '@countersign/shared';
 import { CIBA_GRANT_TYPE, type OutcomeReport } from '@countersign/shared';
-import { clientSecretBasic } from './client-secret-basic.ts';
+import { createClientCredentials, type ClientAuthentication } from './client-authentication.ts';
 import { bcAuthorizeResponse, clientRequestView, errorFromResponse, readEmptyResponse, readJson, readResponse, redeemResponse, tokenResponse } from './responses.ts';
 import { sleep as defaultSleep } from './sleep.ts';
 import type { AgentClient, AgentClientOptions, ApprovalRequest, DecisionResult, RedeemOptions, TokenPollResult, WaitForDecisionOptions } from './types.ts';
@@ -20,14 +20,19 @@ const SLOW_DOWN_STEP_SECONDS = 5;
 const pollError = z.object({ error: z.enum(Object.keys(POLL_STATES) as [keyof typeof POLL_STATES]) });
 
 /**
- * Creates the agent client of Countersign: fetch-based, so it runs in Node.js and in browsers;
- * `fetch`, `sleep` and `now` can be injected.
+ * Creates the agent client of Countersign: fetch-based, so it runs in Node.js (20 or later) and in
+ * browsers; `fetch`, `sleep`, `now` and `newId` can be injected.
  *
- * The secret and the tokens never appear in an error message or a log line; error descriptions
+ * The client authenticates with the method it was registered with (`auth`, see
+ * {@link ClientAuthentication}); `clientSecret` alone means `client_secret_basic`. The secret, the
+ * private key and the tokens never appear in an error message or a log line; error descriptions
  * are the server's.
  *
- * @throws TypeError when `issuer` is not an absolute http(s) URL.
- * @see CIBA Core 1.0, RFC 6749 §2.3.1 (client_secret_basic)
+ * @throws TypeError when `issuer` is not an absolute http(s) URL, when both or neither of `auth`
+ *   and `clientSecret` are given, or when `auth` is unusable (an empty secret, a public key, an
+ *   algorithm other than ES256 or PS256).
+ * @see CIBA Core 1.0, RFC 6749 §2.3.1 (client_secret_basic, client_secret_post), RFC 7523 §2.2
+ *   and OpenID Connect Core 1.0 §9 (private_key_jwt)
  * @example Ask, wait, redeem, report
  * ```ts
  * const countersign = createAgentClient({ issuer: 'http://localhost:8080', clientId, clientSecret });
@@ -41,6 +46,11 @@ const pollError = z.object({ error: z.enum(Object.keys(POLL_STATES) as [keyof ty
  *   await countersign.reportOutcome(redemption.redemption_id, { status: 'succeeded', reference: 're_123' });
  * }
  * ```
+ * @example A client registered with `token_endpoint_auth_method: 'private_key_jwt'`
+ * ```ts
+ * const privateJwk = JSON.parse(process.env.COUNTERSIGN_PRIVATE_JWK); // {kty: 'EC', crv: 'P-256', d, x, y, kid}
+ * const countersign = createAgentClient({ issuer, clientId, auth: { method: 'private_key_jwt', privateKey: privateJwk } });
+ * ```
  */
 export function createAgentClient(options: AgentClientOptions): AgentClient {
   const issuer = normaliseIssuer(options.issuer);
@@ -48,20 +58,26 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
   const fetch = options.fetch ?? ((url, init) => globalThis.fetch(url, init));
   const sleep = options.sleep ?? defaultSleep;
   const now = options.now ?? (() => Date.now());
-  const authorization = clientSecretBasic(clientId, options.clientSecret);
+  const newId = options.newId ?? (() => globalThis.crypto.randomUUID());
+  // The server accepts the issuer as an assertion's `aud` at every endpoint (and so does openid-client send it).
+  const credentials = createClientCredentials(authOf(options), { clientId, audience: issuer, now, newId });
 
-  function send(path: string, init: { method: 'GET' | 'POST'; form?: URLSearchParams; json?: unknown; signal?: AbortSignal | undefined }) {
-    const headers: Record<string, string> = { authorization, accept: 'application/json' };
+  async function send(path: string, init: { method: 'GET' | 'POST'; form?: URLSearchParams; json?: Record<string, unknown>; signal?: AbortSignal | undefined }) {
+    const { authorization, params } = await credentials.next();
+    const headers: Record<string, string> = { accept: 'application/json', ...(authorization === undefined ? {} : { authorization }) };
     let body: string | undefined;
     if (init.form) {
       headers['content-type'] = 'application/x-www-form-urlencoded';
-      body = init.form.toString();
+      const form = new URLSearchParams(init.form);
+      for (const [name, value] of Object.entries(params)) form.set(name, value);
+      body = form.toString();
     } else if (init.json !== undefined) {
       headers['content-type'] = 'application/json';
-      body = JSON.stringify(init.json);
+      // The JSON endpoints take client authentication as body members of the form parameters' names.
+      body = JSON.stringify({ ...init.json, ...params });
     }
     // `redirect: 'error'`: an OAuth endpoint never redirects, and following one would replay the
-    // client secret (and a token) to wherever the redirect points.
+    // client's credentials (and a token) to wherever the redirect points.
     return fetch(`${issuer}${path}`, {
       method: init.method,
       headers,
@@ -123,11 +139,22 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
   }
 
   async function getRequest(auth_req_id: string) {
-    const response = await send(`/requests/${encodeURIComponent(auth_req_id)}`, { method: 'GET' });
+    const path = `/requests/${encodeURIComponent(auth_req_id)}`;
+    // GET has no body, so only the Basic header can authenticate it; the other methods POST a form
+    // of nothing but their credentials (DESIGN.md, `POST /requests/{auth_req_id}`).
+    const response = await send(path, credentials.method === 'client_secret_basic' ? { method: 'GET' } : { method: 'POST', form: new URLSearchParams() });
     return readResponse(response, clientRequestView, 'requests');
   }
 
-  return { issuer, clientId, requestApproval, pollToken, waitForDecision, redeem, reportOutcome, getRequest };
+  return { issuer, clientId, authMethod: credentials.method, requestApproval, pollToken, waitForDecision, redeem, reportOutcome, getRequest };
+}
+
+/** The client authentication the options name: `auth`, or `clientSecret` as `client_secret_basic`. */
+function authOf(options: AgentClientOptions): ClientAuthentication {
+  if (options.auth !== undefined && options.clientSecret !== undefined) throw new TypeError('give auth or clientSecret, not both');
+  if (options.auth !== undefined) return options.auth;
+  if (options.clientSecret === undefined) throw new TypeError('give auth (or clientSecret for client_secret_basic)');
+  return { method: 'client_secret_basic', clientSecret: options.clientSecret };
 }
 
 /** The issuer as an origin plus optional path, without a trailing slash, so `${issuer}/token` is right. */

@@ -1,4 +1,5 @@
 import type { AuthorizationDetails } from '@countersign/shared';
+import type { ClientAuthentication, ClientAuthMethod } from './client-authentication.ts';
 import type { BcAuthorizeResponse, ClientRequestView, OutcomeReport, RedeemResponse, TokenResponse } from '@countersign/shared';
 
 /** The part of `fetch` the agent client uses; the global `fetch` fits, and so does a test double. */
@@ -7,21 +8,39 @@ export type Fetch = (url: string, init: RequestInit) => Promise<Response>;
 /** Waits `ms` milliseconds; rejects with `signal.reason` once `signal` aborts. */
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
-/** Options of {@link createAgentClient}. */
-export interface AgentClientOptions {
+/** Options of {@link createAgentClient} other than the client authentication. */
+export interface AgentClientBaseOptions {
   /** The server's `issuer` (its `PUBLIC_URL`), e.g. `https://countersign.example`; endpoints are fixed paths under it. */
   issuer: string;
   /** The registered `client_id`. */
   clientId: string;
-  /** The client secret, sent with `client_secret_basic`; never logged. */
-  clientSecret: string;
   /** Defaults to the global `fetch`. */
   fetch?: Fetch;
   /** Defaults to a `setTimeout` sleep that honours an abort signal. */
   sleep?: Sleep;
-  /** Epoch milliseconds; defaults to `Date.now`. Only used for `timeoutSeconds`. */
+  /** Epoch milliseconds; defaults to `Date.now`. Used for `timeoutSeconds` and a client assertion's `iat` and `exp`. */
   now?: () => number;
+  /** A fresh, unique `jti` for each `private_key_jwt` assertion; defaults to `crypto.randomUUID`. */
+  newId?: () => string;
 }
+
+/**
+ * Options of {@link createAgentClient}: `auth`, the method the client was registered with, or for
+ * short `clientSecret` alone, which means `{method: 'client_secret_basic', clientSecret}`.
+ */
+export type AgentClientOptions = AgentClientBaseOptions &
+  (
+    | {
+        /** How the client authenticates; see {@link ClientAuthentication}. */
+        auth: ClientAuthentication;
+        clientSecret?: undefined;
+      }
+    | {
+        /** The client secret, sent with `client_secret_basic`; never logged. Same as `auth: {method: 'client_secret_basic', clientSecret}`. */
+        clientSecret: string;
+        auth?: undefined;
+      }
+  );
 
 /** One CIBA backchannel authentication request (CIBA Core 1.0 §7.1, RFC 9396 §2). */
 export interface ApprovalRequest {
@@ -78,13 +97,16 @@ export interface WaitForDecisionOptions {
 /**
  * The agent's side of Countersign: ask for one person's yes to one exact action, wait for the
  * decision, redeem the approval token once, report what happened. Made by {@link createAgentClient}.
- * Every call authenticates with `client_secret_basic`.
+ * Every call authenticates the client with its configured method ({@link AgentClient.authMethod}):
+ * in the `Authorization` header for `client_secret_basic`, else in the form or the JSON body.
  */
 export interface AgentClient {
   /** The issuer the client talks to, without a trailing slash. */
   readonly issuer: string;
   /** The client's `client_id`. */
   readonly clientId: string;
+  /** How every call authenticates the client. */
+  readonly authMethod: ClientAuthMethod;
 
   /**
    * Asks for an approval: `POST /bc-authorize`, form-encoded, `authorization_details` as a JSON
@@ -122,31 +144,37 @@ export interface AgentClient {
 
   /**
    * Redeems an approval token against the exact action about to run: `POST /redeem` with JSON
-   * `{token, authorization_details, current_versions?}`. Pass the details as the executor built
-   * them from its own arguments, never as read back from the token: the server compares their hash
+   * `{token, authorization_details, current_versions?}`, plus the client authentication members
+   * (`client_id`, `client_secret` or `client_assertion_type` + `client_assertion`) for
+   * `client_secret_post` and `private_key_jwt`: the approval token alone is not enough, the server
+   * also authenticates the client it was issued to. Pass the details as the executor built them
+   * from its own arguments, never as read back from the token: the server compares their hash
    * (guarantee 3). Pass `current_versions` when an action carries a `precondition`.
    *
    * @returns the redemption; hand its `idempotency_key` to the system that executes the action.
    * @throws CountersignError `approval_mismatch` (400), `already_redeemed` (409, with
    *   `body.redemption` = `{redemption_id, redeemed_at, outcome}`), `invalid_token` (401),
-   *   `unauthorized_client` (403), `stale_record` (409).
+   *   `invalid_client` (401), `unauthorized_client` (403), `stale_record` (409).
    * @see RFC 6750 §2.1 (bearer tokens), RFC 9068 (the token), RFC 9396 §2
    */
   redeem(access_token: string, authorization_details: AuthorizationDetails, options?: RedeemOptions): Promise<RedeemResponse>;
 
   /**
    * Reports what really happened after a redemption: `POST /redemptions/{redemption_id}/outcome`
-   * with JSON `{status, reference?, reason?}` (guarantee 8).
+   * with JSON `{status, reference?, reason?}` (guarantee 8), plus the client authentication
+   * members as {@link AgentClient.redeem} sends them.
    *
-   * @throws CountersignError, e.g. `not_found` or `outcome_conflict` (409).
+   * @throws CountersignError, e.g. `not_found` or `outcome_conflict` (409), `invalid_client` (401).
    */
   reportOutcome(redemption_id: string, outcome: OutcomeReport): Promise<void>;
 
   /**
-   * Reads this client's view of one of its requests: `GET /requests/{auth_req_id}`.
+   * Reads this client's view of one of its requests: `GET /requests/{auth_req_id}` with
+   * `client_secret_basic`; `POST /requests/{auth_req_id}` with a form of nothing but the client
+   * authentication for `client_secret_post` and `private_key_jwt`, whose credentials travel in a body.
    *
-   * @returns `{auth_req_id, state, expires_at, outcome}`.
-   * @throws CountersignError `not_found` (404) for an unknown id or another client's.
+   * @returns `{auth_req_id, state, expires_at, outcome, awaiting}`.
+   * @throws CountersignError `not_found` (404) for an unknown id or another client's; `invalid_client` (401).
    */
   getRequest(auth_req_id: string): Promise<ClientRequestView>;
 }

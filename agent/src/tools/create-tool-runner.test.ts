@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { AgentClient, TokenPollResult } from '../client/index.ts';
 import { CountersignError } from '@countersign/shared';
 import type { RedeemResponse, TokenResponse } from '@countersign/shared';
+import { createMemoryPendingApprovals, type PendingApprovals } from '../pending/index.ts';
 import { createToolRunner, type RunnerClient } from './create-tool-runner.ts';
 import { defineTool } from './define-tool.ts';
 import { createPingInbox } from './ping-inbox.ts';
@@ -17,7 +18,7 @@ function details(args: z.output<typeof transfer>) {
   return [{ type: 'payment' as const, transaction_id: `t_${args.to}_${args.amount_minor}`, amount_minor: args.amount_minor, currency: 'EUR', payee: { id: args.to, name: 'Payee' }, purpose: 'Transfer' }];
 }
 
-function setUp({ wait = 'none' as WaitStrategy, decision = approved() as TokenPollResult, waitTimeoutSeconds = undefined as number | undefined } = {}) {
+function setUp({ wait = 'none' as WaitStrategy, decision = approved() as TokenPollResult, waitTimeoutSeconds = undefined as number | undefined, pending = undefined as PendingApprovals | undefined } = {}) {
   const client = {
     requestApproval: vi.fn<AgentClient['requestApproval']>(async () => ({ auth_req_id: 'req_1', expires_in: 300, interval: 5 })),
     pollToken: vi.fn<AgentClient['pollToken']>(async () => decision),
@@ -43,7 +44,7 @@ function setUp({ wait = 'none' as WaitStrategy, decision = approved() as TokenPo
   });
   const lookup = vi.fn(async (args: { to: string }, { context }: { context: { approver: string } }) => ({ owner: `owner of ${args.to}`, asked_by: context.approver }));
   const balance = defineTool({ name: 'get_balance', description: 'Reads a balance.', parameters: z.strictObject({ to: z.string() }), execute: lookup });
-  const runner = createToolRunner({ client, tools: [balance, send], wait, ...(waitTimeoutSeconds === undefined ? {} : { waitTimeoutSeconds }) });
+  const runner = createToolRunner({ client, tools: [balance, send], wait, ...(waitTimeoutSeconds === undefined ? {} : { waitTimeoutSeconds }), ...(pending ? { pending } : {}) });
   return { client, execute, lookup, runner };
 }
 
@@ -251,6 +252,58 @@ describe('resume', () => {
     expect([a.status, b.status].sort()).toEqual(['executed', 'refused']);
     expect(client.pollToken).toHaveBeenCalledOnce();
     expect(execute).toHaveBeenCalledOnce();
+  });
+});
+
+describe('the same call made again', () => {
+  it('resumes the waiting approval instead of asking the person a second time', async () => {
+    const { client, execute, runner } = setUp({ decision: { status: 'pending' } });
+    expect(await runner.call('send_money', args, context)).toMatchObject({ status: 'approval_pending', auth_req_id: 'req_1' });
+    expect(await runner.call('send_money', { amount_minor: 500, to: 'acct_7' }, context)).toMatchObject({ status: 'approval_pending', auth_req_id: 'req_1' });
+    expect(client.requestApproval).toHaveBeenCalledOnce();
+    expect(client.pollToken).toHaveBeenCalledOnce(); // the second call read the decision once
+    client.pollToken.mockResolvedValueOnce(approved());
+    expect(await runner.call('send_money', args, context)).toMatchObject({ status: 'executed', auth_req_id: 'req_1' });
+    expect(client.requestApproval).toHaveBeenCalledOnce();
+    expect(execute).toHaveBeenCalledOnce();
+    // Spent: the next identical call is a new action and asks again.
+    await runner.call('send_money', args, context);
+    expect(client.requestApproval).toHaveBeenCalledTimes(2);
+  });
+
+  it('asks once for the same call made twice at once, and separately for other arguments', async () => {
+    const { client, runner } = setUp({ decision: { status: 'pending' } });
+    client.requestApproval.mockImplementation(async (request) => ({ auth_req_id: `req_${request.binding_message}`, expires_in: 300, interval: 5 }));
+    const results = await Promise.all([runner.call('send_money', args, context), runner.call('send_money', args, context), runner.call('send_money', { ...args, amount_minor: 700 }, context)]);
+    expect(results.map((result) => result.status === 'approval_pending' && result.auth_req_id)).toEqual(['req_Send 500', 'req_Send 500', 'req_Send 700']);
+    expect(client.requestApproval).toHaveBeenCalledTimes(2);
+  });
+
+  it('is found by a new runner on the same store, as after a restart, and runs once', async () => {
+    const pending = createMemoryPendingApprovals();
+    const before = setUp({ decision: { status: 'pending' }, pending });
+    expect(await before.runner.call('send_money', args, context)).toMatchObject({ status: 'approval_pending', auth_req_id: 'req_1' });
+    const after = setUp({ pending });
+    expect(await after.runner.call('send_money', args, context)).toMatchObject({ status: 'executed', auth_req_id: 'req_1' });
+    expect(after.client.requestApproval).not.toHaveBeenCalled();
+    expect(after.execute).toHaveBeenCalledOnce();
+    expect(before.execute).not.toHaveBeenCalled();
+    expect(await pending.list()).toEqual([]);
+  });
+
+  it("keeps an adapter's run_state through the runner's own updates", async () => {
+    const { client, runner } = setUp({ decision: { status: 'slow_down' } });
+    await runner.call('send_money', args, context);
+    const key = await runner.callKey('send_money', args);
+    const record = await runner.pending.get(key);
+    expect(record).toMatchObject({ auth_req_id: 'req_1', tool: 'send_money', interval: 5 });
+    await runner.pending.put({ ...record!, run_state: 'serialized run' });
+    expect(await runner.call('send_money', args, context)).toMatchObject({ status: 'approval_pending', interval: 10 });
+    expect(await runner.pending.getByRequest('req_1')).toMatchObject({ interval: 10, run_state: 'serialized run' });
+    client.pollToken.mockResolvedValueOnce(approved());
+    client.redeem.mockRejectedValueOnce(new CountersignError('server_error', 'boom'));
+    await expect(runner.call('send_money', args, context)).rejects.toMatchObject({ code: 'server_error' });
+    expect(await runner.pending.get(key)).toMatchObject({ access_token: 'at_1', run_state: 'serialized run' });
   });
 });
 

@@ -7,11 +7,11 @@ import { isGatedTool } from './define-tool.ts';
 import { describeTool } from './describe-tools.ts';
 import { parseArguments } from './parse-arguments.ts';
 import { createKeyedLock } from './keyed-lock.ts';
-import { createMemoryPendingApprovals, type PendingApprovals } from './pending-approvals.ts';
+import { callKey, createMemoryPendingApprovals, type PendingApprovals } from '../pending/index.ts';
 import { refusalAsValue, refused } from './refusal.ts';
 import type { ToolCallResult } from './result-types.ts';
 import { createSettler, type RunnerClient } from './settle-approval.ts';
-import type { AnyPlainTool, AnyTool, ToolDescription } from './tool-types.ts';
+import type { AnyGatedTool, AnyPlainTool, AnyTool, ToolDescription } from './tool-types.ts';
 import type { WaitStrategy } from './wait-for-approval.ts';
 
 export type { RunnerClient };
@@ -41,6 +41,19 @@ export interface CallOptions {
 
 /** Runs a model's tool calls and enforces each tool's approval mark. Made by {@link createToolRunner}. */
 export interface ToolRunner<C> {
+  /**
+   * Where this runner keeps its waiting approvals (the `pending` option, or its in-memory
+   * default). A framework adapter reads it to find the calls a restarted agent has left to resume
+   * (`list()`), and attaches its serialized run state to a record (`run_state`, kept by the runner).
+   */
+  readonly pending: PendingApprovals;
+  /**
+   * The key under which a call's approval waits (see `callKey`): the tool's name and the hash of
+   * its arguments once validated by the tool's schema.
+   *
+   * @throws CountersignError `invalid_request` for an unknown tool or arguments the schema refuses.
+   */
+  callKey(name: string, args: unknown): Promise<string>;
   /** Every tool, as shown to a model. */
   listTools(): ToolDescription[];
   /** Every tool marked as needing approval. */
@@ -48,7 +61,10 @@ export interface ToolRunner<C> {
   /**
    * Runs one tool call. An ungated tool just runs. A gated tool asks for approval of the exact
    * action its arguments stand for, waits by the runner's strategy, and runs only after its
-   * approval token was redeemed against the action rebuilt from these same arguments.
+   * approval token was redeemed against the action rebuilt from these same arguments. A call
+   * whose approval already waits in the runner's store (the same tool and arguments, see
+   * {@link ToolRunner.callKey}) resumes it instead of asking again: an agent that restarts and
+   * makes its calls again picks up where it stopped.
    *
    * @param name - the tool the model called.
    * @param args - the model's arguments, validated with the tool's schema.
@@ -97,7 +113,9 @@ export function createToolRunner<C = undefined>(options: ToolRunnerOptions<C>): 
     tools.set(tool.name, tool);
   }
   const descriptions = [...tools.values()].map(describeTool);
+  // One lock per request for settling it, one per call for finding or asking for its approval.
   const exclusive = createKeyedLock();
+  const asking = createKeyedLock();
   const settle = createSettler<C>({ client, wait, waitTimeoutSeconds, pending, now, sleep });
 
   async function call(name: string, rawArgs: unknown, context?: C, { signal }: CallOptions = {}): Promise<ToolCallResult> {
@@ -106,24 +124,38 @@ export function createToolRunner<C = undefined>(options: ToolRunnerOptions<C>): 
     return refusalAsValue(tool.name, undefined, async () => {
       const args = parseArguments(tool, rawArgs);
       if (!isGatedTool(tool)) return runPlain(tool, args, context as C, signal);
-      const request = await buildApprovalRequest(tool, args, context as C);
-      const ping = typeof wait === 'object' ? wait.ping : undefined;
-      const asked = await client.requestApproval({ ...request, ...(ping ? { client_notification_token: ping.client_notification_token } : {}) });
-      // The same transaction_id answers the same auth_req_id: keep a token already fetched for it.
-      const known = await pending.get(asked.auth_req_id);
-      if (known?.tool !== tool.name) {
-        const code = asked.binding_code === undefined ? {} : { binding_code: asked.binding_code };
-        await pending.put({ auth_req_id: asked.auth_req_id, tool: tool.name, interval: asked.interval, expires_at: now() + asked.expires_in * 1000, ...code });
-      }
-      const { auth_req_id } = asked;
+      const { auth_req_id, pollFirst } = await ask(tool, args, context as C);
       return refusalAsValue(tool.name, auth_req_id, () =>
-        exclusive(auth_req_id, () => settle({ tool, args, context: context as C, auth_req_id, pollFirst: false, ...(signal ? { signal } : {}) })),
+        exclusive(auth_req_id, () => settle({ tool, args, context: context as C, auth_req_id, pollFirst, ...(signal ? { signal } : {}) })),
       );
     });
   }
 
+  /**
+   * Finds the call's pending approval, or asks for one. Under the call's own lock, so the same
+   * call made twice at once asks once; a call made again (by this process or the next, with the
+   * same store) resumes the approval it was waiting for instead of asking the person again.
+   */
+  async function ask(tool: AnyGatedTool<C>, args: unknown, context: C): Promise<{ auth_req_id: string; pollFirst: boolean }> {
+    const call_key = await callKey(tool.name, args);
+    return asking(call_key, async () => {
+      const known = await pending.get(call_key);
+      if (known) return { auth_req_id: known.auth_req_id, pollFirst: true };
+      const request = await buildApprovalRequest(tool, args, context);
+      const ping = typeof wait === 'object' ? wait.ping : undefined;
+      const asked = await client.requestApproval({ ...request, ...(ping ? { client_notification_token: ping.client_notification_token } : {}) });
+      // The same transaction_id answers the same auth_req_id: keep a token already fetched for it.
+      const sameRequest = await pending.getByRequest(asked.auth_req_id);
+      if (sameRequest?.tool !== tool.name) {
+        const code = asked.binding_code === undefined ? {} : { binding_code: asked.binding_code };
+        await pending.put({ call_key, auth_req_id: asked.auth_req_id, tool: tool.name, interval: asked.interval, expires_at: now() + asked.expires_in * 1000, ...code });
+      }
+      return { auth_req_id: asked.auth_req_id, pollFirst: false };
+    });
+  }
+
   async function resume(auth_req_id: string, rawArgs: unknown, context?: C, { signal }: CallOptions = {}): Promise<ToolCallResult> {
-    const record = await pending.get(auth_req_id);
+    const record = await pending.getByRequest(auth_req_id);
     const tool = record && tools.get(record.tool);
     if (!tool || !isGatedTool(tool)) {
       return refused('', new CountersignError('invalid_grant', 'this runner has no pending approval for that auth_req_id'), auth_req_id);
@@ -134,7 +166,15 @@ export function createToolRunner<C = undefined>(options: ToolRunnerOptions<C>): 
     });
   }
 
+  async function keyOf(name: string, rawArgs: unknown): Promise<string> {
+    const tool = tools.get(name);
+    if (!tool) throw new CountersignError('invalid_request', `there is no tool ${name}`);
+    return callKey(tool.name, parseArguments(tool, rawArgs));
+  }
+
   return {
+    pending,
+    callKey: keyOf,
     listTools: () => [...descriptions],
     listGatedTools: () => descriptions.filter((tool) => tool.requiresApproval),
     call,

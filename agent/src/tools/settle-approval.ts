@@ -1,7 +1,7 @@
 import type { AgentClient, Sleep } from '../client/index.ts';
 import { CountersignError, type ErrorCode } from '@countersign/shared';
 import { executeApproved } from './execute-approved.ts';
-import type { PendingApproval, PendingApprovals } from './pending-approvals.ts';
+import type { PendingApproval, PendingApprovals } from '../pending/index.ts';
 import { refused } from './refusal.ts';
 import type { ToolCallResult } from './result-types.ts';
 import type { AnyGatedTool } from './tool-types.ts';
@@ -50,12 +50,12 @@ export function createSettler<C>(options: SettlerOptions) {
 
   return async function settle({ tool, args, context, auth_req_id, pollFirst, signal }: SettleStep<C>): Promise<ToolCallResult> {
     // Read under the lock: a concurrent resume may have spent or dropped the approval meanwhile.
-    const record = await pending.get(auth_req_id);
+    const record = await pending.getByRequest(auth_req_id);
     if (!record) return refused(tool.name, new CountersignError('invalid_grant', 'the approval was already settled'), auth_req_id);
     if (record.access_token === undefined) {
       const decision = await decide(record, pollFirst, signal).catch(async (error: unknown) => {
         // invalid_grant: the token was already issued, or the request is gone; this record can never be spent.
-        if (error instanceof CountersignError && error.code === 'invalid_grant') await pending.delete(auth_req_id);
+        if (error instanceof CountersignError && error.code === 'invalid_grant') await pending.delete(record.call_key);
         throw error;
       });
       if (decision.status === 'pending') {
@@ -64,25 +64,34 @@ export function createSettler<C>(options: SettlerOptions) {
         return { status: 'approval_pending', tool: tool.name, auth_req_id, expires_in, interval: record.interval, ...code };
       }
       if (decision.status !== 'approved') {
-        await pending.delete(auth_req_id);
+        await pending.delete(record.call_key);
         return { status: decision.status, tool: tool.name, auth_req_id };
       }
       record.access_token = decision.token.access_token;
       record.expires_at = now() + decision.token.expires_in * 1000;
       // Kept before redeeming: if the redeem fails on the wire, a resume can still spend it.
-      await pending.put(record);
+      await update(record, { access_token: record.access_token, expires_at: record.expires_at });
     }
     const result = await executeApproved({ client, tool, args, context, access_token: record.access_token, auth_req_id, ...(signal ? { signal } : {}) });
-    if (result.status !== 'refused' || !KEEP_APPROVAL_ON.has(result.error)) await pending.delete(auth_req_id);
+    if (result.status !== 'refused' || !KEEP_APPROVAL_ON.has(result.error)) await pending.delete(record.call_key);
     return result;
   };
+
+  /**
+   * Writes `changes` over the record as stored now, not as read before a wait: an adapter may have
+   * attached its `run_state` meanwhile, and that must survive.
+   */
+  async function update(record: PendingApproval, changes: Partial<PendingApproval>) {
+    const current = (await pending.getByRequest(record.auth_req_id)) ?? record;
+    await pending.put({ ...current, ...changes });
+  }
 
   async function decide(record: PendingApproval, pollFirst: boolean, signal?: AbortSignal) {
     if (pollFirst) {
       const polled = await client.pollToken(record.auth_req_id, signal ? { signal } : {});
       if (polled.status === 'slow_down') {
         record.interval += SLOW_DOWN_STEP_SECONDS;
-        await pending.put(record);
+        await update(record, { interval: record.interval });
       } else if (polled.status !== 'pending') return polled;
     }
     return waitForApproval({

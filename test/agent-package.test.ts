@@ -1,0 +1,182 @@
+import { exportJWK } from 'jose';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clientKey } from './support/client-jwt.ts';
+import { createHarness, freePort, type EnrolledUser, type Harness } from './support/harness.ts';
+import { payment } from './support/payment.ts';
+
+/**
+ * The packed `@countersign/agent`, as a user gets it: both workspace packages built and packed
+ * with pnpm (which writes `workspace:*` as the version), installed with plain npm into an empty
+ * project outside the workspace, and used from a plain `.mjs` script run by the machine's own
+ * Node (20 here: `/usr/bin/node`) without tsx and without the workspace's `countersign-source`
+ * condition. The script asks a real server (listening on a port) for an approval; this process
+ * approves it with the software passkey; the script redeems, reports and prints what it saw.
+ */
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+/** The machine's Node when it has one (Node 20 here), else the one running the tests. */
+const NODE = existsSync('/usr/bin/node') ? '/usr/bin/node' : process.execPath;
+
+/**
+ * The environment of everything that stands for the user's machine: ours without NODE_OPTIONS
+ * (pnpm sets `--conditions=countersign-source` there, which would point an installed package at a
+ * `src/` it does not ship), and with {@link NODE}'s folder first on PATH so npm runs on it too.
+ */
+function userEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const { NODE_OPTIONS: _dropped, ...env } = process.env;
+  return { ...env, PATH: `${dirname(NODE)}:${env.PATH ?? ''}`, ...extra };
+}
+
+/** Runs a command to its end; answers its stdout, or rejects with its output. */
+function run(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<string> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.stderr.on('data', (chunk) => (err += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolvePromise(out) : reject(new Error(`${command} ${args.join(' ')} exited ${code}\n${out}\n${err}`))));
+  });
+}
+
+/** Packs the workspace package in `folder` into `destination`; answers the tarball's path. */
+async function pack(folder: string, destination: string): Promise<string> {
+  const before = new Set(await readdir(destination));
+  await run('pnpm', ['pack', '--pack-destination', destination], { cwd: join(ROOT, folder) });
+  const added = (await readdir(destination)).filter((name) => name.endsWith('.tgz') && !before.has(name));
+  expect(added).toHaveLength(1);
+  return join(destination, added[0]!);
+}
+
+/** The packages (not `node:` builtins, not relative files) the built `.js` files under `folder` import. */
+async function importedPackages(folder: string): Promise<string[]> {
+  const names = new Set<string>();
+  for (const entry of await readdir(folder, { recursive: true })) {
+    if (!entry.endsWith('.js')) continue;
+    const code = await readFile(join(folder, entry), 'utf8');
+    for (const [, specifier] of code.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g)) {
+      if (specifier!.startsWith('.') || specifier!.startsWith('node:') || specifier!.startsWith('#')) continue;
+      const parts = specifier!.split('/');
+      names.add(specifier!.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!);
+    }
+  }
+  return [...names].sort();
+}
+
+describe('the packed @countersign/agent on plain Node', () => {
+  let work: string;
+  let project: string;
+  let nodeMajor: number;
+  let harness: Harness;
+  let customer: EnrolledUser;
+  const children: ChildProcess[] = [];
+
+  beforeAll(async () => {
+    work = await mkdtemp(join(tmpdir(), 'countersign-agent-package-'));
+    // Built now, so the tarballs hold what the source says even when `pnpm build` did not run first (tsc takes about a second).
+    await run('pnpm', ['--filter', './shared', '--filter', './agent', 'run', 'build'], { cwd: ROOT });
+    const tarballs = join(work, 'tarballs');
+    project = join(work, 'project');
+    await Promise.all([mkdir(tarballs), mkdir(project)]);
+    const shared = await pack('shared', tarballs);
+    const agent = await pack('agent', tarballs);
+    await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'agent-package-probe', private: true, type: 'module' }));
+    await run('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock', shared, agent], { cwd: project, env: userEnv() });
+    await copyFile(join(ROOT, 'test/support/agent-package-flow.mjs'), join(project, 'flow.mjs'));
+
+    const version = (await run(NODE, ['--version'], { cwd: project, env: userEnv() })).trim();
+    nodeMajor = Number(/^v(\d+)\./.exec(version)?.[1]);
+    console.log(`agent package test: the script runs on ${NODE} ${version}`);
+
+    const port = await freePort();
+    harness = await createHarness({ store: 'redis', publicUrl: `http://localhost:${port}`, env: { POLL_INTERVAL: '1' } });
+    await harness.listen(port);
+    customer = await harness.enrollUser('customer_1');
+  }, 180_000);
+
+  afterAll(async () => {
+    for (const child of children) if (child.exitCode === null) child.kill();
+    await harness?.close();
+    if (work) await rm(work, { recursive: true, force: true });
+  });
+
+  it('installs with npm into a project outside the workspace, every package its built code imports declared', async () => {
+    expect(project.startsWith(ROOT)).toBe(false);
+    // npm ls exits non-zero on a missing or invalid dependency.
+    const installed = JSON.parse(await run('npm', ['ls', '--all', '--json'], { cwd: project, env: userEnv() }));
+    const agent = installed.dependencies['@countersign/agent'];
+    expect(agent.version).toBe('0.1.0');
+    expect(agent.dependencies['@countersign/shared'].version).toBe('0.1.0');
+    for (const name of ['@countersign/agent', '@countersign/shared']) {
+      const folder = join(project, 'node_modules', name);
+      const manifest = JSON.parse(await readFile(join(folder, 'package.json'), 'utf8'));
+      const declared = Object.keys(manifest.dependencies ?? {});
+      expect(declared.every((dependency) => !String(manifest.dependencies[dependency]).startsWith('workspace:'))).toBe(true);
+      const imported = await importedPackages(join(folder, 'dist'));
+      expect({ name, missing: imported.filter((dependency) => !declared.includes(dependency)) }).toEqual({ name, missing: [] });
+    }
+    const agentManifest = JSON.parse(await readFile(join(project, 'node_modules/@countersign/agent/package.json'), 'utf8'));
+    expect(await importedPackages(join(project, 'node_modules/@countersign/agent/dist'))).toContain('jose');
+    expect(agentManifest.dependencies.jose).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  /** Registers a client for `method`; answers its id and the script's `auth` option. */
+  async function registerClient(method: string): Promise<{ clientId: string; auth: Record<string, unknown> }> {
+    if (method === 'private_key_jwt') {
+      const key = await clientKey('ES256');
+      const { body } = await harness.admin('POST', '/clients', { name: 'Packaged agent', token_endpoint_auth_method: method, jwks: { keys: [key.publicJwk] } });
+      // A private JWK straight from JSON, as a user keeps one in a secret store.
+      return { clientId: body.client_id, auth: { method, privateKey: { ...(await exportJWK(key.privateKey)), kid: key.publicJwk.kid } } };
+    }
+    const { status, body } = await harness.admin('POST', '/clients', { name: 'Packaged agent', ...(method === 'client_secret_basic' ? {} : { token_endpoint_auth_method: method }) });
+    expect(status).toBe(201);
+    return { clientId: body.client_id, auth: { method, clientSecret: body.client_secret } };
+  }
+
+  it.each(['client_secret_basic', 'client_secret_post', 'private_key_jwt'])('asks, is approved, redeems and reports from a plain .mjs script with %s', async (method) => {
+    const { clientId, auth } = await registerClient(method);
+    const transactionId = `refund_${method}`;
+    const details = payment({ transaction_id: transactionId });
+    const config = { issuer: harness.issuer, clientId, auth, login_hint: customer.sub, authorization_details: details, reference: `re_${method}` };
+    const child = spawn(NODE, ['flow.mjs'], { cwd: project, env: userEnv({ FLOW_CONFIG: JSON.stringify(config) }), stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const exited = new Promise<number | null>((resolveExit) => child.on('close', resolveExit));
+
+    const lines: Record<string, any>[] = [];
+    for await (const line of createInterface({ input: child.stdout })) {
+      const parsed = JSON.parse(line);
+      lines.push(parsed);
+      // The person approves on the phone while the script waits.
+      if (parsed.step === 'asked') expect((await harness.decide(customer, parsed.auth_req_id, 'approve')).status).toBe(200);
+    }
+    expect({ code: await exited, stderr }).toEqual({ code: 0, stderr: '' });
+
+    const [asked, done] = lines;
+    expect(asked).toMatchObject({ step: 'asked', interval: 1 });
+    expect(done).toEqual({
+      step: 'done',
+      node: expect.stringMatching(new RegExp(`^v${nodeMajor}\\.`)),
+      method,
+      decision: 'approved',
+      // `rdm_<random>.<auth_req_id>` (server/src/redemption/redemption-id.ts).
+      redemption_id: expect.stringMatching(new RegExp(`^rdm_[A-Za-z0-9_-]{16,40}\\.${asked!.auth_req_id}$`)),
+      idempotency_key: transactionId,
+      auth_req_id: asked!.auth_req_id,
+      state: 'redeemed',
+      outcome: { status: 'succeeded', reference: `re_${method}` },
+    });
+    // The server agrees: this client's request, redeemed, with the outcome the script reported.
+    const stored = (await harness.admin('GET', `/requests/${asked!.auth_req_id}`)).body.request;
+    expect([stored.client_id, stored.state, stored.outcome?.status]).toEqual([clientId, 'redeemed', 'succeeded']);
+  });
+});
