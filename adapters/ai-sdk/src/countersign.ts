@@ -71,9 +71,11 @@ export interface Countersign<C> {
 export function countersign<C = undefined>(options: ToolRunnerOptions<C>): Countersign<C> {
   const pending = options.pending ?? createMemoryPendingApprovals(options.now);
   const runner = createToolRunner<C>({ ...options, pending });
-  const holding = { ...options, client: holdingClient(options.client), tools: options.tools.filter(isGatedTool), pending };
-  const asker = createToolRunner<C>({ ...holding, wait: 'none' });
-  const waiter = createToolRunner<C>(holding);
+  const holding = { ...options, tools: options.tools.filter(isGatedTool), pending };
+  // The asker does not wait; a ping client's requests still need the inbox's bearer.
+  const ping = typeof options.wait === 'object' ? options.wait.ping : undefined;
+  const asker = createToolRunner<C>({ ...holding, client: holdingClient(options.client, ping?.client_notification_token), wait: 'none' });
+  const waiter = createToolRunner<C>({ ...holding, client: holdingClient(options.client) });
   const tools = (context?: C) => toAiSdkTools(runner, context as C);
   const toolApproval = (context?: C) => createToolApproval(asker, context as C);
   return {

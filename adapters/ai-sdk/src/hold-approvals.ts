@@ -17,10 +17,14 @@ export class ApprovalHeld extends Error {
  * reads decisions (so tokens land in the shared store), but it cannot redeem, and a runner runs a
  * gated tool only after a successful redemption. The adapter's approval hook and its wait for
  * decisions use runners with this client; only the runner behind the tools' `execute` spends.
+ *
+ * @param client_notification_token - for a ping client, the bearer of its ping inbox, sent with
+ *   every request it asks for (CIBA Core §7.1 requires it of ping clients), so a runner on this
+ *   client may ask without waiting for pings itself.
  */
-export function holdingClient(client: RunnerClient): RunnerClient {
+export function holdingClient(client: RunnerClient, client_notification_token?: string): RunnerClient {
   return {
-    requestApproval: (request) => client.requestApproval(request),
+    requestApproval: (request) => client.requestApproval(client_notification_token === undefined ? request : { client_notification_token, ...request }),
     pollToken: (auth_req_id, options) => client.pollToken(auth_req_id, options),
     waitForDecision: (auth_req_id, options) => client.waitForDecision(auth_req_id, options),
     redeem: async () => {
