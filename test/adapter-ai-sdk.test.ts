@@ -1,11 +1,13 @@
 import { serve, type ServerType } from '@hono/node-server';
-import { createAgentClient, createPingInbox, defineTool, z, type AgentClient, type AnyTool, type GatedTool } from '@countersign/agent';
+import { createAgentClient, createPingInbox, createRedisPendingApprovals, defineTool, z, type AgentClient, type AnyTool, type GatedTool } from '@countersign/agent';
 import { countersign, type Countersign } from '@countersign/ai-sdk';
 import { createFakeOrderBook, createFakePaymentLedger, defineRefundOrder, type FakePaymentLedger } from '@countersign/example-refund-order';
 import { generateText, stepCountIs, type ModelMessage } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
+import { Redis } from 'ioredis';
+import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { afterEach, beforeEach, describe, expect, it, vi, type Mock } from 'vitest';
+import { afterEach, beforeEach, describe, expect, inject, it, vi, type Mock } from 'vitest';
 import { createHarness, type EnrolledUser, type Harness } from './support/harness.ts';
 
 /**
@@ -150,7 +152,7 @@ describe('Countersign for the Vercel AI SDK (@countersign/ai-sdk)', () => {
     expect(ledger.refunds).toEqual([]);
     expect(model.doGenerateCalls).toHaveLength(1);
 
-    messages.push(...stopped.response.messages);
+    messages.push(...stopped.responseMessages);
     expect((await harness.decide(approver, auth_req_id, 'approve')).status).toBe(200);
     const answers = await gate.waitForDecisions(messages);
     expect(answers).toEqual({ role: 'tool', content: [{ type: 'tool-approval-response', approvalId: requests[0]!.approvalId, approved: true, reason: expect.any(String) }] });
@@ -239,7 +241,7 @@ describe('Countersign for the Vercel AI SDK (@countersign/ai-sdk)', () => {
     const model = scriptedModel([{ toolName: 'refund_order', input: REFUND }]);
     const messages: ModelMessage[] = [{ role: 'user', content: 'Refund order 1042.' }];
     const stopped = await run(model, messages);
-    messages.push(...stopped.response.messages);
+    messages.push(...stopped.responseMessages);
     expect((await harness.decide(approver, asked[0]!.auth_req_id, 'approve')).status).toBe(200);
     messages.push((await gate.waitForDecisions(messages))!);
 
@@ -265,7 +267,7 @@ describe('Countersign for the Vercel AI SDK (@countersign/ai-sdk)', () => {
     const model = scriptedModel([{ toolName: 'refund_order', input: REFUND }]);
     const messages: ModelMessage[] = [{ role: 'user', content: 'Refund order 1042.' }];
     const stopped = await run(model, messages);
-    messages.push(...stopped.response.messages);
+    messages.push(...stopped.responseMessages);
     expect((await harness.decide(approver, asked[0]!.auth_req_id, 'deny')).status).toBe(200);
     const answers = (await gate.waitForDecisions(messages))!;
     expect(answers.content).toEqual([expect.objectContaining({ type: 'tool-approval-response', approved: false, reason: expect.stringMatching(/denied/) })]);
@@ -282,7 +284,7 @@ describe('Countersign for the Vercel AI SDK (@countersign/ai-sdk)', () => {
     const model = scriptedModel([{ toolName: 'refund_order', input: REFUND }]);
     const messages: ModelMessage[] = [{ role: 'user', content: 'Refund order 1042.' }];
     const stopped = await run(model, messages);
-    messages.push(...stopped.response.messages);
+    messages.push(...stopped.responseMessages);
     expect((await harness.decide(approver, asked[0]!.auth_req_id, 'deny')).status).toBe(200);
     const answers = (await gate.waitForDecisions(messages))!;
     for (const part of answers.content) if (part.type === 'tool-approval-response') part.approved = true;
@@ -308,7 +310,7 @@ describe('Countersign for the Vercel AI SDK (@countersign/ai-sdk)', () => {
     expect(stopped.content.filter((part) => part.type === 'tool-approval-request')).toHaveLength(2);
     expect(asked.map((entry) => entry.amount_minor)).toEqual([49000, 12000]);
     expect(new Set(asked.map((entry) => entry.auth_req_id)).size).toBe(2);
-    messages.push(...stopped.response.messages);
+    messages.push(...stopped.responseMessages);
 
     // The person approves the second refund only.
     expect((await harness.decide(approver, asked[1]!.auth_req_id, 'approve')).status).toBe(200);
@@ -327,6 +329,31 @@ describe('Countersign for the Vercel AI SDK (@countersign/ai-sdk)', () => {
     expect(saw.call_2).toMatchObject({ type: 'json', value: { status: 'executed', auth_req_id: asked[1]!.auth_req_id } });
     expect((await agent.getRequest(asked[0]!.auth_req_id)).state).toBe('pending');
     expect(asked).toHaveLength(2);
+  });
+
+  it('continues in another process (one Countersign per request, the pending approvals in Redis): asked once, run once', async () => {
+    const redis = new Redis(inject('redisUrl'));
+    try {
+      const store = createRedisPendingApprovals(redis, { prefix: `test:{ai-sdk-${randomBytes(6).toString('hex')}}:` });
+      // Each HTTP request of a serverless app builds its own; only the store is shared.
+      const perRequest = () => countersign({ client: agent, tools, wait: 'poll', waitTimeoutSeconds: 60, pending: store, now: () => harness.clock.now() });
+      const model = scriptedModel([{ toolName: 'refund_order', input: REFUND }]);
+      const messages: ModelMessage[] = [{ role: 'user', content: 'Refund order 1042.' }];
+
+      const stopped = await run(model, messages, perRequest().settings());
+      messages.push(...stopped.responseMessages);
+      expect(await store.list()).toMatchObject([{ tool: 'refund_order', auth_req_id: asked[0]!.auth_req_id }]);
+      expect((await harness.decide(approver, asked[0]!.auth_req_id, 'approve')).status).toBe(200);
+      messages.push((await perRequest().waitForDecisions(messages))!);
+
+      const resumed = await run(model, messages, perRequest().settings());
+      expect(modelSaw(resumed.text).call_1).toMatchObject({ type: 'json', value: { status: 'executed', auth_req_id: asked[0]!.auth_req_id } });
+      expect(refundExecute).toHaveBeenCalledTimes(1);
+      expect(bcAuthorizeCalls).toBe(1);
+      expect(await store.list()).toEqual([]);
+    } finally {
+      await redis.quit();
+    }
   });
 
   describe('waiting for a ping (CIBA Core §10.2)', () => {
@@ -354,7 +381,7 @@ describe('Countersign for the Vercel AI SDK (@countersign/ai-sdk)', () => {
 
       const stopped = await run(model, messages, pingGate.settings());
       expect(stopped.content.filter((part) => part.type === 'tool-approval-request')).toHaveLength(1);
-      messages.push(...stopped.response.messages);
+      messages.push(...stopped.responseMessages);
       const decided = pingGate.waitForDecisions(messages);
       expect((await harness.decide(approver, asked[0]!.auth_req_id, 'approve')).status).toBe(200);
       const answers = (await decided)!;

@@ -1,17 +1,9 @@
-import {
-  createMemoryPendingApprovals,
-  createToolRunner,
-  isGatedTool,
-  type CallOptions,
-  type ToolRunner,
-  type ToolRunnerOptions,
-} from '@countersign/agent';
-import type { ModelMessage, ToolModelMessage } from 'ai';
+import { createToolRunner, isGatedTool, type CallOptions, type ToolRunner, type ToolRunnerOptions } from '@countersign/agent';
+import type { ModelMessage, ToolApprovalStatus, ToolModelMessage } from 'ai';
 import { holdingClient } from './hold-approvals.ts';
 import { toAiSdkTools, type CountersignToolSet } from './to-ai-sdk-tools.ts';
 import { createToolApproval, type ApprovalHookInput } from './tool-approval.ts';
 import { waitForDecisions } from './wait-for-decisions.ts';
-import type { ToolApprovalStatus } from 'ai';
 
 /** The AI SDK's `toolApproval` for Countersign's gated tools (a generic approval function). */
 export type CountersignToolApproval = (options: ApprovalHookInput) => Promise<ToolApprovalStatus>;
@@ -63,15 +55,15 @@ export interface Countersign<C> {
  * ```ts
  * const gate = countersign({ client, tools: [lookupOrder, refundOrder], wait: 'poll', waitTimeoutSeconds: 120 });
  * const result = await generateText({ model, ...gate.settings(session), messages });
- * messages.push(...result.response.messages);
+ * messages.push(...result.responseMessages);
  * const answers = await gate.waitForDecisions(messages, session); // the person decides on their phone
  * if (answers) messages.push(answers); // then generateText again: the approved refund runs, once
  * ```
  */
 export function countersign<C = undefined>(options: ToolRunnerOptions<C>): Countersign<C> {
-  const pending = options.pending ?? createMemoryPendingApprovals(options.now);
-  const runner = createToolRunner<C>({ ...options, pending });
-  const holding = { ...options, tools: options.tools.filter(isGatedTool), pending };
+  const runner = createToolRunner<C>(options);
+  // The runner's store (the one given, or its in-memory default) is the holding runners' too.
+  const holding = { ...options, tools: options.tools.filter(isGatedTool), pending: runner.pending };
   // The asker does not wait; a ping client's requests still need the inbox's bearer.
   const ping = typeof options.wait === 'object' ? options.wait.ping : undefined;
   const asker = createToolRunner<C>({ ...holding, client: holdingClient(options.client, ping?.client_notification_token), wait: 'none' });
