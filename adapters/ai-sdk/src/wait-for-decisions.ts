@@ -1,0 +1,48 @@
+import type { CallOptions, ToolRunner } from '@countersign/agent';
+import type { ModelMessage, ToolApprovalResponse, ToolModelMessage } from 'ai';
+import { holdingCall, type HoldingResult } from './hold-approvals.ts';
+import { openApprovalRequests } from './open-approval-requests.ts';
+
+/**
+ * Waits for the person's decision on every open approval request of a gated tool in `messages`
+ * (see `openApprovalRequests`), all at once, and answers each with the `tool-approval-response`
+ * that continues the run. `waiter` is a runner on a holding client with the executing runner's
+ * wait strategy and store: it waits as that runner would (polling, or for the ping) and keeps the
+ * approval token for the tool's `execute`, which alone can spend it.
+ *
+ * `approved` is true only when Countersign approved. Denied, expired and refused calls are answered
+ * `approved: false` with the reason, and so is a call still undecided when the runner's
+ * `waitTimeoutSeconds` ran out: the approval stays pending, and the same call made again later
+ * resumes it. The response is a convenience, not a credential: `execute` redeems either way.
+ *
+ * @returns the tool message to append before the next `generateText` / `streamText` call, or
+ *   undefined when no gated request is open.
+ * @throws the signal's reason when `signal` aborts; a 5xx or network error of the server.
+ */
+export async function waitForDecisions<C>(waiter: ToolRunner<C>, messages: readonly ModelMessage[], context: C, options: CallOptions = {}): Promise<ToolModelMessage | undefined> {
+  const gated = new Set(waiter.listGatedTools().map((tool) => tool.name));
+  const open = openApprovalRequests(messages).filter((request) => gated.has(request.toolName));
+  if (open.length === 0) return undefined;
+  const responses = await Promise.all(
+    open.map(async ({ approvalId, toolName, input }): Promise<ToolApprovalResponse> => {
+      const answer = await holdingCall(toolName, () => waiter.call(toolName, input, context, options));
+      return { type: 'tool-approval-response', approvalId, ...decision(answer) };
+    }),
+  );
+  return { role: 'tool', content: responses };
+}
+
+function decision(answer: HoldingResult): { approved: boolean; reason: string } {
+  switch (answer.status) {
+    case 'held':
+      return { approved: true, reason: 'Approved in Countersign.' };
+    case 'denied':
+      return { approved: false, reason: 'The approver denied this call in Countersign.' };
+    case 'expired':
+      return { approved: false, reason: 'Nobody approved this call in Countersign in time.' };
+    case 'approval_pending':
+      return { approved: false, reason: 'No decision in Countersign yet; the same call made again later resumes the same approval.' };
+    case 'refused':
+      return { approved: false, reason: `Countersign refused this call: ${answer.error}.` };
+  }
+}
