@@ -1,4 +1,3 @@
-import { serve, type ServerType } from '@hono/node-server';
 import { createAgentClient, createPingInbox, createRedisPendingApprovals, defineTool, z, type AgentClient, type AnyTool, type GatedTool } from '@countersign/agent';
 import { countersign, type Countersign } from '@countersign/ai-sdk';
 import { createFakeOrderBook, createFakePaymentLedger, defineRefundOrder, type FakePaymentLedger } from '@countersign/example-refund-order';
@@ -6,9 +5,9 @@ import { generateText, stepCountIs, type ModelMessage } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, inject, it, vi, type Mock } from 'vitest';
 import { createHarness, type EnrolledUser, type Harness } from './support/harness.ts';
+import { servePingInbox, type PingEndpoint } from './support/ping-endpoint.ts';
 
 /**
  * `@countersign/ai-sdk` (issue 13): the Vercel AI SDK's own `generateText` and its own mock
@@ -357,20 +356,18 @@ describe('Countersign for the Vercel AI SDK (@countersign/ai-sdk)', () => {
   });
 
   describe('waiting for a ping (CIBA Core §10.2)', () => {
-    let endpoint: ServerType;
+    let endpoint: PingEndpoint;
     afterEach(async () => {
-      await new Promise<void>((resolve) => endpoint.close(() => resolve()));
+      await endpoint.close();
     });
 
     it('asks with the inbox bearer, waits for the ping instead of polling, then runs the approved call once', async () => {
       const inbox = createPingInbox();
-      endpoint = serve({ fetch: (request) => inbox.handle(request), port: 0, hostname: '127.0.0.1' });
-      await new Promise((resolve) => endpoint.once('listening', resolve));
-      const { port } = endpoint.address() as AddressInfo;
+      endpoint = await servePingInbox(inbox);
       const created = await harness.admin('POST', '/clients', {
         name: 'Ping agent',
         token_delivery_mode: 'ping',
-        backchannel_client_notification_endpoint: `http://127.0.0.1:${port}/cb`,
+        backchannel_client_notification_endpoint: endpoint.url,
       });
       expect(created.status).toBe(201);
       const pingClient = clientFor(created.body.client_id, created.body.client_secret);

@@ -1,4 +1,3 @@
-import { serve, type ServerType } from '@hono/node-server';
 import { CountersignError } from '@countersign/shared';
 import { z } from '@countersign/agent';
 import {
@@ -15,9 +14,9 @@ import {
   type WaitStrategy,
 } from '@countersign/agent';
 import { createFakeOrderBook, createFakePaymentLedger, defineRefundOrder, type FakePaymentLedger } from '@countersign/example-refund-order';
-import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, vi, type Mock } from 'vitest';
 import { createHarness, type EnrolledUser, type Harness } from '../support/harness.ts';
+import { servePingInbox, type PingEndpoint } from '../support/ping-endpoint.ts';
 
 /**
  * The tool runner (issue 4, "A tool runner for agents"): a tool marked as needing approval in its
@@ -317,20 +316,18 @@ describe('the tool runner, gated by Countersign', () => {
   });
 
   describe('waiting for a ping (CIBA Core §10.2)', () => {
-    let endpoint: ServerType;
+    let endpoint: PingEndpoint;
     afterEach(async () => {
-      await new Promise<void>((resolve) => endpoint.close(() => resolve()));
+      await endpoint.close();
     });
 
     it('waits for the ping, then executes once with the approved arguments', async () => {
       const inbox = createPingInbox();
-      endpoint = serve({ fetch: (request) => inbox.handle(request), port: 0, hostname: '127.0.0.1' });
-      await new Promise((resolve) => endpoint.once('listening', resolve));
-      const { port } = endpoint.address() as AddressInfo;
+      endpoint = await servePingInbox(inbox);
       const created = await harness.admin('POST', '/clients', {
         name: 'Ping agent',
         token_delivery_mode: 'ping',
-        backchannel_client_notification_endpoint: `http://127.0.0.1:${port}/cb`,
+        backchannel_client_notification_endpoint: endpoint.url,
       });
       expect(created.status).toBe(201);
       const pingClient = clientFor(created.body.client_id, created.body.client_secret);

@@ -1,13 +1,12 @@
 import { CountersignError, createAgentClient, createPingInbox, createRedisPendingApprovals, type AgentClient, type PendingApprovals, type WaitStrategy } from '@countersign/agent';
 import { createFakeOrderBook, createFakePaymentLedger, defineRefundOrder, type FakePaymentLedger, type PaymentSystem } from '@countersign/example-refund-order';
-import { serve, type ServerType } from '@hono/node-server';
 import { Agent, run, RunState, setTracingDisabled } from '@openai/agents';
 import { assistantMessage, functionCall, ScriptedModel } from '@openai/agents/testing';
 import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeEach, describe, expect, inject, it, vi, type Mock } from 'vitest';
 import { createHarness, type EnrolledUser, type Harness } from '../../../test/support/harness.ts';
+import { servePingInbox, type PingEndpoint } from '../../../test/support/ping-endpoint.ts';
 import { createApprovalGate, decodeSavedRun, type ApprovalGate, type WaitingCall } from '../src/index.ts';
 
 /**
@@ -267,17 +266,15 @@ describe('the OpenAI Agents SDK, gated by Countersign', () => {
   });
 
   describe('two gated calls in one turn, waiting for pings (CIBA Core §10.2)', () => {
-    let endpoint: ServerType;
+    let endpoint: PingEndpoint;
     afterEach(async () => {
-      await new Promise<void>((resolve) => endpoint.close(() => resolve()));
+      await endpoint.close();
     });
 
     it('asks twice, and approving one releases only that one', async () => {
       const inbox = createPingInbox();
-      endpoint = serve({ fetch: (request) => inbox.handle(request), port: 0, hostname: '127.0.0.1' });
-      await new Promise((resolve) => endpoint.once('listening', resolve));
-      const { port } = endpoint.address() as AddressInfo;
-      const created = await harness.admin('POST', '/clients', { name: 'Ping agent', token_delivery_mode: 'ping', backchannel_client_notification_endpoint: `http://127.0.0.1:${port}/cb` });
+      endpoint = await servePingInbox(inbox);
+      const created = await harness.admin('POST', '/clients', { name: 'Ping agent', token_delivery_mode: 'ping', backchannel_client_notification_endpoint: endpoint.url });
       expect(created.status).toBe(201);
       // Real time: each call waits for its own ping, until its request expires.
       const gate = gateWith({ ping: inbox }, { client: clientFor(created.body.client_id, created.body.client_secret), sleep: (ms, signal) => new Promise((resolve, reject) => {
