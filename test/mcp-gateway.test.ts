@@ -6,6 +6,8 @@ import { createServer, request } from 'node:http';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { clientKey } from './support/client-jwt.ts';
+import { exportJWK } from 'jose';
 import { createHarness, freePort, UNLIMITED_RATES, type EnrolledUser, type Harness } from './support/harness.ts';
 import { connectStdio, createWorkspace, eventually, MEMORY_SERVER, REPO_ROOT, startHttpGateway, type GatewayClient, type HttpGateway, type Workspace } from './support/mcp-gateway.ts';
 
@@ -35,7 +37,7 @@ describe('MCP gateway', () => {
     await harness.listen(port);
     client = await harness.createClient('MCP gateway');
     user = await harness.enrollUser('demo');
-    workspace = await createWorkspace(['Alice', 'Bob', 'Carol', 'Dave', 'Erin', 'Frank', 'Grace', 'Heidi', 'Ivan', 'Judy', 'Mallory', 'Niaj', 'Olivia', 'Peggy']);
+    workspace = await createWorkspace(['Alice', 'Bob', 'Carol', 'Dave', 'Erin', 'Frank', 'Grace', 'Heidi', 'Ivan', 'Judy', 'Mallory', 'Niaj', 'Olivia', 'Peggy', 'Trent']);
   });
 
   afterAll(async () => {
@@ -111,6 +113,30 @@ describe('MCP gateway', () => {
       expect(code).not.toBe(0);
       expect(stdout).toBe('');
       for (const path of ['countersign.issuer', 'countersign.client_id', 'countersign.client_secret', 'login_hint', 'upstream', 'allow']) expect(stderr).toContain(`  - ${path}: `);
+    });
+  });
+
+  describe('with a private_key_jwt client', () => {
+    it('authenticates every call with a fresh assertion signed by the key in private_key_file, and runs the gated call once after the approval', async () => {
+      const key = await clientKey('ES256');
+      const registered = await harness.admin('POST', '/clients', { name: 'MCP gateway (key)', token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [key.publicJwk] } });
+      expect(registered.status).toBe(201);
+      await writeFile(join(workspace.dir, 'gateway-key.json'), JSON.stringify({ ...(await exportJWK(key.privateKey)), kid: key.publicJwk.kid }));
+      const config = await workspace.config('key', client, harness, {
+        countersign: { issuer: harness.issuer, client_id: registered.body.client_id, token_endpoint_auth_method: 'private_key_jwt', private_key_file: 'gateway-key.json' },
+        wait_seconds: 15,
+      });
+      const gateway = track(await connectStdio(config));
+      const before = await seenRequests();
+      const call = deleteEntities(gateway, ['Trent']);
+      const auth_req_id = await newRequest(before);
+      expect((await harness.admin('GET', `/requests/${auth_req_id}`)).body.request.client_id).toBe(registered.body.client_id);
+      expect(await workspace.entities()).toContain('Trent');
+      await harness.decide(user, auth_req_id, 'approve');
+      expect((await call).structuredContent).toEqual({ success: true, message: 'Entities deleted successfully' });
+      expect(await workspace.entities()).not.toContain('Trent');
+      expect((await auditTypes(auth_req_id)).filter((type) => type === 'redeemed')).toHaveLength(1);
+      expect((await harness.admin('GET', `/requests/${auth_req_id}`)).body.request.outcome).toMatchObject({ status: 'succeeded' });
     });
   });
 

@@ -14,7 +14,7 @@ import {
   type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { GatewayConfig } from './config.ts';
+import { clientAuthentication, type GatewayConfig } from './config.ts';
 import { runGatedCall, type CountersignClient, type GatedCallDeps } from './gated-call.ts';
 import { isGated, listedTool } from './gating.ts';
 import type { CallStore } from './store/index.ts';
@@ -63,7 +63,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const { config, upstream, store } = options;
   const log = options.log ?? ((line: string) => void process.stderr.write(`[mcp-gateway] ${line}\n`));
   const countersign =
-    options.countersign ?? createAgentClient({ issuer: config.countersign.issuer, clientId: config.countersign.client_id, clientSecret: config.countersign.client_secret });
+    options.countersign ?? createAgentClient({ issuer: config.countersign.issuer, clientId: config.countersign.client_id, auth: clientAuthentication(config.countersign) });
   const deps: GatedCallDeps = {
     config,
     countersign,
