@@ -1,14 +1,13 @@
 import { exportJWK } from 'jose';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientKey } from './support/client-jwt.ts';
 import { createHarness, freePort, type EnrolledUser, type Harness } from './support/harness.ts';
+import { MACHINE_NODE, pack, ROOT, run, userEnv } from './support/packed-project.ts';
 import { payment } from './support/payment.ts';
 
 /**
@@ -20,41 +19,7 @@ import { payment } from './support/payment.ts';
  * approves it with the software passkey; the script redeems, reports and prints what it saw.
  */
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-/** The machine's Node when it has one (Node 20 here), else the one running the tests. */
-const NODE = existsSync('/usr/bin/node') ? '/usr/bin/node' : process.execPath;
-
-/**
- * The environment of everything that stands for the user's machine: ours without NODE_OPTIONS
- * (pnpm sets `--conditions=countersign-source` there, which would point an installed package at a
- * `src/` it does not ship), and with {@link NODE}'s folder first on PATH so npm runs on it too.
- */
-function userEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const { NODE_OPTIONS: _dropped, ...env } = process.env;
-  return { ...env, PATH: `${dirname(NODE)}:${env.PATH ?? ''}`, ...extra };
-}
-
-/** Runs a command to its end; answers its stdout, or rejects with its output. */
-function run(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<string> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    child.stderr.on('data', (chunk) => (err += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolvePromise(out) : reject(new Error(`${command} ${args.join(' ')} exited ${code}\n${out}\n${err}`))));
-  });
-}
-
-/** Packs the workspace package in `folder` into `destination`; answers the tarball's path. */
-async function pack(folder: string, destination: string): Promise<string> {
-  const before = new Set(await readdir(destination));
-  await run('pnpm', ['pack', '--pack-destination', destination], { cwd: join(ROOT, folder) });
-  const added = (await readdir(destination)).filter((name) => name.endsWith('.tgz') && !before.has(name));
-  expect(added).toHaveLength(1);
-  return join(destination, added[0]!);
-}
+const NODE = MACHINE_NODE;
 
 /** The packages (not `node:` builtins, not relative files) the built `.js` files under `folder` import. */
 async function importedPackages(folder: string): Promise<string[]> {
