@@ -193,11 +193,11 @@ export function createToolRunner<C = undefined>(options: ToolRunnerOptions<C>): 
    * call made twice at once asks once; a call made again (by this process or the next, with the
    * same store) resumes the approval it was waiting for instead of asking the person again.
    */
-  async function ask(tool: AnyGatedTool<C>, args: unknown, context: C): Promise<{ auth_req_id: string; pollFirst: boolean }> {
+  async function ask(tool: AnyGatedTool<C>, args: unknown, context: C): Promise<{ auth_req_id: string; pollFirst: boolean; call_key: string }> {
     const call_key = await callKey(tool.name, args);
     return asking(call_key, async () => {
       const known = await pending.get(call_key);
-      if (known) return { auth_req_id: known.auth_req_id, pollFirst: true };
+      if (known) return { auth_req_id: known.auth_req_id, pollFirst: true, call_key };
       const request = await buildApprovalRequest(tool, args, context);
       const ping = typeof wait === 'object' ? wait.ping : undefined;
       const asked = await client.requestApproval({ ...request, ...(ping ? { client_notification_token: ping.client_notification_token } : {}) });
@@ -207,7 +207,7 @@ export function createToolRunner<C = undefined>(options: ToolRunnerOptions<C>): 
         const code = asked.binding_code === undefined ? {} : { binding_code: asked.binding_code };
         await pending.put({ call_key, auth_req_id: asked.auth_req_id, tool: tool.name, interval: asked.interval, expires_at: now() + asked.expires_in * 1000, ...code });
       }
-      return { auth_req_id: asked.auth_req_id, pollFirst: false };
+      return { auth_req_id: asked.auth_req_id, pollFirst: false, call_key };
     });
   }
 
@@ -231,8 +231,14 @@ export function createToolRunner<C = undefined>(options: ToolRunnerOptions<C>): 
     }
     return refusalAsValue(tool.name, undefined, async () => {
       const args = parseArguments(tool, rawArgs);
-      const { auth_req_id, pollFirst } = await ask(tool, args, context as C);
+      const { auth_req_id, pollFirst, call_key } = await ask(tool, args, context as C);
       return refusalAsValue(tool.name, auth_req_id, async () => {
+        const held = await pending.getByRequest(auth_req_id);
+        if (held && held.call_key !== call_key) {
+          // Other arguments that build the very same action wait for this request already: one
+          // approval runs one call, and a `call` with these arguments would find no token.
+          throw new CountersignError('transaction_conflict', `${tool.name}: another call waits for approval of the same action`);
+        }
         if (onRequest) await tellRequest(auth_req_id, onRequest);
         const wait = options.wait ? { wait: options.wait } : {};
         try {
