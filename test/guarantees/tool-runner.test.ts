@@ -1,7 +1,6 @@
 import { CountersignError } from '@countersign/shared';
 import { z } from '@countersign/agent';
 import {
-  createAgentClient,
   createPingInbox,
   createToolRunner,
   defineTool,
@@ -16,6 +15,7 @@ import {
 import { createFakeOrderBook, createFakePaymentLedger, defineRefundOrder, type FakePaymentLedger } from '@countersign/example-refund-order';
 import { afterEach, beforeEach, describe, expect, it, vi, type Mock } from 'vitest';
 import { createHarness, type EnrolledUser, type Harness } from '../support/harness.ts';
+import { harnessClient } from '../support/harness-client.ts';
 import { servePingInbox, type PingEndpoint } from '../support/ping-endpoint.ts';
 
 /**
@@ -173,27 +173,13 @@ describe('the tool runner, gated by Countersign', () => {
     await harness.close();
   });
 
-  /**
-   * The agent client, on the harness: polling waits advance the server's clock instead of real
-   * time, and the person decides on the phone right after the agent asked (when `onAsk` says so).
-   */
+  /** The agent client on the harness; the person decides on the phone right after the agent asked (when `onAsk` says so). */
   function clientFor(clientId: string, clientSecret: string): AgentClient {
-    const client = createAgentClient({
-      issuer: harness.issuer,
-      clientId,
-      clientSecret,
-      fetch: harness.fetch,
-      sleep: async (ms) => harness.clock.advance(ms / 1000),
-      now: () => harness.clock.now(),
-    });
-    return {
-      ...client,
-      async requestApproval(request) {
-        const asked = await client.requestApproval(request);
+    return harnessClient(harness, clientId, clientSecret, {
+      afterAsk: async (request, asked) => {
         if (onAsk) expect((await harness.decide(users[request.login_hint]!, asked.auth_req_id, onAsk)).status).toBe(200);
-        return asked;
       },
-    };
+    });
   }
 
   function runnerWith(wait: WaitStrategy, client: AgentClient = agent, waitTimeoutSeconds?: number): ToolRunner<Session> {
