@@ -1,4 +1,4 @@
-import { createAgentClient, createPingInbox, createRedisPendingApprovals, defineTool, z, type AgentClient, type AnyTool, type GatedTool } from '@countersign/agent';
+import { createPingInbox, createRedisPendingApprovals, defineTool, z, type AgentClient, type AnyTool, type GatedTool } from '@countersign/agent';
 import { countersign, type Countersign } from '@countersign/ai-sdk';
 import { createFakeOrderBook, createFakePaymentLedger, defineRefundOrder, type FakePaymentLedger } from '@countersign/example-refund-order';
 import { generateText, stepCountIs, type ModelMessage } from 'ai';
@@ -7,6 +7,7 @@ import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, inject, it, vi, type Mock } from 'vitest';
 import { createHarness, type EnrolledUser, type Harness } from './support/harness.ts';
+import { harnessClient } from './support/harness-client.ts';
 import { servePingInbox, type PingEndpoint } from './support/ping-endpoint.ts';
 
 /**
@@ -99,23 +100,15 @@ describe('Countersign for the Vercel AI SDK (@countersign/ai-sdk)', () => {
   });
 
   /**
-   * The agent client on the harness: polling waits move the server's clock instead of waiting in
-   * real time; every `/bc-authorize` is counted, and the person decides right away when `onAsk` says so.
+   * The agent client on the harness: every `/bc-authorize` is counted, and the person decides
+   * right away when `onAsk` says so.
    */
   function clientFor(clientId: string, clientSecret: string): AgentClient {
-    const client = createAgentClient({
-      issuer: harness.issuer,
-      clientId,
-      clientSecret,
-      fetch: harness.fetch,
-      sleep: async (ms) => harness.clock.advance(ms / 1000),
-      now: () => harness.clock.now(),
-    });
-    return {
-      ...client,
-      async requestApproval(request) {
+    return harnessClient(harness, clientId, clientSecret, {
+      beforeAsk: () => {
         bcAuthorizeCalls += 1;
-        const answer = await client.requestApproval(request);
+      },
+      afterAsk: async (request, answer) => {
         if (!asked.some((entry) => entry.auth_req_id === answer.auth_req_id)) {
           asked.push({ auth_req_id: answer.auth_req_id, amount_minor: (request.authorization_details[0] as { amount_minor?: unknown }).amount_minor });
         }
@@ -124,9 +117,8 @@ describe('Countersign for the Vercel AI SDK (@countersign/ai-sdk)', () => {
           expect(ledger.refunds).toEqual([]);
           expect((await harness.decide(approver, answer.auth_req_id, onAsk)).status).toBe(200);
         }
-        return answer;
       },
-    };
+    });
   }
 
   /** Runs the model over `messages` with Countersign's tools and approval hook, as an app would. */

@@ -1,7 +1,6 @@
 import { CountersignError } from '@countersign/shared';
 import { z } from '@countersign/agent';
 import {
-  createAgentClient,
   createPingInbox,
   createToolRunner,
   defineTool,
@@ -16,6 +15,7 @@ import {
 import { createFakeOrderBook, createFakePaymentLedger, defineRefundOrder, type FakePaymentLedger } from '@countersign/example-refund-order';
 import { afterEach, beforeEach, describe, expect, it, vi, type Mock } from 'vitest';
 import { createHarness, type EnrolledUser, type Harness } from '../support/harness.ts';
+import { harnessClient } from '../support/harness-client.ts';
 import { servePingInbox, type PingEndpoint } from '../support/ping-endpoint.ts';
 
 /**
@@ -173,27 +173,13 @@ describe('the tool runner, gated by Countersign', () => {
     await harness.close();
   });
 
-  /**
-   * The agent client, on the harness: polling waits advance the server's clock instead of real
-   * time, and the person decides on the phone right after the agent asked (when `onAsk` says so).
-   */
+  /** The agent client on the harness; the person decides on the phone right after the agent asked (when `onAsk` says so). */
   function clientFor(clientId: string, clientSecret: string): AgentClient {
-    const client = createAgentClient({
-      issuer: harness.issuer,
-      clientId,
-      clientSecret,
-      fetch: harness.fetch,
-      sleep: async (ms) => harness.clock.advance(ms / 1000),
-      now: () => harness.clock.now(),
-    });
-    return {
-      ...client,
-      async requestApproval(request) {
-        const asked = await client.requestApproval(request);
+    return harnessClient(harness, clientId, clientSecret, {
+      afterAsk: async (request, asked) => {
         if (onAsk) expect((await harness.decide(users[request.login_hint]!, asked.auth_req_id, onAsk)).status).toBe(200);
-        return asked;
       },
-    };
+    });
   }
 
   function runnerWith(wait: WaitStrategy, client: AgentClient = agent, waitTimeoutSeconds?: number): ToolRunner<Session> {
@@ -313,6 +299,86 @@ describe('the tool runner, gated by Countersign', () => {
     expect(run.transcript[0]!.result).toMatchObject({ status: 'refused', error: 'invalid_request', error_description: /amount_minor/ });
     expect(requestApproval).not.toHaveBeenCalled();
     expect(executes.refund_order).toHaveBeenCalledTimes(0);
+  });
+
+  describe('authorize: approved in one step, run in another', () => {
+    const { args } = SCENARIOS.refund_order!;
+
+    it('never runs the tool and never redeems; a later call with the same arguments runs once without asking again', async () => {
+      onAsk = 'approve';
+      const runner = runnerWith('poll');
+      const requestApproval = vi.spyOn(agent, 'requestApproval');
+      const redeem = vi.spyOn(agent, 'redeem');
+      const answer = await runner.authorize('refund_order', args, session);
+      expect(answer).toEqual({ status: 'approved', tool: 'refund_order', auth_req_id: expect.any(String) });
+      if (answer.status !== 'approved') throw new Error('not approved');
+      expect(executes.refund_order).toHaveBeenCalledTimes(0);
+      expect(redeem).not.toHaveBeenCalled();
+      expect(world.payments.refunds).toEqual([]);
+      expect((await agent.getRequest(answer.auth_req_id)).state).toBe('approved');
+      // Authorizing again finds the held token: no second request, still nothing run.
+      expect(await runner.authorize('refund_order', args, session)).toEqual(answer);
+
+      onAsk = undefined;
+      const result = await runner.call('refund_order', args, session);
+      expect(result).toMatchObject({ status: 'executed', auth_req_id: answer.auth_req_id, outcome: { status: 'succeeded' } });
+      expect(requestApproval).toHaveBeenCalledTimes(1);
+      expect(redeem).toHaveBeenCalledTimes(1);
+      expect(executes.refund_order).toHaveBeenCalledTimes(1);
+      expect(executes.refund_order!.mock.calls[0]?.[0]).toEqual(args);
+    });
+
+    it('asks anew for other arguments, and leaves the first approval unspent', async () => {
+      // Store credit: other customers are other transactions (a refund of order 1042 is one, whatever the amount).
+      const credit = SCENARIOS.issue_store_credit!;
+      onAsk = 'approve';
+      const runner = runnerWith('poll');
+      const requestApproval = vi.spyOn(agent, 'requestApproval');
+      const first = await runner.authorize('issue_store_credit', credit.args, session);
+      expect(first).toMatchObject({ status: 'approved' });
+      onAsk = undefined;
+      const other = await runner.authorize('issue_store_credit', credit.otherArgs, session, { wait: 'none' });
+      expect(other).toMatchObject({ status: 'approval_pending', tool: 'issue_store_credit', expires_in: 300 });
+      expect(other.auth_req_id).not.toBe(first.auth_req_id);
+      expect(requestApproval).toHaveBeenCalledTimes(2);
+      expect(executes.issue_store_credit).toHaveBeenCalledTimes(0);
+      expect((await agent.getRequest(first.auth_req_id!)).state).toBe('approved');
+      expect((await agent.getRequest(other.auth_req_id!)).state).toBe('pending');
+    });
+
+    it('answers denied, and a later call with the same arguments does not run', async () => {
+      onAsk = 'deny';
+      const runner = runnerWith('poll');
+      const answer = await runner.authorize('refund_order', args, session);
+      expect(answer).toEqual({ status: 'denied', tool: 'refund_order', auth_req_id: expect.any(String) });
+      onAsk = undefined;
+      const later = await runner.call('refund_order', args, session);
+      // A new request, which nobody decides: the polling wait ends with its expiry.
+      expect(later).toMatchObject({ status: 'expired', tool: 'refund_order' });
+      expect(later.auth_req_id).not.toBe(answer.auth_req_id);
+      expect(executes.refund_order).toHaveBeenCalledTimes(0);
+      expect(world.payments.refunds).toEqual([]);
+    });
+
+    it('asks once for two identical authorizations made at once', async () => {
+      onAsk = 'approve';
+      const runner = runnerWith('poll');
+      const requestApproval = vi.spyOn(agent, 'requestApproval');
+      const [a, b] = await Promise.all([runner.authorize('refund_order', args, session), runner.authorize('refund_order', { ...args }, session)]);
+      expect(a).toMatchObject({ status: 'approved' });
+      expect(b).toEqual(a);
+      expect(requestApproval).toHaveBeenCalledTimes(1);
+      expect(executes.refund_order).toHaveBeenCalledTimes(0);
+    });
+
+    it('refuses malformed arguments and ungated tools before asking anyone', async () => {
+      const runner = runnerWith('poll');
+      const requestApproval = vi.spyOn(agent, 'requestApproval');
+      expect(await runner.authorize('refund_order', { ...args, amount_minor: '490.00' }, session)).toMatchObject({ status: 'refused', error: 'invalid_request' });
+      expect(await runner.authorize('lookup_order', { order_id: '1042' }, session)).toMatchObject({ status: 'refused', error: 'invalid_request' });
+      expect(requestApproval).not.toHaveBeenCalled();
+      expect(executes.lookup_order).toHaveBeenCalledTimes(0);
+    });
   });
 
   describe('waiting for a ping (CIBA Core §10.2)', () => {

@@ -1,6 +1,5 @@
-import { createToolRunner, isGatedTool, type CallOptions, type ToolRunner, type ToolRunnerOptions } from '@countersign/agent';
+import { createToolRunner, type CallOptions, type ToolRunner, type ToolRunnerOptions } from '@countersign/agent';
 import type { ModelMessage, ToolApprovalStatus, ToolModelMessage } from 'ai';
-import { holdingClient } from './hold-approvals.ts';
 import { toAiSdkTools, type CountersignToolSet } from './to-ai-sdk-tools.ts';
 import { createToolApproval, type ApprovalHookInput } from './tool-approval.ts';
 import { waitForDecisions } from './wait-for-decisions.ts';
@@ -16,7 +15,7 @@ export interface CountersignSettings {
 
 /** Countersign for the Vercel AI SDK, made by {@link countersign}. Create it once; it holds the pending approvals. */
 export interface Countersign<C> {
-  /** The runner behind every tool's `execute`: the only one that redeems and runs a tool. */
+  /** The runner behind every tool's `execute`, the approval hook and the wait for decisions; only `execute` redeems and runs. */
   readonly runner: ToolRunner<C>;
   /**
    * The runner's tools as AI SDK tools (see `toAiSdkTools`). Alone, a gated call waits inside
@@ -44,10 +43,10 @@ export interface Countersign<C> {
  * `createToolRunner` takes; give a persistent `pending` store (Redis) when runs continue in another
  * process.
  *
- * Three runners share the one store: the executing runner (`runner`), and two on a client that
- * cannot redeem (so they cannot run a tool): one that asks without waiting, for the approval hook,
- * and one that waits by `wait`, for {@link Countersign.waitForDecisions}. Asking, waiting and the
- * token all live in the store; only `execute` spends the approval, on exactly its own arguments.
+ * One runner does it all, on one store and one set of locks: the approval hook asks through
+ * `runner.authorize` without waiting, {@link Countersign.waitForDecisions} waits through it by
+ * `wait`, and both leave the token in the store, unspent; only `execute` (`runner.call`) spends
+ * the approval, on exactly its own arguments.
  *
  * @throws TypeError for two tools of one name.
  * @see DESIGN.md guarantees 1, 3, 7; CIBA Core 1.0 §7, §10
@@ -62,19 +61,13 @@ export interface Countersign<C> {
  */
 export function countersign<C = undefined>(options: ToolRunnerOptions<C>): Countersign<C> {
   const runner = createToolRunner<C>(options);
-  // The runner's store (the one given, or its in-memory default) is the holding runners' too.
-  const holding = { ...options, tools: options.tools.filter(isGatedTool), pending: runner.pending };
-  // The asker does not wait; a ping client's requests still need the inbox's bearer.
-  const ping = typeof options.wait === 'object' ? options.wait.ping : undefined;
-  const asker = createToolRunner<C>({ ...holding, client: holdingClient(options.client, ping?.client_notification_token), wait: 'none' });
-  const waiter = createToolRunner<C>({ ...holding, client: holdingClient(options.client) });
   const tools = (context?: C) => toAiSdkTools(runner, context as C);
-  const toolApproval = (context?: C) => createToolApproval(asker, context as C);
+  const toolApproval = (context?: C) => createToolApproval(runner, context as C);
   return {
     runner,
     tools,
     toolApproval,
     settings: (context?: C) => ({ tools: tools(context), toolApproval: toolApproval(context) }),
-    waitForDecisions: (messages, context, callOptions) => waitForDecisions(waiter, messages, context as C, callOptions),
+    waitForDecisions: (messages, context, callOptions) => waitForDecisions(runner, messages, context as C, callOptions),
   };
 }

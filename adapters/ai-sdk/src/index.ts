@@ -10,4 +10,3 @@ export { toAiSdkTools, type CountersignToolSet } from './to-ai-sdk-tools.ts';
 export { createToolApproval, type ApprovalHookInput } from './tool-approval.ts';
 export { waitForDecisions } from './wait-for-decisions.ts';
 export { openApprovalRequests, type OpenApprovalRequest } from './open-approval-requests.ts';
-export { ApprovalHeld, holdingClient, holdingCall, type HoldingResult } from './hold-approvals.ts';

@@ -1,6 +1,5 @@
 import type { ToolRunner } from '@countersign/agent';
 import type { ToolApprovalStatus } from 'ai';
-import { holdingCall } from './hold-approvals.ts';
 
 /** What the approval hook reads of the SDK's arguments: the tool call. */
 export interface ApprovalHookInput {
@@ -10,9 +9,9 @@ export interface ApprovalHookInput {
 /**
  * The AI SDK's generic `toolApproval` function for a runner's gated tools. The SDK calls it when
  * the model makes a call, and again when a run continues with an approval response for the call;
- * each time it asks Countersign through `asker` (a runner on a holding client with `wait: 'none'`,
- * sharing the executing runner's store), which asks for the exact action or finds the approval this
- * call already waits for, and cannot run the tool:
+ * each time it asks Countersign through `runner.authorize` without waiting, which asks for the
+ * exact action or finds the approval this call already waits for (reading its decision once), and
+ * never redeems or runs the tool:
  *
  * - undecided: `user-approval`, so the run stops with a `tool-approval-request` while the person
  *   decides on their phone; the reason says so (with the number-matching code, if any).
@@ -28,18 +27,18 @@ export interface ApprovalHookInput {
  *
  * @throws a 5xx or network error of the server (the run then fails; nothing ran).
  */
-export function createToolApproval<C>(asker: ToolRunner<C>, context: C) {
-  const gated = new Set(asker.listGatedTools().map((tool) => tool.name));
+export function createToolApproval<C>(runner: ToolRunner<C>, context: C) {
+  const gated = new Set(runner.listGatedTools().map((tool) => tool.name));
   return async function countersignToolApproval({ toolCall }: ApprovalHookInput): Promise<ToolApprovalStatus> {
     const { toolName, input } = toolCall;
     if (!gated.has(toolName)) return 'not-applicable';
-    const answer = await holdingCall(toolName, () => asker.call(toolName, input, context));
+    const answer = await runner.authorize(toolName, input, context, { wait: 'none' });
     switch (answer.status) {
       case 'approval_pending': {
         const code = answer.binding_code === undefined ? '' : ` Pick ${answer.binding_code} on the phone.`;
         return { type: 'user-approval', reason: `Waiting for the approver to decide in Countersign (request ${answer.auth_req_id}).${code}` };
       }
-      case 'held':
+      case 'approved':
         return { type: 'approved', reason: 'Approved in Countersign; the tool redeems the approval before it runs.' };
       case 'denied':
         return { type: 'denied', reason: 'The approver denied this call in Countersign.' };

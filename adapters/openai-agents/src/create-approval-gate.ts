@@ -1,7 +1,5 @@
-import { createToolRunner, type Sleep, type ToolRunner, type ToolRunnerOptions } from '@countersign/agent';
+import { createToolRunner, type ToolRunner, type ToolRunnerOptions } from '@countersign/agent';
 import { run as defaultRun, RunState, type Agent, type AgentInputItem, type NonStreamRunOptions, type RunResult } from '@openai/agents';
-import { setTimeout as delay } from 'node:timers/promises';
-import { createAuthorizer } from './authorize-call.ts';
 import { createDriver, type WaitingCall } from './drive-run.ts';
 import { decodeSavedRun, type SavedRun } from './saved-run.ts';
 import { toAgentsTool, type GateTool } from './to-agents-tool.ts';
@@ -74,8 +72,8 @@ export interface ApprovalGate<C> {
  * `execute` redeems that approval against its exact arguments before it acts.
  *
  * Takes the tool runner's options rather than a runner: the gate waits for decisions between an
- * interruption and the resumption, which the runner has no step for, with the runner's client,
- * strategy and store, and one set of options cannot disagree with itself.
+ * interruption and the resumption through that runner's `authorize` (its client, strategy, store
+ * and locks), and the tools' `execute` spends the approvals through its `call`.
  *
  * @throws TypeError for two tools of one name.
  * @see DESIGN.md guarantees 1, 3, 7, 8; CIBA Core 1.0 §7, §10
@@ -89,12 +87,9 @@ export interface ApprovalGate<C> {
  */
 export function createApprovalGate<C = undefined>(options: ApprovalGateOptions<C>): ApprovalGate<C> {
   const runner = createToolRunner(options);
-  const now = options.now ?? (() => Date.now());
-  const sleep: Sleep = options.sleep ?? ((ms, signal) => delay(ms, undefined, signal ? { signal } : {}));
-  const authorizer = createAuthorizer({ client: options.client, wait: options.wait, waitTimeoutSeconds: options.waitTimeoutSeconds, pending: runner.pending, now, sleep });
   const tools = options.tools.map((tool) => toAgentsTool(tool, runner));
   const agentsRunner = options.agentsRunner ?? { run: defaultRun };
-  const drive = createDriver<C>({ tools: options.tools, authorizer, agentsRunner, now, ...(options.onWaiting ? { onWaiting: options.onWaiting } : {}) });
+  const drive = createDriver<C>({ tools: options.tools, runner, agentsRunner, ...(options.onWaiting ? { onWaiting: options.onWaiting } : {}) });
 
   return {
     tools,

@@ -1,7 +1,6 @@
-import { callKey, CountersignError, isGatedTool, parseArguments, type AnyGatedTool, type AnyTool } from '@countersign/agent';
+import { callKey, CountersignError, isGatedTool, parseArguments, type AnyGatedTool, type AnyTool, type Authorization, type ToolRunner } from '@countersign/agent';
 import { RunState, type Agent, type AgentInputItem, type NonStreamRunOptions, type RunResult, type RunToolApprovalItem } from '@openai/agents';
 import { randomUUID } from 'node:crypto';
-import type { Authorization, Authorizer } from './authorize-call.ts';
 import type { AgentsRunner } from './create-approval-gate.ts';
 import { firstDecided } from './first-decided.ts';
 import { encodeSavedRun, type SavedRun } from './saved-run.ts';
@@ -23,17 +22,19 @@ export interface WaitingCall {
 /** What {@link createDriver} needs. */
 export interface DriverOptions<C> {
   tools: readonly AnyTool<C>[];
-  authorizer: Authorizer;
+  /** The gate's tool runner: it asks, waits and keeps the token (`authorize`); its tools' `execute` spends it. */
+  runner: ToolRunner<C>;
   agentsRunner: AgentsRunner;
   onWaiting?: (call: WaitingCall) => void | Promise<void>;
-  /** Epoch milliseconds. */
-  now: () => number;
 }
 
 /** One interruption of a gated tool, with its validated arguments. */
 interface GatedCall<C> {
   item: RunToolApprovalItem;
   tool: AnyGatedTool<C>;
+  /** The model's arguments, as the interruption holds them: the runner validates them once. */
+  raw: unknown;
+  /** The same, validated by the tool's schema. */
   args: unknown;
   /** The key the call's approval waits under (`callKey`). */
   call_key: string;
@@ -43,7 +44,7 @@ interface GatedCall<C> {
  * The gate's run loop: run, and while the run is interrupted by gated calls, settle them through
  * Countersign, one decision at a time, resuming after each. See `ApprovalGate.run`.
  */
-export function createDriver<C>({ tools, authorizer, agentsRunner, onWaiting, now }: DriverOptions<C>) {
+export function createDriver<C>({ tools, runner, agentsRunner, onWaiting }: DriverOptions<C>) {
   const gated = new Map<string, AnyGatedTool<C>>();
   for (const tool of tools) if (isGatedTool(tool)) gated.set(tool.name, tool);
 
@@ -79,7 +80,7 @@ export function createDriver<C>({ tools, authorizer, agentsRunner, onWaiting, no
       const context = state._context.context;
       await Promise.all(
         calls.map(async (call) => {
-          if (waits.has(call.call_key)) return authorizer.saveRunState(call.call_key, run_state);
+          if (waits.has(call.call_key)) return void (await runner.saveRunState(call.call_key, run_state));
           const wait = authorize(call, context, run_state, run_id, signal);
           // Handled here too: when another call fails first, this one's rejection is not left unhandled.
           wait.catch(() => undefined);
@@ -97,23 +98,23 @@ export function createDriver<C>({ tools, authorizer, agentsRunner, onWaiting, no
     }
   };
 
-  /** Asks for (or finds) the call's approval with the run saved on it, then waits for the decision. */
+  /**
+   * Asks for (or finds) the call's approval through the runner, keeps the run on it and tells
+   * `onWaiting` before the wait, then waits for the decision. Nothing runs here.
+   *
+   * @throws the signal's reason when it aborts (the approval stays pending, the run saved).
+   */
   async function authorize(call: GatedCall<C>, context: C, run_state: string, run_id: string, signal: AbortSignal | undefined): Promise<Authorization> {
-    let asked;
-    try {
-      asked = await authorizer.ask(call.tool, call.args, context, run_state);
-    } catch (error) {
-      if (error instanceof CountersignError && error.status < 500) {
-        return { status: 'refused', tool: call.tool.name, error: error.code, error_description: error.message };
-      }
-      throw error;
-    }
-    const { record } = asked;
-    if (record.access_token === undefined && onWaiting) {
-      const code = record.binding_code === undefined ? {} : { binding_code: record.binding_code };
-      await onWaiting({ run_id, tool: call.tool.name, arguments: call.args, auth_req_id: record.auth_req_id, expires_in: Math.max(0, Math.ceil((record.expires_at - now()) / 1000)), ...code });
-    }
-    return authorizer.decide(record, { pollFirst: !asked.asked, ...(signal ? { signal } : {}) });
+    const name = call.tool.name;
+    const answer = await runner.authorize(name, call.raw, context, {
+      ...(signal ? { signal } : {}),
+      onRequest: async ({ call_key, auth_req_id, binding_code, expires_in, approved }) => {
+        await runner.saveRunState(call_key, run_state);
+        if (!approved && onWaiting) await onWaiting({ run_id, tool: name, arguments: call.args, auth_req_id, expires_in, ...(binding_code === undefined ? {} : { binding_code }) });
+      },
+    });
+    signal?.throwIfAborted();
+    return answer;
   }
 
   /** The state's interruptions of gated tools, split into calls to settle and calls refused outright. */
@@ -124,8 +125,9 @@ export function createDriver<C>({ tools, authorizer, agentsRunner, onWaiting, no
       const tool = item.name === undefined ? undefined : gated.get(item.name);
       if (!tool) continue;
       try {
-        const args = parseArguments(tool, JSON.parse(item.arguments ?? ''));
-        calls.push({ item, tool, args, call_key: await callKey(tool.name, args) });
+        const raw: unknown = JSON.parse(item.arguments ?? '');
+        const args = parseArguments(tool, raw);
+        calls.push({ item, tool, raw, args, call_key: await callKey(tool.name, args) });
       } catch (error) {
         const refusal = error instanceof CountersignError ? error : new CountersignError('invalid_request', `${tool.name}: the arguments are not JSON`);
         invalid.push({ item, refusal: { status: 'refused', tool: tool.name, error: refusal.code, error_description: refusal.message } });

@@ -6,6 +6,6 @@
  */
 export { createApprovalGate, type AgentsRunner, type ApprovalGate, type ApprovalGateOptions, type ResumedRun } from './create-approval-gate.ts';
 export type { WaitingCall } from './drive-run.ts';
-export type { Authorization } from './authorize-call.ts';
+export type { Authorization } from '@countersign/agent';
 export { toAgentsTool, type GateTool } from './to-agents-tool.ts';
 export { decodeSavedRun, type SavedRun } from './saved-run.ts';

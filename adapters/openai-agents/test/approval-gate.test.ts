@@ -1,4 +1,4 @@
-import { CountersignError, createAgentClient, createPingInbox, createRedisPendingApprovals, type AgentClient, type PendingApprovals, type WaitStrategy } from '@countersign/agent';
+import { CountersignError, createPingInbox, createRedisPendingApprovals, type AgentClient, type PendingApprovals, type WaitStrategy } from '@countersign/agent';
 import { createFakeOrderBook, createFakePaymentLedger, defineRefundOrder, type FakePaymentLedger, type PaymentSystem } from '@countersign/example-refund-order';
 import { Agent, run, RunState, setTracingDisabled } from '@openai/agents';
 import { assistantMessage, functionCall, ScriptedModel } from '@openai/agents/testing';
@@ -6,6 +6,7 @@ import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeEach, describe, expect, inject, it, vi, type Mock } from 'vitest';
 import { createHarness, type EnrolledUser, type Harness } from '../../../test/support/harness.ts';
+import { harnessClient } from '../../../test/support/harness-client.ts';
 import { servePingInbox, type PingEndpoint } from '../../../test/support/ping-endpoint.ts';
 import { createApprovalGate, decodeSavedRun, type ApprovalGate, type WaitingCall } from '../src/index.ts';
 
@@ -67,15 +68,9 @@ describe('the OpenAI Agents SDK, gated by Countersign', () => {
 
   /** The agent client on the harness: a polling wait moves the server's clock instead of waiting. */
   function clientFor(clientId: string, clientSecret: string): AgentClient {
-    return createAgentClient({
-      issuer: harness.issuer,
-      clientId,
-      clientSecret,
-      fetch: harness.fetch,
-      sleep: async (ms) => harness.clock.advance(ms / 1000),
-      now: () => harness.clock.now(),
-    });
+    return harnessClient(harness, clientId, clientSecret);
   }
+
 
   function gateWith(wait: WaitStrategy, options: { client?: AgentClient; waitTimeoutSeconds?: number; sleep?: (ms: number, signal?: AbortSignal) => Promise<void> } = {}): ApprovalGate<unknown> {
     const orders = createFakeOrderBook({ '1042': { id: 'acct_77', name: 'ACME Ltd' }, '1043': { id: 'acct_78', name: 'Globex' } });

@@ -9,7 +9,16 @@ export { executeApproved, type ExecuteApprovedOptions, type RedeemingClient } fr
 export { waitForApproval, type PollingClient, type WaitForApprovalOptions, type WaitStrategy } from './wait-for-approval.ts';
 export { createPingInbox, type PingInbox, type PingInboxOptions, type PingSource } from './ping-inbox.ts';
 export { createKeyedLock, type KeyedLock } from './keyed-lock.ts';
-export { createToolRunner, type CallOptions, type RunnerClient, type ToolRunner, type ToolRunnerOptions } from './create-tool-runner.ts';
+export {
+  createToolRunner,
+  type Authorization,
+  type AuthorizeOptions,
+  type AuthorizeRequest,
+  type CallOptions,
+  type RunnerClient,
+  type ToolRunner,
+  type ToolRunnerOptions,
+} from './create-tool-runner.ts';
 export type { ApprovedRunResult, ReportedOutcome, ToolCallResult, ToolCallStatus } from './result-types.ts';
 export type {
   AnyGatedTool,
