@@ -165,7 +165,7 @@ describe("the README's framework examples, in a fresh project that installs the 
     expect(stdout).toMatch(/Waiting for the support lead to approve refund_order on their phone/);
     expect(stdout.match(/^refunding/gm)).toHaveLength(1);
     expect(stdout).toContain("idempotency_key: 'refund_1042'");
-    expect(outcome.reference).toBe('re_refund_1');
+    expect(outcome.reference).toBe('re_refund_1042');
     expect(stdout.trim().split('\n').at(-1)).toBe('Refunded.');
   });
 });

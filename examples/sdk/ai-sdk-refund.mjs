@@ -29,7 +29,7 @@ const refundOrder = defineTool({
   // idempotency key to your payment provider so a retry never refunds twice.
   execute: async (args, { idempotency_key }) => {
     console.log(`refunding ${args.amount_minor} ${args.currency} on order ${args.order_id} (key ${idempotency_key})`);
-    return { refund_id: `re_${idempotency_key.slice(0, 8)}` };
+    return { refund_id: `re_${idempotency_key}` };
   },
   approval: {
     login_hint: 'support_lead',

@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 const payments = {
   async refund(refund: { order_id: string; amount_minor: number; currency: string; idempotency_key: string }) {
     console.log('refunding', refund);
-    return { refund_id: `re_${refund.idempotency_key.slice(0, 8)}` };
+    return { refund_id: `re_${refund.idempotency_key}` };
   },
 };
 
