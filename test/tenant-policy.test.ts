@@ -214,3 +214,30 @@ describe('per-tenant policy', () => {
     expect((await policyOf('acme')).body.revision).toBe(0);
   });
 });
+
+describe('what reads the policy after a request is made', () => {
+  let harness: Harness;
+  afterEach(() => harness.close());
+
+  it('pushes under the push rate of the revision the request was rated under, not the current one', async () => {
+    // No job runs until drained: both requests are made, then the policy changes, then they are pushed.
+    harness = await createHarness({ store: 'redis', jobs: { consume: false } });
+    const user = await enrollIn(harness, 'acme', 'ana');
+    const agent = await agentIn(harness, 'acme');
+    const withPushes = (maxCount: number) => {
+      const policy = structuredClone(harness.deps.policy) as any;
+      policy.limits.pushes_per_user = { window_seconds: 600, max_count: maxCount };
+      return policy;
+    };
+    expect((await harness.admin('PUT', '/tenants/acme/policy', { policy: withPushes(1) })).body.revision).toBe(1);
+    const asked = [];
+    for (const id of ['txn_p1', 'txn_p2']) asked.push(await agent.requestApproval({ login_hint: user.sub, authorization_details: payment({ transaction_id: id }) }));
+    expect((await harness.admin('PUT', '/tenants/acme/policy', { policy: withPushes(20) })).body.revision).toBe(2);
+    await harness.drain();
+    const trails = await Promise.all(asked.map(async ({ auth_req_id }) => (await harness.admin('GET', `/audit?tenant=acme&auth_req_id=${auth_req_id}`)).body.events));
+    expect(trails.map((events) => events.map((event: any) => [event.type, event.reason]).find(([type]: string[]) => type.startsWith('push')))).toEqual([
+      ['pushed', undefined],
+      ['push_skipped', 'push_rate_limited'],
+    ]);
+  });
+});
