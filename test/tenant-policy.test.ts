@@ -235,7 +235,8 @@ describe('what reads the policy after a request is made', () => {
     expect((await harness.admin('PUT', '/tenants/acme/policy', { policy: withPushes(20) })).body.revision).toBe(2);
     await harness.drain();
     const trails = await Promise.all(asked.map(async ({ auth_req_id }) => (await harness.admin('GET', `/audit?tenant=acme&auth_req_id=${auth_req_id}`)).body.events));
-    expect(trails.map((events) => events.map((event: any) => [event.type, event.reason]).find(([type]: string[]) => type.startsWith('push')))).toEqual([
+    const pushEvent = (events: { type: string; reason?: string }[]) => events.filter((event) => event.type.startsWith('push')).map((event) => [event.type, event.reason])[0];
+    expect(trails.map(pushEvent)).toEqual([
       ['pushed', undefined],
       ['push_skipped', 'push_rate_limited'],
     ]);
