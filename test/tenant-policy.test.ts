@@ -36,13 +36,13 @@ function withEurElevatedAt(policy: any, fromMinor: number): any {
   return copy;
 }
 
-describe('per-tenant policy', () => {
+describe.each(['redis', 'memory'] as const)('per-tenant policy (%s store)', (storeKind) => {
   let harness: Harness;
   let acme: { user: EnrolledUser; agent: AgentClient };
   let other: { user: EnrolledUser; agent: AgentClient };
 
   beforeEach(async () => {
-    harness = await createHarness({ store: 'redis' });
+    harness = await createHarness({ store: storeKind });
     acme = { user: await enrollIn(harness, 'acme', 'ana'), agent: await agentIn(harness, 'acme') };
     other = { user: await enrollIn(harness, 'globex', 'bo'), agent: await agentIn(harness, 'globex') };
   });
