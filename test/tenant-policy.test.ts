@@ -167,9 +167,15 @@ describe.each(['redis', 'memory'] as const)('per-tenant policy (%s store)', (sto
     ]);
     expect(events[1].detail.diff).toStrictEqual([{ path: '/types/payment/amount_tiers/EUR/0/from_minor', from: LOWERED, to: 100_000 }]);
     expect((await stored('acme', (await ask(acme, 'txn_reset')).auth_req_id)).tier).toBe('standard');
+    // The same policy again: nothing to change, nothing audited.
+    const again = withEurElevatedAt(harness.deps.policy, LOWERED);
+    expect((await put('acme', { policy: again })).body.revision).toBe(3);
+    expect((await put('acme', { policy: again })).body.revision).toBe(3);
+    expect(await policyEvents('acme')).toHaveLength(3);
+    expect((await harness.admin('DELETE', '/tenants/acme/policy')).body.revision).toBe(4);
     // A tenant already on the default: nothing to change, nothing audited.
-    expect((await harness.admin('DELETE', '/tenants/acme/policy')).body.revision).toBe(2);
-    expect(await policyEvents('acme')).toHaveLength(2);
+    expect((await harness.admin('DELETE', '/tenants/acme/policy')).body.revision).toBe(4);
+    expect(await policyEvents('acme')).toHaveLength(4);
     // An earlier revision stays readable.
     expect((await harness.admin('GET', '/tenants/acme/policy?revision=1')).body).toMatchObject({ revision: 1, source: 'tenant', updated_by: 'admin' });
   });
@@ -189,6 +195,29 @@ describe.each(['redis', 'memory'] as const)('per-tenant policy (%s store)', (sto
     } finally {
       await second.close();
     }
+  });
+
+  it('reads the reviewers of the roles the current revision asks for, not of those of the revision it guessed', async () => {
+    const reviewedBy = (role: string) => {
+      const policy = structuredClone(harness.deps.policy) as any;
+      policy.tiers[0].approvers = ['customer', { role }];
+      return policy;
+    };
+    expect((await harness.admin('POST', '/users', { sub: 'carl', tenant: 'acme', roles: ['reviewer:finance'] })).status).toBe(201);
+    expect((await put('acme', { policy: reviewedBy('reviewer:finance') })).status).toBe(200);
+    const first = await ask(acme, 'txn_r1');
+    expect(await stored('acme', first.auth_req_id)).toMatchObject({ policy_revision: 1, parties: ['customer', 'role:reviewer:finance'] });
+    // Changed through another instance: this one still guesses revision 1, whose role carl holds.
+    const second = await harness.instance();
+    try {
+      const changed = await second.call('PUT', '/api/admin/tenants/acme/policy', { body: { policy: reviewedBy('reviewer:legal') }, headers: { authorization: `Bearer ${harness.adminToken}` } });
+      expect(changed.body.revision).toBe(2);
+    } finally {
+      await second.close();
+    }
+    const refused = await acme.agent.requestApproval({ login_hint: acme.user.sub, authorization_details: payment({ transaction_id: 'txn_r2', amount_minor: EUR_500 }) }).catch((error) => error);
+    expect(refused.code).toBe('no_approver');
+    expect(refused.message).toContain("'reviewer:legal'");
   });
 
   it('refuses every policy call without the admin token', async () => {
