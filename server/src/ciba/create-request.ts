@@ -1,13 +1,13 @@
-import { CountersignError, detailsHash, type ApprovalParty } from '@countersign/shared';
+import { CountersignError, detailsHash } from '@countersign/shared';
 import type { ClientRecord } from '../clients/index.ts';
 import type { Config } from '../config/index.ts';
 import type { Deps } from '../deps.ts';
-import { approverCoverage, decideTier, drawBindingCodes, partiesOf, requestAmounts, reserveRequest, roleOf, type ApproverCoverage, type Tier } from '../policy/index.ts';
+import { approverCoverage, drawBindingCodes, requestAmounts, reserveRequest, type ApproverCoverage, type Tier } from '../policy/index.ts';
 import type { ApprovalRequest } from '../requests/index.ts';
 import { keys } from '../store/index.ts';
-import type { RatedPolicy } from '../tenant-policy/index.ts';
-import { findClientBlock, findUser, usersWithRole } from '../users/index.ts';
+import { findClientBlock, findUser } from '../users/index.ts';
 import type { BackchannelRequest } from './parse-backchannel-request.ts';
+import { holdersOf, rate, settleRating } from './rate-request.ts';
 import { sameTransaction, storeRequest } from './store-request.ts';
 
 /**
@@ -55,20 +55,6 @@ function expirySeconds(config: Config, tier: Tier, requested: number | null): nu
   return Math.min(requested ?? tier.request_expiry_seconds ?? config.requestExpiryDefault, cap);
 }
 
-/** A request's rating: the tenant's policy revision it is rated under, its tier, the parties and the reviewer roles the tier asks for. */
-interface Rating {
-  rated: RatedPolicy;
-  tier: Tier;
-  parties: ApprovalParty[];
-  roles: string[];
-}
-
-function rate(rated: RatedPolicy, input: BackchannelRequest): Rating {
-  const { tier } = decideTier(rated.policy, input.authorization_details);
-  const parties = partiesOf(tier);
-  return { rated, tier, parties, roles: parties.map(roleOf).filter((role): role is string => role !== null) };
-}
-
 /**
  * Stores a new approval request and starts the push to the devices of everyone who must approve.
  * It executes nothing (DESIGN.md guarantee 1) and stores the validated, canonical action
@@ -108,24 +94,18 @@ export async function createRequest(deps: Deps, client: ClientRecord, input: Bac
   // The tier depends on the action and the tenant's policy alone, so the holders of the roles it
   // needs are read beside the user, under the revision this instance last saw; the store's current
   // revision is read with them (another instance may have changed it), and only when it differs is
-  // the request rated again, and the holders read again if its roles changed.
-  let rating = rate(deps.policies.lastKnown(tenant), input);
-  const holdersOf = (roles: string[]) => Promise.all(roles.map((role) => usersWithRole(store, tenant, role)));
+  // the request rated again, and the holders read again if its roles changed (`rate-request.ts`).
+  const guessed = rate(deps.policies.lastKnown(tenant), input.authorization_details);
   // The user record is stored under its `sub`, so its blocks can be read beside it.
   const [user, devices, block, heldBy, holdersAssumed, revision] = await Promise.all([
     findUser(store, tenant, sub),
     store.setMembers(keys.userDevices(tenant, sub)),
     findClientBlock(store, tenant, sub, client.client_id),
     txKey ? store.get(txKey) : null,
-    holdersOf(rating.roles),
+    holdersOf(store, tenant, guessed.roles),
     deps.policies.revision(tenant),
   ]);
-  let holders = holdersAssumed;
-  if (revision !== rating.rated.revision) {
-    const roles = rating.roles;
-    rating = rate(await deps.policies.at(tenant, revision), input);
-    if (rating.roles.join(' ') !== roles.join(' ')) holders = await holdersOf(rating.roles);
-  }
+  const { rating, holders } = await settleRating(deps, tenant, input.authorization_details, { rating: guessed, holders: holdersAssumed }, revision);
   const { rated, tier, parties, roles } = rating;
   if (!user || devices.length === 0) throw new CountersignError('unknown_user_id', 'The user is not known or has no enrolled device.');
   if (block) {
