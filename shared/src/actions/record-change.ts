@@ -16,18 +16,25 @@ export const MAX_CHANGED_FIELDS = 50;
  * person cannot see (see `unseenProblem`), at most 1,000 characters; a number may have a fraction
  * (written as RFC 8785 writes it, checked at `/bc-authorize`).
  */
-export const fieldValue = z.union([
-  z
-    .string()
-    .max(1000)
-    .superRefine((text, ctx) => {
-      const problem = unseenProblem(text);
-      if (problem) ctx.addIssue({ code: 'custom', message: problem });
-    }),
-  z.number().refine(Number.isFinite, 'must be a finite number'),
-  z.boolean(),
-  z.null(),
-]);
+export const fieldValue = z.union(
+  [
+    z
+      .string()
+      .max(1000)
+      .superRefine((text, ctx) => {
+        const problem = unseenProblem(text);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      }),
+    z.number(),
+    z.boolean(),
+    z.null(),
+  ],
+  {
+    // zod 4's number refuses NaN and Infinity as a wrong type (a refine after it never runs), so
+    // every option fails alike and the union alone would say "Invalid input": say what it must be.
+    error: (issue) => (typeof issue.input === 'number' ? 'must be a finite number' : 'must be a string, a finite number, true, false or null'),
+  },
+);
 
 /** A record's field name: `payout_eur_minor`, `address.city`. */
 export const fieldName = z.string().regex(/^[A-Za-z0-9_.:-]+$/, 'may hold only letters, digits and _.:-').min(1).max(64);
