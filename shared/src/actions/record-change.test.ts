@@ -91,6 +91,15 @@ describe('the record_change type', () => {
     expect(parse(change('17', 17)).success).toBe(true);
   });
 
+  it('refuses a change a person cannot see: two strings that are one text in other code points (NFD and NFC)', () => {
+    const reason = '0.changes.0.to: must differ from from as a person reads it: the two are the same text in other code points (Unicode normalization)';
+    expect(problems(change('Cafe\u0301', 'Caf\u00e9'))).toEqual([reason]);
+    expect(problems(change('Caf\u00e9', 'Cafe\u0301'))).toEqual([reason]);
+    // Other text, even if only by an accent or a space, is a change the person can read.
+    expect(parse(change('Cafe', 'Caf\u00e9')).success).toBe(true);
+    expect(parse(change('active', 'active ')).success).toBe(true);
+  });
+
   it('takes JSON scalars only, and names a number that is not finite', () => {
     expect(problems(change(Number.POSITIVE_INFINITY, 1))).toEqual(['0.changes.0.from: must be a finite number']);
     expect(problems(change(1, Number.NaN))).toEqual(['0.changes.0.to: must be a finite number']);
