@@ -1,4 +1,4 @@
-import { createToolRunner, defineTool, z, type AgentClient, type ToolRunner } from '@countersign/agent';
+import { createToolRunner, defineTool, z, type AgentClient, type AnyTool, type GatedTool, type ToolRunner } from '@countersign/agent';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createHarness, type EnrolledUser, type Harness } from '../support/harness.ts';
 import { harnessClient } from '../support/harness-client.ts';
@@ -93,7 +93,7 @@ describe('the tool runner with deletion and record_change actions (redis store)'
   let lead: EnrolledUser;
   let agent: AgentClient;
   let world: World;
-  let runner: ToolRunner;
+  let runner: ToolRunner<undefined>;
   let executes: Record<string, ReturnType<typeof vi.fn>>;
   /** Each `/bc-authorize` answer, as the agent got it. */
   let asked: { auth_req_id: string; binding_code?: string }[];
@@ -116,9 +116,9 @@ describe('the tool runner with deletion and record_change actions (redis store)'
     const tools = buildTools(world).map((tool) => {
       const execute = vi.fn(tool.execute);
       executes[tool.name] = execute;
-      return defineTool({ ...tool, execute } as typeof tool);
+      return defineTool({ ...(tool as GatedTool), execute }) as AnyTool<undefined>;
     });
-    runner = createToolRunner({ client: agent, tools, wait: 'poll' });
+    runner = createToolRunner<undefined>({ client: agent, tools, wait: 'poll' });
   });
   afterEach(() => harness.close());
 

@@ -83,6 +83,7 @@ async function showConsole() {
   $('console').hidden = false;
   $('sign-out').hidden = false;
   if (!$('binding-message').value) $('binding-message').value = `Test ${String(Math.floor(Math.random() * 10000)).padStart(4, '0')}`;
+  if (!samples) await loadSamples();
   await refreshPending();
   clearInterval(pendingTimer);
   pendingTimer = setInterval(() => void refreshPending(), 5000);
@@ -129,13 +130,39 @@ function tenant() {
   return $('tenant').value.trim() || 'default';
 }
 
-/** Shows the fields of the chosen action type only. */
+/** The action types the server builds a sample of (`sample` of `POST /test-requests`); payment and tool calls have a form. */
+const SAMPLE_TYPES = ['deletion', 'message', 'access_change', 'record_change'];
+/** type → `{label, display}` from `GET /test-requests/samples`, once signed in. */
+let samples = null;
+
+/** Shows the fields of the chosen action type only, and for a sample what the person will see. */
 function showActionFields() {
   const type = $('action-type').value;
-  for (const field of document.querySelectorAll('[data-action]')) field.hidden = field.dataset.action !== type;
+  const isSample = SAMPLE_TYPES.includes(type);
+  for (const field of document.querySelectorAll('[data-action]')) field.hidden = field.dataset.action === 'sample' ? !isSample : field.dataset.action !== type;
+  if (isSample) renderSample(type);
 }
 $('action-type').addEventListener('change', showActionFields);
 showActionFields();
+
+/** Loads the server's samples (their display, computed as the phone's is), then shows the chosen one. */
+async function loadSamples() {
+  try {
+    const answer = await api('GET', '/test-requests/samples');
+    samples = Object.fromEntries(answer.samples.map((sample) => [sample.type, sample]));
+    $('sample-error').textContent = '';
+  } catch (error) {
+    if (!handleAuthError(error)) $('sample-error').textContent = `${error.code}: ${error.message}`;
+  }
+  showActionFields();
+}
+
+function renderSample(type) {
+  const display = samples?.[type]?.display;
+  $('sample-title').textContent = display ? display.title : 'Loading the sample…';
+  $('sample-warnings').replaceChildren(...(display?.warnings ?? []).map((warning) => el('li', {}, warning)));
+  $('sample-fields').replaceChildren(...(display?.fields ?? []).flatMap((field) => [el('dt', {}, field.label), el('dd', {}, field.value)]));
+}
 
 /** The tool call the form describes, or an error message. */
 function toolCallAction(value, form) {
@@ -156,6 +183,21 @@ function toolCallAction(value, form) {
   };
 }
 
+/** The action the form describes: null for a sample (named, not written out: the server builds it), or an error message. */
+function formAction(type, value, form) {
+  if (SAMPLE_TYPES.includes(type)) return null;
+  if (type === 'tool_call') return toolCallAction(value, form);
+  return {
+    type: 'payment',
+    // A fresh idempotency key each time: a second send is a second request.
+    transaction_id: `txn_console_${crypto.randomUUID()}`,
+    amount_minor: Number(value('amount_minor')),
+    currency: value('currency').toUpperCase(),
+    payee: { id: value('payee_id'), name: value('payee_name') },
+    purpose: value('purpose'),
+  };
+}
+
 $('request-form').addEventListener('submit', async (event) => {
   event.preventDefault();
   const form = new FormData(event.target);
@@ -163,22 +205,14 @@ $('request-form').addEventListener('submit', async (event) => {
   $('send-error').textContent = '';
   const amount = value('amount_minor');
   const expiry = value('requested_expiry');
-  const isPayment = value('action_type') !== 'tool_call';
+  const type = value('action_type');
+  const isPayment = type === 'payment';
+  const isSample = SAMPLE_TYPES.includes(type);
   if ((isPayment && !/^[0-9]+$/.test(amount)) || !/^[0-9]+$/.test(expiry)) {
     $('send-error').textContent = 'The amount and the expiry must be whole numbers.';
     return;
   }
-  const action = isPayment
-    ? {
-        type: 'payment',
-        // A fresh idempotency key each time: a second send is a second request.
-        transaction_id: `txn_console_${crypto.randomUUID()}`,
-        amount_minor: Number(amount),
-        currency: value('currency').toUpperCase(),
-        payee: { id: value('payee_id'), name: value('payee_name') },
-        purpose: value('purpose'),
-      }
-    : toolCallAction(value, form);
+  const action = formAction(type, value, form);
   if (typeof action === 'string') {
     $('send-error').textContent = action;
     return;
@@ -186,7 +220,7 @@ $('request-form').addEventListener('submit', async (event) => {
   const body = {
     login_hint: value('login_hint'),
     tenant: tenant(),
-    authorization_details: [action],
+    ...(isSample ? { sample: type } : { authorization_details: [action] }),
     requested_expiry: Number(expiry),
     ...(value('binding_message') ? { binding_message: value('binding_message') } : {}),
   };
@@ -253,11 +287,13 @@ function renderRequest({ request, display }, current) {
   $('watch-state').textContent = label;
   $('watch-state').dataset.state = state;
   const summary = (display?.actions ?? []).map((action) => action.summary).join('; ');
+  const warnings = (display?.actions ?? []).flatMap((action) => action.warnings ?? []).join('; ');
   const facts = [
     ['User', request.sub],
     ['Tenant', request.tenant],
     ['Client', request.client_name],
     ['Action', summary],
+    ['Warning', warnings],
     ['Binding message', request.binding_message],
     ['Code to show the person', current.created.binding_code ?? request.binding_code],
     ['Tier', request.tier],
