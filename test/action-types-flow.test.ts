@@ -98,14 +98,14 @@ interface SentPush {
 
 /**
  * Issue 14: each new action type (deletion, message, access_change, record_change) goes through
- * every path a payment does, on the real server with the run's Redis: proposed and pushed, shown
+ * every path a payment does, on the real server with either store (the run's Redis, and memory): proposed and pushed, shown
  * on the phone as the server computes it, approved with the passkey (number matching where the
  * shipped policy's tier asks for it), the token carrying the action, redeemed once with exactly
  * it, the outcome read back by the client, in the trail and in the person's history; and refused
  * when the executor redeems anything else, asks again with other details, or runs on a record
  * that moved on.
  */
-describe('each new action type through every path a payment takes (redis store)', () => {
+describe.each(['memory', 'redis'] as const)('each new action type through every path a payment takes (%s store)', (storeKind) => {
   let harness: Harness;
   let customer: EnrolledUser;
   let client: Client;
@@ -119,7 +119,7 @@ describe('each new action type through every path a payment takes (redis store)'
 
   beforeEach(async () => {
     sent.length = 0;
-    harness = await createHarness({ store: 'redis', pushSender });
+    harness = await createHarness({ store: storeKind, pushSender });
     customer = await harness.enrollUser('customer_1');
     client = await harness.createClient('Ops agent');
     const subscription = { endpoint: 'https://push.example.test/send/phone', keys: { p256dh: 'B'.repeat(87), auth: 'A'.repeat(22) } };
