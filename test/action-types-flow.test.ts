@@ -98,12 +98,12 @@ interface SentPush {
 
 /**
  * Issue 14: each new action type (deletion, message, access_change, record_change) goes through
- * every path a payment does, on the real server with either store (the run's Redis, and memory): proposed and pushed, shown
- * on the phone as the server computes it, approved with the passkey (number matching where the
- * shipped policy's tier asks for it), the token carrying the action, redeemed once with exactly
- * it, the outcome read back by the client, in the trail and in the person's history; and refused
- * when the executor redeems anything else, asks again with other details, or runs on a record
- * that moved on.
+ * every path a payment does, on the real server with either store (the run's Redis, and memory):
+ * proposed and pushed, shown on the phone as the server computes it, approved with the passkey
+ * (number matching where the shipped policy's tier asks for it), the token carrying the action,
+ * redeemed once with exactly it, the outcome read back by the client, in the trail and in the
+ * person's history; and refused when the executor redeems anything else, asks again with other
+ * details, or runs on a record that moved on.
  */
 describe.each(['memory', 'redis'] as const)('each new action type through every path a payment takes (%s store)', (storeKind) => {
   let harness: Harness;
