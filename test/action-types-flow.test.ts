@@ -1,5 +1,5 @@
 import type { PushSender } from '@countersign/server';
-import type { ActionDisplay, AuthorizationDetails, HistoryEntry, RequestDisplay } from '@countersign/shared';
+import { detailsHash, type ActionDisplay, type AuthorizationDetails, type HistoryEntry, type RequestDisplay } from '@countersign/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { answer, bcAuthorize, device, pollToken } from './guarantees/policy-support.ts';
 import { accessChange, deletion, message, MESSAGE_BODY, recordChange } from './support/action-samples.ts';
@@ -183,6 +183,11 @@ describe.each(['memory', 'redis'] as const)('each new action type through every 
       expect(polled.status, JSON.stringify(polled.body)).toBe(200);
       expect(polled.body).toMatchObject({ token_type: 'Bearer', authorization_details: c.details });
       expect(polled.body.expires_in).toBe(c.tier === 'elevated' ? 300 : 600);
+      // The approval token (RFC 9068) carries the action and its hash, the one stored with the request.
+      const claims = JSON.parse(Buffer.from(polled.body.access_token.split('.')[1], 'base64url').toString());
+      const stored = (await harness.admin('GET', `/requests/${id}`)).body.request;
+      expect(claims).toMatchObject({ authorization_details: c.details, details_hash: await detailsHash(c.details) });
+      expect(stored.details_hash).toBe(claims.details_hash);
 
       const redeemed = await redeem(polled.body.access_token, c.details, c.versions);
       expect(redeemed.status, JSON.stringify(redeemed.body)).toBe(200);
