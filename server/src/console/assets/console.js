@@ -5,15 +5,12 @@
 // file, no inline script; style-src 'self': no style attributes). Every value from the server is
 // put into the page as text (textContent), never as markup.
 
+import { $, el } from './console-dom.js';
+import { isSampleType, loadSamples, samplesLoaded, showActionFields } from './console-samples.js';
+
 const TOKEN_KEY = 'countersign.console.admin-token';
 const WATCH_MS = 1000;
 const SETTLED_WATCH_MS = 5000;
-
-const $ = (id) => {
-  const element = document.getElementById(id);
-  if (!element) throw new Error(`the console page has no #${id}`);
-  return element;
-};
 
 /** A refusal of the admin API, with its stable `error` code. */
 class ApiError extends Error {
@@ -49,23 +46,6 @@ async function api(method, path, body) {
   return json;
 }
 
-/** Builds an element whose children are elements or text (never markup). */
-function el(tag, props = {}, ...children) {
-  const element = document.createElement(tag);
-  for (const [name, value] of Object.entries(props)) {
-    if (value === undefined || value === null || value === false) continue;
-    if (name === 'class') element.className = value;
-    else if (name === 'testid') element.dataset.testid = value;
-    else if (name === 'onclick') element.addEventListener('click', value);
-    else element.setAttribute(name, value === true ? '' : String(value));
-  }
-  for (const child of children) {
-    if (child === undefined || child === null || child === false) continue;
-    element.append(typeof child === 'string' || typeof child === 'number' ? document.createTextNode(String(child)) : child);
-  }
-  return element;
-}
-
 // --- Signing in -----------------------------------------------------------------------------
 
 function showSignIn(message = '') {
@@ -83,7 +63,7 @@ async function showConsole() {
   $('console').hidden = false;
   $('sign-out').hidden = false;
   if (!$('binding-message').value) $('binding-message').value = `Test ${String(Math.floor(Math.random() * 10000)).padStart(4, '0')}`;
-  if (!samples) await loadSamples();
+  if (!samplesLoaded()) await loadSamples(api, handleAuthError);
   await refreshPending();
   clearInterval(pendingTimer);
   pendingTimer = setInterval(() => void refreshPending(), 5000);
@@ -130,39 +110,8 @@ function tenant() {
   return $('tenant').value.trim() || 'default';
 }
 
-/** The action types the server builds a sample of (`sample` of `POST /test-requests`); payment and tool calls have a form. */
-const SAMPLE_TYPES = ['deletion', 'message', 'access_change', 'record_change'];
-/** type → `{label, display}` from `GET /test-requests/samples`, once signed in. */
-let samples = null;
-
-/** Shows the fields of the chosen action type only, and for a sample what the person will see. */
-function showActionFields() {
-  const type = $('action-type').value;
-  const isSample = SAMPLE_TYPES.includes(type);
-  for (const field of document.querySelectorAll('[data-action]')) field.hidden = field.dataset.action === 'sample' ? !isSample : field.dataset.action !== type;
-  if (isSample) renderSample(type);
-}
 $('action-type').addEventListener('change', showActionFields);
 showActionFields();
-
-/** Loads the server's samples (their display, computed as the phone's is), then shows the chosen one. */
-async function loadSamples() {
-  try {
-    const answer = await api('GET', '/test-requests/samples');
-    samples = Object.fromEntries(answer.samples.map((sample) => [sample.type, sample]));
-    $('sample-error').textContent = '';
-  } catch (error) {
-    if (!handleAuthError(error)) $('sample-error').textContent = `${error.code}: ${error.message}`;
-  }
-  showActionFields();
-}
-
-function renderSample(type) {
-  const display = samples?.[type]?.display;
-  $('sample-title').textContent = display ? display.title : 'Loading the sample…';
-  $('sample-warnings').replaceChildren(...(display?.warnings ?? []).map((warning) => el('li', {}, warning)));
-  $('sample-fields').replaceChildren(...(display?.fields ?? []).flatMap((field) => [el('dt', {}, field.label), el('dd', {}, field.value)]));
-}
 
 /** The tool call the form describes, or an error message. */
 function toolCallAction(value, form) {
@@ -185,7 +134,7 @@ function toolCallAction(value, form) {
 
 /** The action the form describes: null for a sample (named, not written out: the server builds it), or an error message. */
 function formAction(type, value, form) {
-  if (SAMPLE_TYPES.includes(type)) return null;
+  if (isSampleType(type)) return null;
   if (type === 'tool_call') return toolCallAction(value, form);
   return {
     type: 'payment',
@@ -207,7 +156,7 @@ $('request-form').addEventListener('submit', async (event) => {
   const expiry = value('requested_expiry');
   const type = value('action_type');
   const isPayment = type === 'payment';
-  const isSample = SAMPLE_TYPES.includes(type);
+  const isSample = isSampleType(type);
   if ((isPayment && !/^[0-9]+$/.test(amount)) || !/^[0-9]+$/.test(expiry)) {
     $('send-error').textContent = 'The amount and the expiry must be whole numbers.';
     return;
