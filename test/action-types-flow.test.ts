@@ -63,8 +63,8 @@ const CASES: TypeCase[] = [
     tier: 'standard',
     shown: {
       type: 'access_change',
-      title: 'Change Bo Li from viewer to admin on Payments prod',
-      access: { kind: 'change', principal: 'Bo Li (u_9)', resource: 'Payments prod (proj_1)', from_role: 'viewer', to_role: 'admin' },
+      title: 'Change Bo Li from viewer to editor on Payments prod',
+      access: { kind: 'change', principal: 'Bo Li (u_9)', resource: 'Payments prod (proj_1)', from_role: 'viewer', to_role: 'editor' },
     },
     changed: accessChange({ to_role: 'owner' }),
   },
@@ -76,13 +76,13 @@ const CASES: TypeCase[] = [
       type: 'record_change',
       title: 'Change campaign Auto EU (cmp_4): 2 fields',
       changes: [
-        { field: 'payout_eur_minor', from: { kind: 'number', text: '4000' }, to: { kind: 'number', text: '4250' } },
+        { field: 'daily_budget_eur_minor', from: { kind: 'number', text: '4000' }, to: { kind: 'number', text: '4250' } },
         { field: 'status', from: { kind: 'text', preview: 'active', full: 'active', folded: false }, to: { kind: 'text', preview: 'paused', full: 'paused', folded: false } },
       ],
     },
     changed: recordChange({
       changes: [
-        { field: 'payout_eur_minor', from: 4000, to: 4300 },
+        { field: 'daily_budget_eur_minor', from: 4000, to: 4300 },
         { field: 'status', from: 'active', to: 'paused' },
       ],
     }),

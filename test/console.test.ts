@@ -139,7 +139,7 @@ describe('the operator console', () => {
     const cases: [string, string, string | null][] = [
       ['deletion', 'Delete 1,200 customer records in crm', 'Cannot be undone'],
       ['message', 'Send email to 12,000 recipients', null],
-      ['access_change', 'Change Bo Li from viewer to admin on Payments prod', null],
+      ['access_change', 'Change Bo Li from viewer to editor on Payments prod', null],
       ['record_change', 'Change campaign Auto EU (cmp_4): 2 fields', null],
     ];
     for (const [type, title, warning] of cases) {
@@ -275,7 +275,7 @@ describe('POST /api/admin/test-requests with a sample of each action type', () =
     ['payment', 'Pay EUR 490.00 to ACME Ltd', 'standard'],
     ['deletion', 'Delete 1,200 customer records in crm', 'elevated'],
     ['message', 'Send email to 12,000 recipients', 'elevated'],
-    ['access_change', 'Change Bo Li from viewer to admin on Payments prod', 'standard'],
+    ['access_change', 'Change Bo Li from viewer to editor on Payments prod', 'standard'],
     ['record_change', 'Change campaign Auto EU (cmp_4): 2 fields', 'standard'],
   ];
 

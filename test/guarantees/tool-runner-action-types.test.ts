@@ -17,14 +17,14 @@ const OPS_LEAD = 'ops_lead';
 interface World {
   customers: Set<string>;
   deleted: { ids: string[]; idempotency_key: string }[];
-  campaigns: Map<string, { name: string; payout_eur_minor: number; version: number }>;
+  campaigns: Map<string, { name: string; daily_budget_eur_minor: number; version: number }>;
 }
 
 function newWorld(): World {
   return {
     customers: new Set(['cus_1', 'cus_2', 'cus_3']),
     deleted: [],
-    campaigns: new Map([['cmp_4', { name: 'Auto EU', payout_eur_minor: 4000, version: 17 }]]),
+    campaigns: new Map([['cmp_4', { name: 'Auto EU', daily_budget_eur_minor: 4000, version: 17 }]]),
   };
 }
 
@@ -56,12 +56,12 @@ function buildTools(world: World) {
     },
   });
   const setPayout = defineTool({
-    name: 'set_campaign_payout',
-    description: "Sets a campaign's payout per conversion, in euro cents.",
-    parameters: z.strictObject({ campaign_id: z.string().regex(/^cmp_\w{1,40}$/), payout_eur_minor: z.number().int().positive() }),
+    name: 'set_campaign_budget',
+    description: "Sets a campaign's daily budget, in euro cents.",
+    parameters: z.strictObject({ campaign_id: z.string().regex(/^cmp_\w{1,40}$/), daily_budget_eur_minor: z.number().int().positive() }),
     execute: (args) => {
       const campaign = world.campaigns.get(args.campaign_id)!;
-      campaign.payout_eur_minor = args.payout_eur_minor;
+      campaign.daily_budget_eur_minor = args.daily_budget_eur_minor;
       campaign.version += 1;
       return { version: campaign.version };
     },
@@ -73,10 +73,10 @@ function buildTools(world: World) {
         return [
           {
             type: 'record_change',
-            transaction_id: `payout_${args.campaign_id}_${campaign.version}`,
+            transaction_id: `budget_${args.campaign_id}_${campaign.version}`,
             record: { kind: 'campaign', id: args.campaign_id, name: campaign.name },
-            changes: [{ field: 'payout_eur_minor', from: campaign.payout_eur_minor, to: args.payout_eur_minor }],
-            purpose: 'Raise payout',
+            changes: [{ field: 'daily_budget_eur_minor', from: campaign.daily_budget_eur_minor, to: args.daily_budget_eur_minor }],
+            purpose: 'Raise daily budget',
             precondition: { record: `campaign:${args.campaign_id}`, version: String(campaign.version) },
           },
         ];
@@ -152,16 +152,16 @@ describe('the tool runner with deletion and record_change actions (redis store)'
   });
 
   it('proposes a record_change with the record\'s current value and version, redeems it at that version and writes it once', async () => {
-    const args = { campaign_id: 'cmp_4', payout_eur_minor: 4250 };
-    const result = await runner.call('set_campaign_payout', args, undefined);
-    expect(result).toMatchObject({ status: 'executed', tool: 'set_campaign_payout', result: { version: 18 }, outcome: { status: 'succeeded', reference: 'v18' } });
+    const args = { campaign_id: 'cmp_4', daily_budget_eur_minor: 4250 };
+    const result = await runner.call('set_campaign_budget', args, undefined);
+    expect(result).toMatchObject({ status: 'executed', tool: 'set_campaign_budget', result: { version: 18 }, outcome: { status: 'succeeded', reference: 'v18' } });
     expect(asked).toHaveLength(1);
     expect(asked[0]).not.toHaveProperty('binding_code');
-    expect(executes.set_campaign_payout).toHaveBeenCalledTimes(1);
-    expect(executes.set_campaign_payout!.mock.calls[0]![0]).toEqual(args);
-    expect(world.campaigns.get('cmp_4')).toEqual({ name: 'Auto EU', payout_eur_minor: 4250, version: 18 });
+    expect(executes.set_campaign_budget).toHaveBeenCalledTimes(1);
+    expect(executes.set_campaign_budget!.mock.calls[0]![0]).toEqual(args);
+    expect(world.campaigns.get('cmp_4')).toEqual({ name: 'Auto EU', daily_budget_eur_minor: 4250, version: 18 });
     const stored = (await harness.admin('GET', `/requests/${asked[0]!.auth_req_id}`)).body.request;
     expect(stored).toMatchObject({ state: 'redeemed', tier: 'standard' });
-    expect(stored.authorization_details[0]).toMatchObject({ changes: [{ field: 'payout_eur_minor', from: 4000, to: 4250 }], precondition: { record: 'campaign:cmp_4', version: '17' } });
+    expect(stored.authorization_details[0]).toMatchObject({ changes: [{ field: 'daily_budget_eur_minor', from: 4000, to: 4250 }], precondition: { record: 'campaign:cmp_4', version: '17' } });
   });
 });

@@ -41,7 +41,7 @@ export function message(overrides: Record<string, unknown> = {}): AuthorizationD
   ];
 }
 
-/** Bo Li from viewer to admin on Payments prod. */
+/** Bo Li from viewer to editor on Payments prod. */
 export function accessChange(overrides: Record<string, unknown> = {}): AuthorizationDetails {
   return [
     {
@@ -50,14 +50,14 @@ export function accessChange(overrides: Record<string, unknown> = {}): Authoriza
       principal: { id: 'u_9', name: 'Bo Li' },
       resource: { id: 'proj_1', name: 'Payments prod' },
       from_role: 'viewer',
-      to_role: 'admin',
+      to_role: 'editor',
       purpose: 'On-call cover',
       ...overrides,
     } as AuthorizationDetails[number],
   ];
 }
 
-/** Campaign Auto EU's payout 4000 → 4250 and status active → paused, only at version 17. */
+/** Campaign Auto EU's daily budget 4000 → 4250 and status active → paused, only at version 17. */
 export function recordChange(overrides: Record<string, unknown> = {}): AuthorizationDetails {
   return [
     {
@@ -65,10 +65,10 @@ export function recordChange(overrides: Record<string, unknown> = {}): Authoriza
       transaction_id: 'chg_12',
       record: { kind: 'campaign', id: 'cmp_4', name: 'Auto EU' },
       changes: [
-        { field: 'payout_eur_minor', from: 4000, to: 4250 },
+        { field: 'daily_budget_eur_minor', from: 4000, to: 4250 },
         { field: 'status', from: 'active', to: 'paused' },
       ],
-      purpose: 'Raise payout',
+      purpose: 'Raise daily budget',
       precondition: { record: 'campaign:cmp_4', version: '17' },
       ...overrides,
     } as AuthorizationDetails[number],

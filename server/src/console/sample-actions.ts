@@ -57,7 +57,7 @@ export function sampleAction(type: SampleType, transactionId: string): Authoriza
         principal: { id: 'u_9', name: 'Bo Li' },
         resource: { id: 'proj_1', name: 'Payments prod' },
         from_role: 'viewer',
-        to_role: 'admin',
+        to_role: 'editor',
         purpose: 'Console test: on-call cover',
       };
     case 'record_change':
@@ -66,10 +66,10 @@ export function sampleAction(type: SampleType, transactionId: string): Authoriza
         transaction_id,
         record: { kind: 'campaign', id: 'cmp_4', name: 'Auto EU' },
         changes: [
-          { field: 'payout_eur_minor', from: 4000, to: 4250 },
+          { field: 'daily_budget_eur_minor', from: 4000, to: 4250 },
           { field: 'status', from: 'active', to: 'paused' },
         ],
-        purpose: 'Console test: raise payout',
+        purpose: 'Console test: raise daily budget',
         precondition: { record: 'campaign:cmp_4', version: '17' },
       };
   }
