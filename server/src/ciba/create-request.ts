@@ -90,13 +90,14 @@ export async function createRequest(deps: Deps, client: ClientRecord, input: Bac
   const { tier } = decideTier(deps.policy, input.authorization_details);
   const parties = partiesOf(tier);
   const roles = parties.map(roleOf).filter((role): role is string => role !== null);
+  const escalationRoles = (tier.escalation ?? []).map((step) => step.to.role);
   // The user record is stored under its `sub`, so its blocks can be read beside it.
   const [user, devices, block, heldBy, holders] = await Promise.all([
     findUser(store, tenant, sub),
     store.setMembers(keys.userDevices(tenant, sub)),
     findClientBlock(store, tenant, sub, client.client_id),
     txKey ? store.get(txKey) : null,
-    Promise.all(roles.map((role) => usersWithRole(store, tenant, role))),
+    Promise.all([...roles, ...escalationRoles].map((role) => usersWithRole(store, tenant, role))),
   ]);
   if (!user || devices.length === 0) throw new CountersignError('unknown_user_id', 'The user is not known or has no enrolled device.');
   if (block) {
@@ -107,8 +108,13 @@ export async function createRequest(deps: Deps, client: ClientRecord, input: Bac
   // A request nobody could approve would wait out its lifetime holding a place in the limits:
   // refused before any place in a limit window is taken (separation of duties: a role only the user
   // holds is a role nobody holds, and one person fills one role).
-  const coverage = approverCoverage(roles, holders, user.sub);
+  const coverage = approverCoverage(roles, holders.slice(0, roles.length), user.sub);
   if (!coverage.fillable) throw noApprover(roles, coverage);
+  // Each role of the chain decides alone once it holds the request: it needs a holder too.
+  escalationRoles.forEach((role, i) => {
+    const alone = approverCoverage([role], [holders[roles.length + i]!], user.sub);
+    if (!alone.fillable) throw noApprover([role], alone);
+  });
 
   const expiresIn = expirySeconds(deps.config, tier, input.requested_expiry ?? null);
   const now = clock.now();
@@ -135,6 +141,8 @@ export async function createRequest(deps: Deps, client: ClientRecord, input: Bac
     approvals: [],
     token_lifetime: tier.token_lifetime_seconds ?? deps.config.approvalTokenTtl,
     ...(codes ? { binding_code: codes.binding_code, code_candidates: codes.candidates } : {}),
+    // The chain as the policy says it now, fixed on the request: a later policy change does not alter it.
+    ...(tier.escalation ? { escalation: tier.escalation.map((step) => ({ at: now + step.after_seconds * 1000, party: `role:${step.to.role}` as const })), escalation_step: 0 } : {}),
   };
 
   const reservation = await reserveRequest(deps, { tenant, sub: user.sub, client_id: client.client_id, auth_req_id: request.auth_req_id, expires_at: request.expires_at, amounts: requestAmounts(input.authorization_details) });

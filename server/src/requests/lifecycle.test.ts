@@ -38,6 +38,7 @@ function fixture(state: RequestState, op: TransitionOp, now: number): ApprovalRe
     token_delivery_mode: 'poll',
     outcome: state === 'redeemed' ? { status: 'unknown' } : null,
     ...(op === 'approveParty' ? { parties: ['customer', 'role:finance'] } : {}),
+    ...(op === 'escalate' ? { escalation: [{ at: past, party: 'role:finance' }] } : {}),
     ...(state !== 'pending' ? { decided_at: now - 5000, decided_by: 'dev_1' } : {}),
     ...(state === 'approved' || state === 'redeemed' || state === 'expired' ? { approval_expires_at: expiring ? past : future } : {}),
     ...((state === 'approved' && op !== 'issueToken') || state === 'redeemed' ? { token_jti: JTI } : {}),
@@ -63,6 +64,8 @@ function apply(lifecycle: Lifecycle, op: TransitionOp, request: ApprovalRequest,
       return lifecycle.approve(fields, { party: 'customer', ...device }, now);
     case 'deny':
       return lifecycle.deny(request, { party: 'customer', cause: 'denied', ...device }, now);
+    case 'escalate':
+      return lifecycle.escalate(request, now);
     case 'expire':
       return lifecycle.expire(request, now);
     case 'issueToken':
@@ -135,13 +138,13 @@ describe.each([
 
   it('every operation is in the table, and the table names only real states', () => {
     for (const op of OPS) for (const state of [...TRANSITIONS[op].from, TRANSITIONS[op].to]) expect(STATES).toContain(state);
-    expect(OPS.sort()).toEqual(['approve', 'approveParty', 'deny', 'expire', 'flagOutcome', 'issueToken', 'propose', 'redeem', 'reportOutcome']);
+    expect(OPS.sort()).toEqual(['approve', 'approveParty', 'deny', 'escalate', 'expire', 'flagOutcome', 'issueToken', 'propose', 'redeem', 'reportOutcome']);
   });
 
   it('a second application of a one-time operation is refused and delivers nothing more', async () => {
     const w = await world();
     const now = w.clock.now();
-    for (const op of ['issueToken', 'redeem', 'reportOutcome', 'flagOutcome'] as const) {
+    for (const op of ['escalate', 'issueToken', 'redeem', 'reportOutcome', 'flagOutcome'] as const) {
       const from = TRANSITIONS[op].from[0];
       const request = fixture(from, op, now);
       const key = keys.request(request.tenant, request.auth_req_id);
@@ -151,6 +154,6 @@ describe.each([
       expect([op, first.ok, second.ok]).toEqual([op, true, false]);
     }
     await w.background.drain();
-    expect(w.delivered.map((entry) => entry.op)).toEqual(['issueToken', 'redeem', 'reportOutcome', 'flagOutcome']);
+    expect(w.delivered.map((entry) => entry.op)).toEqual(['escalate', 'issueToken', 'redeem', 'reportOutcome', 'flagOutcome']);
   });
 });

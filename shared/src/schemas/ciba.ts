@@ -121,6 +121,27 @@ export interface ClientRequestView {
    * fixed fields (DESIGN.md); servers before it send none, which reads as empty.
    */
   awaiting: ApprovalParty[];
+  /**
+   * Who holds the request on its tier's escalation chain (docs/escalation.md); null when the tier
+   * has none. Added beside the fixed fields; servers before it send none, which reads as null.
+   */
+  escalation: EscalationView | null;
+  /** Why it expired when that was not just its deadline: `escalation_exhausted` (every role of the chain let its window pass); else null. */
+  expiry_reason: 'escalation_exhausted' | null;
+}
+
+/** Where a request stands on its tier's escalation chain: who holds it now, and until when. */
+export interface EscalationView {
+  /** Hand-overs so far: 0 while the tier's own approver holds it. */
+  step: number;
+  /** Hand-overs in the chain. */
+  steps: number;
+  /** Who holds it now: the parties whose approval it needs (`customer`, `role:<role>`). */
+  holder: ApprovalParty[];
+  /** ISO 8601 time it is handed to `next`, or null at the last step (the holder has until `expires_at`). */
+  next_at: string | null;
+  /** Who it goes to when `next_at` passes, or null. */
+  next: ApprovalParty | null;
 }
 
 /** What the approver PWA shows for one request, computed by the server. */
@@ -143,6 +164,8 @@ export interface RequestDisplay {
   tier: string;
   /** Every party that must approve, in the policy's order, and where each stands. */
   approvals: PartyDisplay[];
+  /** Who holds the request on its escalation chain, and until when; null when its tier has none. */
+  escalation: EscalationView | null;
   /**
    * Number matching, for the person the request is for while they still have to approve: the three
    * codes to pick from (one is the code the agent shows, two are decoys; random order). `null`
