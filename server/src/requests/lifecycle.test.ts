@@ -141,6 +141,24 @@ describe.each([
     expect(OPS.sort()).toEqual(['approve', 'approveParty', 'deny', 'escalate', 'expire', 'flagOutcome', 'issueToken', 'propose', 'redeem', 'reportOutcome']);
   });
 
+  it('an approval read before an escalation does not land after it; the new holder’s does', async () => {
+    const w = await world();
+    const now = w.clock.now();
+    const request = { ...fixture('pending', 'escalate', now), escalation: [{ at: now - 1, party: 'role:finance' as const }, { at: now + 30_000, party: 'role:risk' as const }] };
+    const key = keys.request(request.tenant, request.auth_req_id);
+    await w.store.hashCreate(key, recordOf(request), 3600);
+    const before = (await w.store.hashGet(key))!;
+    const escalated = await w.lifecycle.escalate(fromFields(before), now);
+    expect(escalated.ok && [escalated.request.escalation_step, escalated.request.parties, escalated.request.held_before]).toEqual([1, ['role:finance'], ['customer']]);
+    // The customer's approval, from the record as read before the hand-over (when the customer held
+    // it): the step guard refuses it, and nothing changes.
+    expect((await w.lifecycle.approve(before, { party: 'customer', sub: 'alice', device_id: 'dev_1', credential_id: 'cred_1' }, now)).ok).toBe(false);
+    expect(fromFields((await w.store.hashGet(key))!)).toMatchObject({ state: 'pending', approvals: [] });
+    // The new holder, from a fresh read, approves alone.
+    const approved = await w.lifecycle.approve((await w.store.hashGet(key))!, { party: 'role:finance', sub: 'rita', device_id: 'dev_2', credential_id: 'cred_2' }, now);
+    expect(approved.ok && approved.request.state).toBe('approved');
+  });
+
   it('a second application of a one-time operation is refused and delivers nothing more', async () => {
     const w = await world();
     const now = w.clock.now();
