@@ -64,8 +64,8 @@ async function clientView(deps: Deps, client: ClientRecord, authReqId: string): 
     // Which parties the agent is still waiting on (the user, a reviewer of a role), while pending.
     awaiting: request.state === 'pending' ? awaitingParties({ parties: request.parties ?? ['customer'], approvals: request.approvals ?? [] }) : [],
     // Who holds it on its escalation chain, and until when (docs/escalation.md).
-    escalation: escalationView(request),
-    expiry_reason: request.expiry_reason ?? null,
+    ...(request.escalation?.length ? { escalation: escalationView(request) } : {}),
+    ...(request.expiry_reason ? { expiry_reason: request.expiry_reason } : {}),
   };
 }
 

@@ -46,7 +46,7 @@ export function requestDisplay(request: ApprovalRequest, nowMs: number, viewer?:
     outcome: request.outcome,
     tier: request.tier ?? 'standard',
     approvals: approvalsShown(request),
-    escalation: escalationView(request),
+    ...(request.escalation?.length ? { escalation: escalationView(request)! } : {}),
     number_matching: party === 'customer' && request.code_candidates ? { candidates: [...request.code_candidates] } : null,
     viewer: viewer ? { party, can_decide: party !== null || (pending && viewer.sub === request.sub), can_report: pending && viewer.sub === request.sub } : null,
   };

@@ -122,12 +122,12 @@ export interface ClientRequestView {
    */
   awaiting: ApprovalParty[];
   /**
-   * Who holds the request on its tier's escalation chain (docs/escalation.md); null when the tier
-   * has none. Added beside the fixed fields; servers before it send none, which reads as null.
+   * Who holds the request on its tier's escalation chain (docs/escalation.md); left out when the
+   * tier has none (and by servers before escalation), which reads as null.
    */
-  escalation: EscalationView | null;
-  /** Why it expired when that was not just its deadline: `escalation_exhausted` (every role of the chain let its window pass); else null. */
-  expiry_reason: 'escalation_exhausted' | null;
+  escalation?: EscalationView | null;
+  /** Why it expired when that was not just its deadline: `escalation_exhausted` (every role of the chain let its window pass); left out otherwise. */
+  expiry_reason?: 'escalation_exhausted' | null;
 }
 
 /** Where a request stands on its tier's escalation chain: who holds it now, and until when. */
@@ -164,8 +164,8 @@ export interface RequestDisplay {
   tier: string;
   /** Every party that must approve, in the policy's order, and where each stands. */
   approvals: PartyDisplay[];
-  /** Who holds the request on its escalation chain, and until when; null when its tier has none. */
-  escalation: EscalationView | null;
+  /** Who holds the request on its escalation chain, and until when; left out when its tier has none. */
+  escalation?: EscalationView;
   /**
    * Number matching, for the person the request is for while they still have to approve: the three
    * codes to pick from (one is the code the agent shows, two are decoys; random order). `null`
