@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parsePolicy } from '../../server/src/policy/index.ts';
 import { createHarness, type EnrolledUser, type Harness } from '../support/harness.ts';
+import { startNotificationReceiver } from '../support/notification-receiver.ts';
 import { bcAuthorize, device, enrollWithRoles, pay, pollToken, testPolicy } from './policy-support.ts';
 
 /**
@@ -111,6 +112,10 @@ describe.each(['memory', 'redis'] as const)('escalation (%s store)', (storeKind)
     expect([again.body.request.state, again.body.request.viewer.party, again.body.options.approve]).toEqual(['pending', null, null]);
     // The agent sees who holds it now, in the view and in the pending answer.
     expect(await clientView(id)).toMatchObject({ state: 'pending', awaiting: ['role:ops'], escalation: { step: 1, holder: ['role:ops'], next: 'role:manager' } });
+    // And the operator, in the stored request and its display.
+    const operator = (await harness.admin('GET', `/requests/${id}`)).body;
+    expect([operator.request.escalation_step, operator.request.parties, operator.request.held_before]).toEqual([1, ['role:ops'], ['customer']]);
+    expect(operator.display.escalation).toMatchObject({ step: 1, holder: ['role:ops'], next: 'role:manager' });
     const pending = await pollToken(harness, client, id);
     expect([pending.body.error, pending.body.error_description]).toEqual(['authorization_pending', "Escalated (step 1 of 2): waiting for the approval of a reviewer with the role 'ops'."]);
     const agent = createAgentClient({ issuer: harness.issuer, clientId: client.client_id, clientSecret: client.client_secret, fetch: harness.fetch });
@@ -161,6 +166,28 @@ describe.each(['memory', 'redis'] as const)('escalation (%s store)', (storeKind)
       ['max', 'approval_request'],
       ['customer_1', 'request_expired'],
     ]);
+  });
+
+  it('pings a ping client when the chain runs out, as for any expiry, once', async () => {
+    await start();
+    const receiver = await startNotificationReceiver();
+    try {
+      const registered = await harness.admin('POST', '/clients', { name: 'Ping agent', token_delivery_mode: 'ping', backchannel_client_notification_endpoint: receiver.url });
+      const agent = createAgentClient({ issuer: harness.issuer, clientId: registered.body.client_id, clientSecret: registered.body.client_secret, fetch: harness.fetch });
+      const asked = await agent.requestApproval({ login_hint: customer.sub, authorization_details: pay('txn_ping'), client_notification_token: 'cnt_escalation_0123456789abcdef' });
+      await harness.drain();
+      await pass(60);
+      await pass(120);
+      expect(receiver.received).toHaveLength(0);
+      await pass(420);
+      expect(receiver.received.map((ping) => ping.json)).toEqual([{ auth_req_id: asked.auth_req_id }]);
+      expect(await agent.pollToken(asked.auth_req_id)).toEqual({ status: 'expired' });
+      expect(await agent.getRequest(asked.auth_req_id)).toMatchObject({ state: 'expired', expiry_reason: 'escalation_exhausted' });
+      await pass(1);
+      expect(receiver.received).toHaveLength(1);
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('works as before when the approver decides inside the window: nothing escalates after', async () => {
