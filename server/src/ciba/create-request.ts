@@ -75,7 +75,8 @@ function expirySeconds(config: Config, tier: Tier, requested: number | null): nu
  * (audit ∥ live update). A known `transaction_id` costs one more (its request is read).
  *
  * @throws CountersignError `unknown_user_id` (no such user, or no enrolled device), `client_blocked`
- *   (403), `transaction_conflict` (409), `no_approver` (naming the roles nobody can approve as),
+ *   (403), `transaction_conflict` (409), `no_approver` (naming the roles nobody can approve as,
+ *   the roles of the tier's escalation chain included),
  *   `too_many_pending` (429), `velocity_exceeded` (429);
  *   nothing is stored and nothing is sent.
  * @see CIBA Core 1.0 §7.1–§7.3; issue 4 (policy tiers, velocity, push fatigue)
