@@ -21,9 +21,12 @@ function chainPolicy(chain: unknown[] = [{ after_seconds: 60, to: { role: 'ops' 
   return testPolicy((policy) => {
     policy.tiers = [{ name: 'watched', approvers, request_expiry_seconds: 600, number_matching: false, escalation: chain }];
     policy.floors = { reversibility: { reversible: 'watched', costly: 'watched', irreversible: 'watched' }, blast_radius: { one: 'watched', many: 'watched', all: 'watched' } };
-    policy.types.payment.amount_tiers = {};
-    policy.types.payment.unlisted_currency_tier = 'watched';
-    policy.types.tool_call = { ...policy.types.tool_call, unlisted_currency_tier: 'watched', tool_tiers: [] };
+    // The only tier for every type: the shipped policy's rules name its own tiers.
+    for (const rated of Object.values(policy.types) as any[]) {
+      rated.unlisted_currency_tier = 'watched';
+      if (rated.amount_tiers) rated.amount_tiers = {};
+      if (rated.tool_tiers) rated.tool_tiers = [];
+    }
   });
 }
 

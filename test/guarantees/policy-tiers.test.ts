@@ -11,7 +11,7 @@ describe('the policy file', () => {
   it('ships a default that validates, rating every registered type', async () => {
     const policy = await loadPolicy();
     expect(policy.tiers.map((tier) => tier.name)).toEqual(['standard', 'elevated', 'high']);
-    expect(Object.keys(policy.types)).toEqual(['payment', 'tool_call']);
+    expect(Object.keys(policy.types)).toEqual(['payment', 'deletion', 'message', 'access_change', 'record_change', 'tool_call']);
   });
 
   it('refuses a malformed policy at start, naming every problem', async () => {

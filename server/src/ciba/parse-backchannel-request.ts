@@ -23,11 +23,17 @@ const KNOWN = new Set([
   'client_id', 'client_secret', 'client_assertion', 'client_assertion_type',
 ]);
 
-/** Whether `path` (from the `authorization_details` array) lies inside the `arguments` of an action that says it is a `tool_call`. */
-function inToolArguments(details: unknown, path: InexactNumber['path']): boolean {
-  if (path.length < 3 || path[1] !== 'arguments' || typeof path[0] !== 'number' || !Array.isArray(details)) return false;
+/**
+ * Whether `path` (from the `authorization_details` array) names a number that may have a fraction:
+ * one inside the `arguments` of an action that says it is a `tool_call`, or a `from` or `to` of a
+ * `record_change`'s `changes` (a field's value as its system states it, e.g. a rate `0.15`).
+ */
+function mayHoldFraction(details: unknown, path: InexactNumber['path']): boolean {
+  if (path.length < 3 || typeof path[0] !== 'number' || !Array.isArray(details)) return false;
   const action: unknown = details[path[0]];
-  return typeof action === 'object' && action !== null && (action as { type?: unknown }).type === 'tool_call';
+  const type = typeof action === 'object' && action !== null ? (action as { type?: unknown }).type : undefined;
+  if (type === 'tool_call') return path[1] === 'arguments';
+  return type === 'record_change' && path.length === 4 && path[1] === 'changes' && (path[3] === 'from' || path[3] === 'to');
 }
 
 /**
@@ -44,13 +50,13 @@ function inToolArguments(details: unknown, path: InexactNumber['path']): boolean
  */
 export function inexactNumberRefusal(details: unknown, numbers: InexactNumber[], prefix: string): CountersignError | null {
   for (const number of numbers) {
-    if (!inToolArguments(details, number.path)) {
+    if (!mayHoldFraction(details, number.path)) {
       return new CountersignError('invalid_authorization_details', `${formatJsonPath(number.path, prefix)}: numbers must be written as plain integers (no fraction, no exponent, no -0, at most 2^53 - 1).`);
     }
     if (!isJcsNumber(number.text)) {
       return new CountersignError(
         'invalid_authorization_details',
-        `${formatJsonPath(number.path, prefix)}: numbers in a tool call's arguments must be written as RFC 8785 (JCS) writes them, e.g. 1.5 (not 1.50, 15e-1 or -0), with no more digits than a double holds.`,
+        `${formatJsonPath(number.path, prefix)}: numbers in a tool call's arguments or a record change's values must be written as RFC 8785 (JCS) writes them, e.g. 1.5 (not 1.50, 15e-1 or -0), with no more digits than a double holds.`,
       );
     }
   }

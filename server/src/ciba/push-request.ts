@@ -1,4 +1,4 @@
-import { displayAction } from '@countersign/shared';
+import { requestSummary } from '@countersign/shared';
 import type { Deps } from '../deps.ts';
 import { backoffDelay, DEFAULT_BACKOFF_MS, type JobOutcome, type RequestPushJob } from '../jobs/index.ts';
 import { takePushSlot } from '../policy/index.ts';
@@ -59,12 +59,11 @@ export async function pushRequestTo(deps: Deps, job: RequestPushJob): Promise<Jo
     if (await markDone()) await deps.audit.record({ ...base, type: 'push_skipped', reason: 'push_rate_limited', detail: { window_seconds: deps.policy.limits.pushes_per_user.window_seconds } });
     return 'skipped';
   }
-  const first = displayAction(request.authorization_details[0]!);
   const result = await deps.push.notifyUser({
     tenant: request.tenant,
     sub: job.sub,
     auth_req_id: request.auth_req_id,
-    summary: `${step > 0 ? 'Escalated to you. ' : ''}${request.client_name}: ${first.summary}`,
+    summary: `${step > 0 ? 'Escalated to you. ' : ''}${request.client_name}: ${requestSummary(request.authorization_details)}`,
     ttlSeconds: secondsUntil(request.expires_at, deps.clock.now()),
   });
   if (result.sent === 0 && result.failed > 0) {

@@ -6,8 +6,12 @@ function amountOf(detail: AuthorizationDetail): Record<string, number> {
   switch (detail.type) {
     case 'payment':
       return { [detail.currency]: detail.amount_minor };
+    case 'deletion':
+    case 'message':
+    case 'access_change':
+    case 'record_change':
     case 'tool_call':
-      // A tool call's arguments may hold numbers, but none of them is money the policy can weigh.
+      // A record change or a tool call may hold numbers, but none of them is money the policy can weigh.
       return {};
   }
 }

@@ -1,4 +1,4 @@
-import { displayAction, type PartyDisplay, type RequestDisplay } from '@countersign/shared';
+import { displayAction, totalsPerCurrency, type PartyDisplay, type RequestDisplay } from '@countersign/shared';
 import { partyFor, roleOf, type Viewer } from '../policy/index.ts';
 import { secondsUntil } from '../runtime/index.ts';
 import { escalationView } from './escalation-view.ts';
@@ -40,6 +40,7 @@ export function requestDisplay(request: ApprovalRequest, nowMs: number, viewer?:
     client_name: request.client_name,
     binding_message: request.binding_message,
     actions: request.authorization_details.map(displayAction),
+    totals: totalsPerCurrency(request.authorization_details),
     created_at: new Date(request.created_at).toISOString(),
     expires_at: new Date(deadline).toISOString(),
     seconds_left: request.state === 'pending' || request.state === 'approved' ? secondsUntil(deadline, nowMs) : 0,

@@ -43,4 +43,63 @@ export interface ActionDisplay {
    * also holds an `Arguments` line, the same arguments on one line, for views with no room for this.
    */
   arguments?: DisplayMember[];
+  /** What the person must not miss, shown before the fields: `Cannot be undone`. */
+  warnings?: string[];
+  /** `deletion` only: which records, how many in all, the first few ids and how many more. */
+  records?: DisplayRecords;
+  /** `message` only: where it goes, to how many, and the message as it will be sent. */
+  message?: DisplayMessage;
+  /** `access_change` only: the kind of change, in words, and the roles before and after. */
+  access?: DisplayAccess;
+  /** `record_change` only: each changed field, before → after. */
+  changes?: DisplayChange[];
+}
+
+/** The records a deletion removes, as the person sees them. */
+export interface DisplayRecords {
+  /** What kind of record, e.g. `customer`. */
+  kind: string;
+  /** The system they live in, e.g. `crm`. */
+  system: string;
+  /** How many records in all (at least `ids.length + more`). */
+  count: number;
+  /** The first few named ids, in the order sent. */
+  ids: string[];
+  /** How many of `count` are not in `ids`: "and N more". */
+  more: number;
+  /** False when the deletion cannot be undone. */
+  reversible: boolean;
+}
+
+/** A message as the person sees it: exactly what will be sent, to whom. */
+export interface DisplayMessage {
+  /** The channel as a word: `Email`, `SMS`. */
+  channel: string;
+  recipient_count: number;
+  /** The named recipient list, when the message goes to one. */
+  list: string | null;
+  /** A few of the recipients. */
+  sample: string[];
+  subject: string | null;
+  /** The body, line feeds kept. */
+  body: string;
+}
+
+/** An access change, in words. */
+export interface DisplayAccess {
+  /** `grant` (no role before), `revoke` (no role after) or `change`. */
+  kind: 'grant' | 'revoke' | 'change';
+  /** `Bo Li (u_9)`. */
+  principal: string;
+  /** `Payments prod (proj_1)`. */
+  resource: string;
+  from_role: string | null;
+  to_role: string | null;
+}
+
+/** One changed field of a record: its value now and the value it will have. */
+export interface DisplayChange {
+  field: string;
+  from: DisplayValue;
+  to: DisplayValue;
 }

@@ -1,4 +1,9 @@
-export type { ActionDisplay, DisplayField, DisplayMember, DisplayValue } from './display.ts';
+export { accessChangeDetails, accessChangeKind, accessRole, displayAccessChange, type AccessChangeDetails } from './access-change.ts';
+export { deletionDetails, displayDeletion, MAX_NAMED_IDS, MAX_RECORD_COUNT, type DeletionDetails } from './deletion.ts';
+export type { ActionDisplay, DisplayAccess, DisplayChange, DisplayField, DisplayMember, DisplayMessage, DisplayRecords, DisplayValue } from './display.ts';
+export { displayMessage, MAX_RECIPIENTS, MAX_SAMPLE_RECIPIENTS, MESSAGE_CHANNELS, messageDetails, type MessageChannel, type MessageDetails } from './message.ts';
+export { displayRecordChange, fieldName, fieldValue, MAX_CHANGED_FIELDS, recordChangeDetails, type RecordChangeDetails } from './record-change.ts';
+export { counted, countText, firstFew, NAMED_IDS_SHOWN } from './words.ts';
 export { displayPayment, paymentDetails, type PaymentDetails } from './payment.ts';
 export { displayPrecondition, precondition, recordName, recordVersion, type Precondition } from './precondition.ts';
 export {
@@ -7,6 +12,8 @@ export {
   authorizationDetail,
   authorizationDetails,
   displayAction,
+  requestSummary,
+  totalsPerCurrency,
   type ActionType,
   type AuthorizationDetail,
   type AuthorizationDetails,

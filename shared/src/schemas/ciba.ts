@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { displayText } from './text.ts';
 import type { ActionDisplay } from '../actions/index.ts';
+import type { FormattedAmount } from '../money/index.ts';
 import { recordName, recordVersion } from '../actions/precondition.ts';
 import type { AuthorizationDetails } from '../actions/index.ts';
 
@@ -152,6 +153,11 @@ export interface RequestDisplay {
   client_name: string;
   binding_message: string | null;
   actions: ActionDisplay[];
+  /**
+   * What the request moves in all, per currency (code order), summed over its payments: a batch's
+   * totals, shown beside each payment. Empty when no action moves money.
+   */
+  totals: FormattedAmount[];
   /** ISO 8601 creation time. */
   created_at: string;
   /** ISO 8601 time the request (pending) or the approval (approved) stops being valid. */

@@ -1,4 +1,4 @@
 export * from './ciba.ts';
 export * from './device.ts';
 export * from './admin.ts';
-export { bindingMessage, displayName, displayText, identifier, revealUnseen, toDisplayText } from './text.ts';
+export { bindingMessage, displayLines, displayName, displayText, identifier, revealUnseen, toDisplayText } from './text.ts';

@@ -190,6 +190,42 @@ export function displayName(max: number) {
   });
 }
 
+/**
+ * Text of several lines shown to the person exactly as it will be sent (a message's body): each
+ * line in the canonical form of display text (NFC, each run of spaces as one U+0020, as in
+ * {@link canonicalText}, and no space at its end), CR LF and CR read as LF, no blank lines at either end, at most
+ * `maxLines` lines and `max` UTF-16 code units in all. Refused like display text: whatever a
+ * person cannot see (the line feed is the one control allowed), runs of combining marks.
+ * @see DESIGN.md guarantees 2–3; Unicode UTS #39 §5
+ */
+export function displayLines(max: number, maxLines: number) {
+  return z
+    .string()
+    .transform((text) =>
+      text
+        .normalize('NFC')
+        .replace(/\r\n?/g, '\n')
+        .split('\n')
+        .map((line) => line.replace(/\p{Zs}+/gu, ' ').trimEnd())
+        .join('\n')
+        .replace(/^\n+|\n+$/g, ''),
+    )
+    .pipe(
+      z
+        .string()
+        .min(1, 'must not be empty')
+        .max(max, `must be at most ${max} characters`)
+        .superRefine((text, ctx) => {
+          const lines = text.split('\n');
+          if (lines.length > maxLines) return void ctx.addIssue({ code: 'custom', message: `must be at most ${maxLines} lines` });
+          for (const line of lines) {
+            const problem = unseenProblem(line);
+            if (problem) return void ctx.addIssue({ code: 'custom', message: problem });
+          }
+        }),
+    );
+}
+
 /** An identifier: 1 to `max` of letters, digits and `._:-`. */
 export function identifier(max = 64) {
   return z.string().regex(/^[A-Za-z0-9._:-]+$/, 'may hold only letters, digits and ._:-').min(1).max(max);
