@@ -1,7 +1,6 @@
 import { createAgentClient } from '@countersign/agent';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parsePolicy } from '../../server/src/policy/index.ts';
 import { createHarness, type EnrolledUser, type Harness } from '../support/harness.ts';
 import { startNotificationReceiver } from '../support/notification-receiver.ts';
 import { bcAuthorize, device, enrollWithRoles, pay, pollToken, testPolicy } from './policy-support.ts';
@@ -224,15 +223,22 @@ describe.each(['memory', 'redis'] as const)('escalation (%s store)', (storeKind)
     expect((await steps(middle)).filter((step) => step.startsWith('escalated') || step.startsWith('expired'))).toEqual(['escalated customer → role:ops step 1', 'expired']);
   });
 
-  it('keeps the chain the request was made with when the policy changes after', async () => {
+  it('keeps the chain the request was made with when the tenant’s policy changes after (admin API)', async () => {
     await start();
     const id = await ask();
     const later = JSON.parse(readFileSync(chainPolicy([{ after_seconds: 10, to: { role: 'manager' } }]), 'utf8'));
-    harness.deps.policy = parsePolicy(later);
+    const changed = await harness.admin('PUT', '/tenants/default/policy', { policy: later, actor: 'ops-lead' });
+    expect(changed.status).toBe(200);
     await pass(10);
     expect((await clientView(id)).escalation).toMatchObject({ step: 0, holder: ['customer'], next: 'role:ops' });
     await pass(50);
     expect((await clientView(id)).escalation).toMatchObject({ step: 1, holder: ['role:ops'] });
+    // A request made after the change gets the new chain.
+    const after = (await bcAuthorize(harness, client, { login_hint: customer.sub, details: pay('txn_after') })).body.auth_req_id as string;
+    await harness.drain();
+    expect((await clientView(after)).escalation).toMatchObject({ step: 0, steps: 1, next: 'role:manager' });
+    await pass(10);
+    expect((await clientView(after)).escalation).toMatchObject({ step: 1, holder: ['role:manager'] });
   });
 
   it('hands the request on once when two instances sweep at the same moment', async () => {

@@ -55,8 +55,10 @@ export async function pushRequestTo(deps: Deps, job: RequestPushJob): Promise<Jo
   const markDone = async () => (await deps.store.compareAndSet(key, [{ field: mark, op: 'absent' }], { [mark]: String(deps.clock.now()) })).ok;
 
   const base = { tenant: request.tenant, auth_req_id: request.auth_req_id, client_id: request.client_id, sub: job.sub, channel: 'push' as const };
-  if (!(await takePushSlot(deps, request.tenant, job.sub, request.auth_req_id))) {
-    if (await markDone()) await deps.audit.record({ ...base, type: 'push_skipped', reason: 'push_rate_limited', detail: { window_seconds: deps.policy.limits.pushes_per_user.window_seconds } });
+  // The push rate of the policy revision the request was rated under, not whatever is current now.
+  const policy = await deps.policies.forRequest(request);
+  if (!(await takePushSlot({ ...deps, policy }, request.tenant, job.sub, request.auth_req_id))) {
+    if (await markDone()) await deps.audit.record({ ...base, type: 'push_skipped', reason: 'push_rate_limited', detail: { window_seconds: policy.limits.pushes_per_user.window_seconds } });
     return 'skipped';
   }
   const result = await deps.push.notifyUser({

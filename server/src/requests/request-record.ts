@@ -45,6 +45,11 @@ export interface ApprovalRequest {
   // no number matching, the configured token lifetime.
   /** The policy tier's name. */
   tier?: string;
+  /**
+   * The revision of its tenant's policy the request was rated under (0, not stored: the server's
+   * default); what reads the policy after creation reads this revision (`Deps.policies.forRequest`).
+   */
+  policy_revision?: number;
   /** Every party that must approve: `customer`, `role:<role>`. */
   parties?: ApprovalParty[];
   /** The parties that approved so far, each with its own passkey (state stays `pending` until all have). */
@@ -221,6 +226,7 @@ function plainFields(request: ApprovalRequest, secrets: { client_notification_to
     interval: String(request.interval),
     token_delivery_mode: request.token_delivery_mode,
     ...(request.tier === undefined ? {} : { tier: request.tier }),
+    ...(request.policy_revision ? { policy_revision: String(request.policy_revision) } : {}),
     ...(request.parties === undefined ? {} : { parties: JSON.stringify(request.parties) }),
     ...(request.token_lifetime === undefined ? {} : { token_lifetime: String(request.token_lifetime) }),
     ...(request.binding_code === undefined ? {} : { binding_code: request.binding_code }),
@@ -296,6 +302,7 @@ export function fromFields(stored: Fields): ApprovalRequest {
     redeemed_at: optionalNumber(fields.redeemed_at),
     outcome,
     tier: fields.tier ?? 'standard',
+    ...(fields.policy_revision === undefined ? {} : { policy_revision: Number(fields.policy_revision) }),
     parties,
     approvals: approvalsOf(fields, parties),
     token_lifetime: optionalNumber(fields.token_lifetime),

@@ -92,6 +92,19 @@ export const keys = {
    * share a Redis Cluster slot.
    */
   requestAuditIndex: (tenant: string, authReqId: string) => `auditidx:{${tenant}}:${authReqId}`,
+  /**
+   * String: the stream ids, in `auditChain(tenant)`, of the tenant's `policy_changed` events, in chain
+   * order, as `requestAuditIndex` holds a request's (appended by the same script call as the event).
+   * In the tenant's tag; kept the audit retention. Read by `GET /api/admin/audit?type=policy_changed`.
+   */
+  policyAuditIndex: (tenant: string) => `auditpol:{${tenant}}`,
+  /**
+   * Hash: the tenant's own approval policy (`tenant-policy/policy-record.ts`): `revision` (the
+   * current one), `r:<n>` each revision's validated policy as JSON (empty: revision n went back to
+   * the server's default), `updated_at`, `updated_by`. Written by compare-and-swap on `revision`;
+   * no TTL (an operator's setting, kept until replaced). In the tenant's tag.
+   */
+  tenantPolicy: (tenant: string) => `tpolicy:{${tenant}}`,
   /** List: every audit event of a tenant (before the hash chain; no longer written, see `auditChain`). */
   tenantAudit: (tenant: string) => `audit:{${tenant}}`,
   /**

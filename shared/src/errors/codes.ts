@@ -55,6 +55,11 @@ export const ERROR_CODES = {
    * than the user the request is for (who may not review their own request): nobody could approve it.
    */
   no_approver: 400,
+  // Countersign: per-tenant policy (admin API)
+  /** The policy sent to `PUT /api/admin/tenants/{tenant}/policy` is not valid; the body lists each problem (`problems`). Nothing was stored. */
+  invalid_policy: 400,
+  /** The tenant policy's revision is not the one the change expected (`expected_revision`, `If-Match`): someone changed it meanwhile. */
+  revision_conflict: 409,
   // Countersign: device and operator surfaces
   invalid_origin: 403,
   login_required: 401,
