@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHarness, type EnrolledUser, type Harness } from '../support/harness.ts';
 import { startNotificationReceiver } from '../support/notification-receiver.ts';
-import { bcAuthorize, device, enrollWithRoles, pay, pollToken, testPolicy } from './policy-support.ts';
+import { bcAuthorize, device, enrollWithRoles, onlyTier, pay, pollToken, testPolicy } from './policy-support.ts';
 
 /**
  * Issue 14, "Escalation with a response window": a tier says how long its approver has and who is
@@ -18,14 +18,8 @@ type Client = { client_id: string; client_secret: string };
 /** The only tier: the customer has 60 s, then ops until 180 s, then a manager until the request's 600 s. */
 function chainPolicy(chain: unknown[] = [{ after_seconds: 60, to: { role: 'ops' } }, { after_seconds: 180, to: { role: 'manager' } }], approvers: unknown[] = ['customer']) {
   return testPolicy((policy) => {
-    policy.tiers = [{ name: 'watched', approvers, request_expiry_seconds: 600, number_matching: false, escalation: chain }];
-    policy.floors = { reversibility: { reversible: 'watched', costly: 'watched', irreversible: 'watched' }, blast_radius: { one: 'watched', many: 'watched', all: 'watched' } };
-    // The only tier for every type: the shipped policy's rules name its own tiers.
-    for (const rated of Object.values(policy.types) as any[]) {
-      rated.unlisted_currency_tier = 'watched';
-      if (rated.amount_tiers) rated.amount_tiers = {};
-      if (rated.tool_tiers) rated.tool_tiers = [];
-    }
+    onlyTier(policy, { name: 'watched', approvers, number_matching: false });
+    Object.assign(policy.tiers[0], { request_expiry_seconds: 600, escalation: chain });
   });
 }
 

@@ -2,7 +2,7 @@ import { CountersignError, detailsHash } from '@countersign/shared';
 import type { ClientRecord } from '../clients/index.ts';
 import type { Config } from '../config/index.ts';
 import type { Deps } from '../deps.ts';
-import { approverCoverage, drawBindingCodes, requestAmounts, reserveRequest, type ApproverCoverage, type Tier } from '../policy/index.ts';
+import { approverCoverage, drawBindingCodes, requestAmounts, requestReach, reserveRequest, type ApproverCoverage, type Tier } from '../policy/index.ts';
 import type { ApprovalRequest } from '../requests/index.ts';
 import { keys } from '../store/index.ts';
 import { findClientBlock, findUser } from '../users/index.ts';
@@ -156,7 +156,7 @@ export async function createRequest(deps: Deps, client: ClientRecord, input: Bac
     ...(tier.escalation ? { escalation: tier.escalation.map((step) => ({ at: now + step.after_seconds * 1000, party: `role:${step.to.role}` as const })), escalation_step: 0 } : {}),
   };
 
-  const reservation = await reserveRequest({ ...deps, policy: rated.policy }, { tenant, sub: user.sub, client_id: client.client_id, auth_req_id: request.auth_req_id, expires_at: request.expires_at, amounts: requestAmounts(input.authorization_details) });
+  const reservation = await reserveRequest({ ...deps, policy: rated.policy }, { tenant, sub: user.sub, client_id: client.client_id, auth_req_id: request.auth_req_id, expires_at: request.expires_at, amounts: requestAmounts(input.authorization_details), ...requestReach(input.authorization_details) });
   const notificationToken = client.token_delivery_mode === 'poll' ? null : input.client_notification_token;
   const stored = await storeRequest(deps, request, { txKey, expiresIn, roles, notificationToken, reservation });
   if (!stored.created) return { request: stored.raced, created: false };

@@ -1,5 +1,6 @@
 import { ACTION_TYPE_NAMES, identifier, isCurrencyCode, roleName, toolName } from '@countersign/shared';
 import { z } from 'zod';
+import { blastRadiusRules, checkBlastRadius, velocityReachLimits } from './blast-radius-schema.ts';
 import { checkEscalation, escalationChain } from './escalation-schema.ts';
 
 /** How hard an action is to undo: money that can be recalled at a cost is `costly`; deleted data is `irreversible`. */
@@ -66,6 +67,8 @@ const typePolicy = z.strictObject({
   unlisted_currency_tier: tierName,
   /** `tool_call` only: tiers by server, tool name and annotation; every matching rule applies, the strictest wins. */
   tool_tiers: z.array(toolRule).max(100).default([]),
+  /** Tiers by records, recipients, roles and fields, and reversible deletions (blast-radius-schema.ts). */
+  ...blastRadiusRules({ tierName, reversibility: z.enum(REVERSIBILITY) }),
 });
 
 /**
@@ -83,6 +86,8 @@ const velocityWindow = z.strictObject({
   max_count: count(1_000_000),
   /** Currencies not listed are limited by the count only: list every currency the deployment takes. */
   max_amount_minor: z.record(currency, minorUnits).default({}),
+  /** `max_records`, `max_recipients`: records deleted and people messaged in the window (blast-radius-schema.ts). */
+  ...velocityReachLimits,
 });
 
 /**
@@ -149,6 +154,7 @@ export const policySchema = z
       known(['types', type, 'unlisted_currency_tier'], rated.unlisted_currency_tier);
       if (type !== 'tool_call' && rated.tool_tiers.length > 0) problem(['types', type, 'tool_tiers'], 'only tool_call is rated by tool');
       rated.tool_tiers.forEach((rule, i) => known(['types', type, 'tool_tiers', i, 'tier'], rule.tier));
+      checkBlastRadius(type, rated, REVERSIBILITY, known, problem);
       for (const [code, steps] of Object.entries(rated.amount_tiers)) {
         steps.forEach((step, i) => {
           known(['types', type, 'amount_tiers', code, i, 'tier'], step.tier);
