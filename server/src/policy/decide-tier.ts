@@ -59,10 +59,11 @@ export interface TierDecision {
   tier: Tier;
   /**
    * `amount`, `unlisted_currency`, `reversibility`, `blast_radius`, `tool` (a `tool_tiers` rule), a
-   * blast-radius rule (`record_count`, `recipients`, `role`, `field`, `changed_fields`), or `lowest`
+   * blast-radius rule (`record_count`, `recipients`, `role`, `field`, `changed_fields`),
+   * `unrated_type` (a stored tenant policy older than the type: its strictest tier), or `lowest`
    * when nothing asked for more.
    */
-  basis: 'amount' | 'unlisted_currency' | 'reversibility' | 'blast_radius' | 'tool' | BlastRadiusAsk['basis'] | 'lowest';
+  basis: 'amount' | 'unlisted_currency' | 'reversibility' | 'blast_radius' | 'tool' | BlastRadiusAsk['basis'] | 'unrated_type' | 'lowest';
 }
 
 /**
@@ -94,8 +95,13 @@ export function decideTier(policy: Policy, details: AuthorizationDetails): TierD
   const byType = new Map<string, AuthorizationDetail[]>();
   for (const detail of details) byType.set(detail.type, [...(byType.get(detail.type) ?? []), detail]);
   for (const [type, actions] of byType) {
-    // The schema requires a policy for every registered type, so this lookup cannot miss.
-    const rated = policy.types[type]!;
+    const rated = policy.types[type];
+    // Only a tenant's policy stored before the type was registered lacks it (`storedPolicySchema`):
+    // an action nobody rated is not small.
+    if (!rated) {
+      consider(tierNames.at(-1)!, 'unrated_type');
+      continue;
+    }
     consider(policy.floors.reversibility[reversibilityOf(rated, actions)], 'reversibility');
     consider(policy.floors.blast_radius[rated.blast_radius], 'blast_radius');
     for (const ask of blastRadiusAsks(rated, actions, tierNames)) consider(ask.tier, ask.basis);

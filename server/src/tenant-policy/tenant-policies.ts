@@ -1,4 +1,4 @@
-import { parsePolicy, type Policy } from '../policy/index.ts';
+import { parsePolicy, storedPolicySchema, type Policy } from '../policy/index.ts';
 import type { RecordStore } from '../store/index.ts';
 import { readRevision, readStoredRevision } from './policy-record.ts';
 
@@ -29,9 +29,11 @@ export interface TenantPolicies {
   lastKnown(tenant: string): RatedPolicy;
   /**
    * Revision `revision` of the tenant's policy (cached, else read and validated once).
+   * A stored policy is read with `storedPolicySchema`: a type registered after it was written is
+   * rated at its strictest tier, not refused.
    * @throws Error when the store holds no such revision, or the stored policy no longer validates
-   *   (a server upgraded to a schema the stored policy does not meet): the request fails rather than
-   *   being rated under a policy nobody set.
+   *   otherwise (a server upgraded to a schema the stored policy does not meet): the request fails
+   *   rather than being rated under a policy nobody set.
    */
   at(tenant: string, revision: number): Promise<RatedPolicy>;
   /** The policy a stored request was rated under (`policy_revision`, 0 when absent). Throws as {@link at}. */
@@ -74,7 +76,7 @@ export function createTenantPolicies(options: TenantPoliciesOptions): TenantPoli
     const hit = cached(tenant, revision);
     if (hit) return hit;
     const stored = await readStoredRevision(store, tenant, revision);
-    const rated: RatedPolicy = stored.document === null ? { revision, policy: defaultPolicy, source: 'default' } : { revision, policy: parsePolicy(JSON.parse(stored.document), `tenant ${tenant} revision ${revision}`), source: 'tenant' };
+    const rated: RatedPolicy = stored.document === null ? { revision, policy: defaultPolicy, source: 'default' } : { revision, policy: parsePolicy(JSON.parse(stored.document), `tenant ${tenant} revision ${revision}`, storedPolicySchema), source: 'tenant' };
     bounded(cache, `${tenant} ${revision}`, rated);
     return rated;
   };
