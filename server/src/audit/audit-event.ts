@@ -22,6 +22,8 @@ export type AuditType =
   | 'fraud_reported'
   | 'client_unblocked'
   | 'roles_changed'
+  // Escalation (issue 14): a window of the tier's chain passed, and the request went to the next role.
+  | 'escalated'
   // Device management from the approver app: a link for another device, a rename, a removal.
   | 'device_enrollment_created'
   | 'device_renamed'

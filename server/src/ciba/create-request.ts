@@ -80,7 +80,8 @@ function expirySeconds(config: Config, tier: Tier, requested: number | null): nu
  * when the new revision asks for other roles.
  *
  * @throws CountersignError `unknown_user_id` (no such user, or no enrolled device), `client_blocked`
- *   (403), `transaction_conflict` (409), `no_approver` (naming the roles nobody can approve as),
+ *   (403), `transaction_conflict` (409), `no_approver` (naming the roles nobody can approve as,
+ *   the roles of the tier's escalation chain included),
  *   `too_many_pending` (429), `velocity_exceeded` (429);
  *   nothing is stored and nothing is sent.
  * @see CIBA Core 1.0 §7.1–§7.3; issue 4 (policy tiers, velocity, push fatigue)
@@ -102,11 +103,12 @@ export async function createRequest(deps: Deps, client: ClientRecord, input: Bac
     store.setMembers(keys.userDevices(tenant, sub)),
     findClientBlock(store, tenant, sub, client.client_id),
     txKey ? store.get(txKey) : null,
-    holdersOf(store, tenant, guessed.roles),
+    // The roles of the tier's escalation chain after its own: each must have a holder too.
+    holdersOf(store, tenant, [...guessed.roles, ...guessed.escalationRoles]),
     deps.policies.revision(tenant),
   ]);
   const { rating, holders } = await settleRating(deps, tenant, input.authorization_details, { rating: guessed, holders: holdersAssumed }, revision);
-  const { rated, tier, parties, roles } = rating;
+  const { rated, tier, parties, roles, escalationRoles } = rating;
   if (!user || devices.length === 0) throw new CountersignError('unknown_user_id', 'The user is not known or has no enrolled device.');
   if (block) {
     throw new CountersignError('client_blocked', 'The user reported a request from this client; it may not ask them again until an operator clears it.');
@@ -116,8 +118,13 @@ export async function createRequest(deps: Deps, client: ClientRecord, input: Bac
   // A request nobody could approve would wait out its lifetime holding a place in the limits:
   // refused before any place in a limit window is taken (separation of duties: a role only the user
   // holds is a role nobody holds, and one person fills one role).
-  const coverage = approverCoverage(roles, holders, user.sub);
+  const coverage = approverCoverage(roles, holders.slice(0, roles.length), user.sub);
   if (!coverage.fillable) throw noApprover(roles, coverage);
+  // Each role of the chain decides alone once it holds the request: it needs a holder too.
+  escalationRoles.forEach((role, i) => {
+    const alone = approverCoverage([role], [holders[roles.length + i]!], user.sub);
+    if (!alone.fillable) throw noApprover([role], alone);
+  });
 
   const expiresIn = expirySeconds(deps.config, tier, input.requested_expiry ?? null);
   const now = clock.now();
@@ -145,6 +152,8 @@ export async function createRequest(deps: Deps, client: ClientRecord, input: Bac
     approvals: [],
     token_lifetime: tier.token_lifetime_seconds ?? deps.config.approvalTokenTtl,
     ...(codes ? { binding_code: codes.binding_code, code_candidates: codes.candidates } : {}),
+    // The chain as the policy says it now, fixed on the request: a later policy change does not alter it.
+    ...(tier.escalation ? { escalation: tier.escalation.map((step) => ({ at: now + step.after_seconds * 1000, party: `role:${step.to.role}` as const })), escalation_step: 0 } : {}),
   };
 
   const reservation = await reserveRequest({ ...deps, policy: rated.policy }, { tenant, sub: user.sub, client_id: client.client_id, auth_req_id: request.auth_req_id, expires_at: request.expires_at, amounts: requestAmounts(input.authorization_details), ...requestReach(input.authorization_details) });

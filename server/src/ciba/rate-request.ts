@@ -11,13 +11,15 @@ export interface Rating {
   tier: Tier;
   parties: ApprovalParty[];
   roles: string[];
+  /** The roles of the tier's escalation chain, in order (docs/escalation.md); empty without one. */
+  escalationRoles: string[];
 }
 
 /** Rates an action under one revision of its tenant's policy ({@link decideTier}). */
 export function rate(rated: RatedPolicy, details: AuthorizationDetails): Rating {
   const { tier } = decideTier(rated.policy, details);
   const parties = partiesOf(tier);
-  return { rated, tier, parties, roles: parties.map(roleOf).filter((role): role is string => role !== null) };
+  return { rated, tier, parties, roles: parties.map(roleOf).filter((role): role is string => role !== null), escalationRoles: (tier.escalation ?? []).map((step) => step.to.role) };
 }
 
 /** Per role, in order, the `sub`s of the tenant's users who hold it. */
@@ -36,6 +38,7 @@ export function holdersOf(store: Store, tenant: string, roles: string[]): Promis
 export async function settleRating(deps: Pick<Deps, 'store' | 'policies'>, tenant: string, details: AuthorizationDetails, guessed: { rating: Rating; holders: string[][] }, revision: number): Promise<{ rating: Rating; holders: string[][] }> {
   if (revision === guessed.rating.rated.revision) return guessed;
   const rating = rate(await deps.policies.at(tenant, revision), details);
-  const sameRoles = rating.roles.join(' ') === guessed.rating.roles.join(' ');
-  return { rating, holders: sameRoles ? guessed.holders : await holdersOf(deps.store, tenant, rating.roles) };
+  const wanted = (of: Rating) => [...of.roles, ...of.escalationRoles];
+  const sameRoles = wanted(rating).join(' ') === wanted(guessed.rating).join(' ');
+  return { rating, holders: sameRoles ? guessed.holders : await holdersOf(deps.store, tenant, wanted(rating)) };
 }

@@ -1,6 +1,7 @@
 import { ACTION_TYPE_NAMES, identifier, isCurrencyCode, roleName, toolName } from '@countersign/shared';
 import { z } from 'zod';
 import { blastRadiusRules, checkBlastRadius, velocityReachLimits } from './blast-radius-schema.ts';
+import { checkEscalation, escalationChain } from './escalation-schema.ts';
 
 /** How hard an action is to undo: money that can be recalled at a cost is `costly`; deleted data is `irreversible`. */
 export const REVERSIBILITY = ['reversible', 'costly', 'irreversible'] as const;
@@ -28,6 +29,8 @@ const tier = z.strictObject({
   token_lifetime_seconds: seconds.optional(),
   /** The person picks, out of three, the two-digit code the agent shows. */
   number_matching: z.boolean(),
+  /** Who is asked next when the approver lets its window pass (see `escalation-schema.ts`). */
+  escalation: escalationChain.optional(),
 });
 
 /** From `from_minor` (minor units of that currency, inclusive) up, at least `tier`. */
@@ -139,6 +142,7 @@ function makePolicySchema(everyTypeRated: boolean) {
       policy.tiers.forEach((t, i) => {
         const parties = t.approvers.map((a) => (a === 'customer' ? a : a.role));
         if (new Set(parties).size !== parties.length) problem(['tiers', i, 'approvers'], 'an approver may be named once');
+        checkEscalation(t, (path, message) => problem(['tiers', i, ...path], message));
       });
       for (const [kind, floors] of Object.entries(policy.floors)) for (const [value, name] of Object.entries(floors)) known(['floors', kind, value], name);
       if (everyTypeRated) for (const type of ACTION_TYPE_NAMES) if (!policy.types[type]) problem(['types', type], 'every registered authorization_details type needs a policy');

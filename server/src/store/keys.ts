@@ -136,6 +136,12 @@ export const keys = {
    */
   outcomeDeadlines: () => 'deadlines:{outcome}',
   /**
+   * Sorted set: every pending request whose escalation chain has a step still to come, scored by
+   * when that step is due (epoch ms), member `<tenant>:<auth_req_id>`; read by the sweeper, which
+   * hands the request to the step's role (docs/escalation.md). A slot of its own, as `deadlines`.
+   */
+  escalations: () => 'deadlines:{escalation}',
+  /**
    * Sorted set: one mark per compare-and-swap of a request that writes an outbox entry, member
    * `<tenant>:<auth_req_id>:<nonce>`, scored when the reconciler is to deliver the entry should the
    * swap's own instance not have (epoch ms); removed once delivered (`requests/outbox.ts`). One key

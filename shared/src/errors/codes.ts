@@ -46,6 +46,11 @@ export const ERROR_CODES = {
   /** This party (the customer, or a reviewer role) has already approved this request. */
   party_already_approved: 409,
   /**
+   * Escalation: the request's window for this party passed and it was handed to the next role of its
+   * tier's chain; this party can no longer approve it (docs/escalation.md).
+   */
+  party_escalated: 409,
+  /**
    * The request's tier needs a role (e.g. `reviewer:finance`) that nobody in the tenant holds, other
    * than the user the request is for (who may not review their own request): nobody could approve it.
    */
