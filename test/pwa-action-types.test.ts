@@ -123,16 +123,25 @@ describe('what the person sees, per action type (phone)', () => {
   /**
    * Fits 360 px, passes axe-core, and is kept as a screenshot (and, on request, as the README's).
    * `scrolled`: the screenshot starts at the action's card (a message's body is below the fold).
+   * `whole`: the phone is as tall as the screen, so all of it is in one picture with the decision
+   * bar at its foot (a full-page capture would paint the sticky bar half-way down).
    */
-  async function check(name: string, { scrolled = false } = {}): Promise<void> {
+  async function check(name: string, { scrolled = false, whole = false } = {}): Promise<void> {
     const width = await widthAt360(page);
     expect(width.overflowing, `${name}: nothing sticks out at 360 px`).toEqual([]);
     expect(width.scrollWidth).toBeLessThanOrEqual(360);
     await expectAccessible(page, name);
+    // The dark scheme has colours of its own (the warning, the roles, the table): axe measures them too.
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await expectAccessible(page, `${name} (dark)`);
+    await page.emulateMedia({ colorScheme: 'light' });
     // No button left hovered by the last tap.
     await page.mouse.move(1, 1);
     if (scrolled) await page.getByTestId('action').evaluate((card) => window.scrollTo(0, card.getBoundingClientRect().top + window.scrollY - 12));
+    const phone = page.viewportSize()!;
+    if (whole) await page.setViewportSize({ width: phone.width, height: await page.evaluate(() => document.documentElement.scrollHeight) });
     await screenshot(page, `types-${name}`, 'phone');
+    await page.setViewportSize(phone);
     if (process.env.UPDATE_SCREENSHOTS === '1') {
       await mkdir(`${ROOT}docs/screenshots`, { recursive: true });
       await copyFile(`${ARTIFACTS}types-${name}-phone.png`, `${ROOT}docs/screenshots/${name}.png`);
@@ -161,6 +170,13 @@ describe('what the person sees, per action type (phone)', () => {
     if (polled.status !== 'approved') throw new Error(`expected approved, got ${polled.status}`);
     expect(polled.token.authorization_details).toEqual(details);
     return polled.token;
+  }
+
+  /** Denies with the passkey; the agent hears `denied`. */
+  async function deny(authReqId: string): Promise<void> {
+    await page.getByTestId('deny').click();
+    await page.locator('[data-testid="result"][data-result="denied"]').waitFor();
+    expect(await agent.pollToken(authReqId)).toEqual({ status: 'denied' });
   }
 
   it('shows a deletion: how many records in all, large; of what kind, where; the first ids and how many more; "Cannot be undone"', async () => {
@@ -242,6 +258,25 @@ describe('what the person sees, per action type (phone)', () => {
     await approve(asked, [ACCESS_CHANGE]);
   });
 
+  it('says a grant and a revocation in words, "No role" and "No access" where the server has none', async () => {
+    const grant = { ...ACCESS_CHANGE, transaction_id: 'acc_4', from_role: null, to_role: 'admin' };
+    const granted = await open([grant]);
+    expect(await granted.screen.getByTestId('request-title').textContent()).toBe('Grant Bo Li admin on Payments prod');
+    expect(await granted.screen.getByTestId('access-kind').textContent()).toBe('Grant of a role');
+    expect(await granted.screen.getByTestId('role-from').textContent()).toBe('No role');
+    expect(await granted.screen.getByTestId('role-from').getAttribute('data-role')).toBe('');
+    expect(await granted.screen.getByTestId('role-to').textContent()).toBe('admin');
+    await deny(granted.asked.auth_req_id);
+
+    const revoke = { ...ACCESS_CHANGE, transaction_id: 'acc_5', from_role: 'viewer', to_role: null };
+    const revoked = await open([revoke]);
+    expect(await revoked.screen.getByTestId('request-title').textContent()).toBe("Revoke Bo Li's viewer on Payments prod");
+    expect(await revoked.screen.getByTestId('access-kind').textContent()).toBe('Revocation of a role');
+    expect(await revoked.screen.getByTestId('role-from').textContent()).toBe('viewer');
+    expect(await revoked.screen.getByTestId('role-to').textContent()).toBe('No access');
+    await deny(revoked.asked.auth_req_id);
+  });
+
   it('shows a record change: the record and a before → after table of each field, text and numbers told apart', async () => {
     const { asked, screen, served } = await open([RECORD_CHANGE]);
     const card = screen.locator('[data-testid="action"][data-type="record_change"]');
@@ -268,6 +303,29 @@ describe('what the person sees, per action type (phone)', () => {
     await approve(asked, [RECORD_CHANGE]);
   });
 
+  it('shows one request of every type at once, each with the longest names it may have, within 360 px', async () => {
+    const id = (prefix: string, length: number) => `${prefix}${'x'.repeat(length - prefix.length)}`;
+    const longest = [
+      { ...DELETION, transaction_id: 'del_long', resource: { kind: id('k', 64), system: id('s', 64) }, ids: [id('cus_', 128), id('cus2_', 128)], count: 1_000_000_000 },
+      { ...MESSAGE, transaction_id: 'msg_long', recipients: { count: 1_000_000_000, list: id('list-', 128), sample: [`${'a'.repeat(60)}@${'b'.repeat(60)}.example.com`] }, subject: 'S'.repeat(200), body: `${'w'.repeat(300)}\n${'Long words and short ones. '.repeat(20)}` },
+      { ...ACCESS_CHANGE, transaction_id: 'acc_long', principal: { id: id('u_', 128), name: 'B'.repeat(140) }, resource: { id: id('p_', 128), name: 'P'.repeat(140) }, from_role: id('r', 64), to_role: id('t', 64) },
+      { ...RECORD_CHANGE, transaction_id: 'chg_long', changes: [{ field: id('f', 64), from: 'v'.repeat(1000), to: 123456789012345.67 }, { field: 'note', from: null, to: 'y'.repeat(200) }] },
+    ];
+    const { asked, screen } = await open(longest);
+    expect(await screen.locator('[data-testid="action"]').evaluateAll((cards) => cards.map((card) => (card as HTMLElement).dataset.type))).toEqual(['deletion', 'message', 'access_change', 'record_change']);
+    // Several actions: each card has its heading; no money moves, so there are no totals.
+    expect(await screen.locator('[data-testid="action"] > h2').count()).toBe(4);
+    expect(await screen.getByTestId('totals').count()).toBe(0);
+    expect(await screen.getByTestId('record-count').textContent()).toBe('1,000,000,000');
+    // A long value is folded, all of it a tap away.
+    const from = screen.locator('[data-testid="change"][data-field^="f"] [data-testid="change-from"]');
+    expect(await from.getByTestId('show-all').isVisible()).toBe(true);
+    await from.getByTestId('show-all').click();
+    expect(await from.getByTestId('arg-text').textContent()).toBe('v'.repeat(1000));
+    await check('every-type-longest');
+    await deny(asked.auth_req_id);
+  });
+
   it('shows a batch of three payments in two currencies: each payment, and the total per currency once; one approval; one redeem of exactly that set', async () => {
     const { asked, screen, served } = await open(BATCH, 'Refunds 1042-1044');
     expect(served.totals.map((total) => total.formatted_code)).toEqual(['EUR 200.50', 'JPY 5,000']);
@@ -285,7 +343,7 @@ describe('what the person sees, per action type (phone)', () => {
     expect(await screen.getByTestId('total').evaluateAll((items) => items.map((item) => (item as HTMLElement).dataset.amountMinor))).toEqual(['20050', '5000']);
     const [totals, first] = await Promise.all([screen.getByTestId('totals').boundingBox(), cards.first().boundingBox()]);
     expect(totals!.y).toBeLessThan(first!.y);
-    await check('batch');
+    await check('batch', { whole: true });
 
     const token = await approve(asked, BATCH);
     const refused = (details: readonly object[]) => agent.redeem(token.access_token, details as AuthorizationDetails).then(() => null, (error: unknown) => error);
