@@ -297,6 +297,7 @@ describe('what the person sees, per action type (phone)', () => {
     ]);
     // The table stands where the server's one-line-per-field lines were: Record, the table, the rest.
     expect(await card.locator('dt').allTextContents()).toEqual(['Record', 'Purpose', 'Transaction', 'Only if unchanged']);
+    expect(await card.evaluate((element) => [...element.querySelectorAll('[data-testid="record"], table, [data-testid="purpose"]')].map((node) => (node.tagName === 'TABLE' ? 'table' : (node as HTMLElement).dataset.testid)))).toEqual(['record', 'table', 'purpose']);
     expect(await card.getByTestId('only-if-unchanged').textContent()).toBe('campaign:cmp_4 at version 17');
     await check('record_change');
 
@@ -317,7 +318,8 @@ describe('what the person sees, per action type (phone)', () => {
     expect(await screen.locator('[data-testid="action"] > h2').count()).toBe(4);
     expect(await screen.getByTestId('totals').count()).toBe(0);
     expect(await screen.getByTestId('record-count').textContent()).toBe('1,000,000,000');
-    // A long value is folded, all of it a tap away.
+    expect((await widthAt360(page)).overflowing, 'folded: nothing sticks out at 360 px').toEqual([]);
+    // A long value is folded, all of it a tap away (and still within 360 px once shown: check() below).
     const from = screen.locator('[data-testid="change"][data-field^="f"] [data-testid="change-from"]');
     expect(await from.getByTestId('show-all').isVisible()).toBe(true);
     await from.getByTestId('show-all').click();
