@@ -9,6 +9,8 @@ import { createHarness, freePort, type Harness } from './support/harness.ts';
 import { ARTIFACTS, enrollmentLink, launchChromium, openAppBrowser, screenshot, STEP_MS, widthAt360, type AppBrowser } from './support/pwa-browser.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+/** The screenshots the README shows, one per action type (the payment's is browser-approval.test.ts's). */
+const README_SCREENSHOTS = new Set(['deletion', 'message', 'access_change', 'record_change', 'batch']);
 const poll = { timeout: STEP_MS, interval: 50 };
 
 /** 1,200 customers in the CRM, 8 of them named; they cannot be brought back. */
@@ -89,7 +91,8 @@ const fontSize = (locator: Locator) => locator.evaluate((element) => parseFloat(
  * nothing, nothing wider than 360 px, a screenshot kept, and an approval with the passkey; then a
  * batch of three payments in two currencies, its totals, one approval, and redemption of exactly
  * that set, once. Screenshots are kept in test/artifacts/ as `types-<name>-phone.png`; with
- * `UPDATE_SCREENSHOTS=1` they are also copied to docs/screenshots/<name>.png for the README.
+ * `UPDATE_SCREENSHOTS=1` the README's are also copied to docs/screenshots/<name>.png (a plain run
+ * leaves the committed pictures alone, as the other browser tests do).
  */
 describe('what the person sees, per action type (phone)', () => {
   const sub = 'tess';
@@ -142,7 +145,7 @@ describe('what the person sees, per action type (phone)', () => {
     if (whole) await page.setViewportSize({ width: phone.width, height: await page.evaluate(() => document.documentElement.scrollHeight) });
     await screenshot(page, `types-${name}`, 'phone');
     await page.setViewportSize(phone);
-    if (process.env.UPDATE_SCREENSHOTS === '1') {
+    if (process.env.UPDATE_SCREENSHOTS === '1' && README_SCREENSHOTS.has(name)) {
       await mkdir(`${ROOT}docs/screenshots`, { recursive: true });
       await copyFile(`${ARTIFACTS}types-${name}-phone.png`, `${ROOT}docs/screenshots/${name}.png`);
     }
