@@ -313,7 +313,7 @@ describe('what the person sees, per action type (phone)', () => {
       { ...DELETION, transaction_id: 'del_long', resource: { kind: id('k', 64), system: id('s', 64) }, ids: [id('cus_', 128), id('cus2_', 128)], count: 1_000_000_000 },
       { ...MESSAGE, transaction_id: 'msg_long', recipients: { count: 1_000_000_000, list: id('list-', 128), sample: [`${'a'.repeat(60)}@${'b'.repeat(60)}.example.com`] }, subject: 'S'.repeat(200), body: `${'w'.repeat(300)}\n${'Long words and short ones. '.repeat(20)}` },
       { ...ACCESS_CHANGE, transaction_id: 'acc_long', principal: { id: id('u_', 128), name: 'B'.repeat(140) }, resource: { id: id('p_', 128), name: 'P'.repeat(140) }, from_role: id('r', 64), to_role: id('t', 64) },
-      { ...RECORD_CHANGE, transaction_id: 'chg_long', changes: [{ field: id('f', 64), from: 'v'.repeat(1000), to: 123456789012345.67 }, { field: 'note', from: null, to: 'y'.repeat(200) }] },
+      { ...RECORD_CHANGE, transaction_id: 'chg_long', changes: [{ field: id('f', 64), from: 'v'.repeat(1000), to: 123456789012345.67 }, { field: 'note', from: null, to: 'y'.repeat(200) }, { field: 'Purpose', from: 'old', to: 'new' }] },
     ];
     const { asked, screen } = await open(longest);
     expect(await screen.locator('[data-testid="action"]').evaluateAll((cards) => cards.map((card) => (card as HTMLElement).dataset.type))).toEqual(['deletion', 'message', 'access_change', 'record_change']);
@@ -321,6 +321,11 @@ describe('what the person sees, per action type (phone)', () => {
     expect(await screen.locator('[data-testid="action"] > h2').count()).toBe(4);
     expect(await screen.getByTestId('totals').count()).toBe(0);
     expect(await screen.getByTestId('record-count').textContent()).toBe('1,000,000,000');
+    // A changed field named like one of the server's lines (`Purpose`) is a row of the table; the request's purpose stays a line.
+    const changed = screen.locator('[data-testid="action"][data-type="record_change"]');
+    expect(await changed.locator('tbody th').allTextContents()).toEqual([id('f', 64), 'note', 'Purpose']);
+    expect(await changed.locator('dt').allTextContents()).toEqual(['Record', 'Purpose', 'Transaction', 'Only if unchanged']);
+    expect(await changed.getByTestId('purpose').textContent()).toBe('Raise payout');
     // Text can stick out of a box that fits (a word too long for its line): the page's scroll width says so.
     expect(await widthAt360(page), 'folded: nothing sticks out at 360 px').toEqual({ scrollWidth: 360, overflowing: [] });
     // A long value is folded, all of it a tap away (and still within 360 px once shown: check() below).
