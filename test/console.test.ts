@@ -3,6 +3,8 @@ import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sampleAction, type SampleType } from '../server/src/console/index.ts';
+import { testPolicy } from './guarantees/policy-support.ts';
 import { createHarness, freePort, type EnrolledUser, type Harness } from './support/harness.ts';
 import { payment } from './support/payment.ts';
 import { toolCall } from './support/tool-call.ts';
@@ -133,6 +135,56 @@ describe('the operator console', () => {
     await page.getByTestId('action-type').selectOption('payment');
   });
 
+  it('sends each action type\'s sample, built by the server, previews what the person will see, and shows it on the phone', async () => {
+    const cases: [string, string, string | null][] = [
+      ['deletion', 'Delete 1,200 customer records in crm', 'Cannot be undone'],
+      ['message', 'Send email to 12,000 recipients', null],
+      ['access_change', 'Change Bo Li from viewer to editor on Payments prod', null],
+      ['record_change', 'Change campaign Auto EU (cmp_4): 2 fields', null],
+    ];
+    for (const [type, title, warning] of cases) {
+      const previous = await page.getByTestId('watch').getAttribute('data-auth-req-id');
+      await page.getByTestId('action-type').selectOption(type);
+      expect(await page.getByTestId('amount').isVisible()).toBe(false);
+      await expect.poll(() => page.getByTestId('sample-title').textContent()).toBe(title);
+      expect(await page.getByTestId('sample-warnings').textContent()).toBe(warning ?? '');
+      if (type === 'message') {
+        // The body as it will be sent, its line breaks kept on screen.
+        const body = page.getByTestId('sample-fields').locator('dd').nth(4);
+        expect(await body.textContent()).toBe('Hello,\n\nOur prices change on 1 January.\nThe new prices are on our website.\n\nThe ACME team');
+        expect(await body.evaluate((element) => getComputedStyle(element).whiteSpace)).toBe('pre-wrap');
+        // With the preview shown (its warning list empty here, a deletion's below), axe finds nothing.
+        expect(await axeViolations(page), `${type} preview`).toEqual([]);
+      }
+      await page.getByTestId('send').click();
+      await expect.poll(() => page.getByTestId('watch').getAttribute('data-auth-req-id'), { timeout: STEP_MS }).not.toBe(previous);
+      await expect.poll(state, { timeout: STEP_MS }).toBe('pending');
+      const id = (await page.getByTestId('watch').getAttribute('data-auth-req-id'))!;
+
+      const view = await harness.call('GET', `/api/device/requests/${id}`, { headers: { cookie: alice.cookie } });
+      expect(view.body.request.actions).toHaveLength(1);
+      const [action] = view.body.request.actions;
+      expect([action.type, action.title]).toEqual([type, title]);
+      expect(await page.getByTestId('watch').textContent()).toContain(action.summary);
+      if (warning) {
+        await expect.poll(() => page.getByTestId('watch').textContent()).toContain(warning);
+        expect(await axeViolations(page), `${type} preview`).toEqual([]);
+      }
+      await page.screenshot({ path: `${ARTIFACTS}/console-sample-${type}.png`, fullPage: true });
+      // The preview was the phone's display, but for the transaction id, new for each send.
+      expect(await page.getByTestId('sample-fields').locator('dd').allTextContents()).toEqual(action.fields.filter((field: { label: string }) => field.label !== 'Transaction').map((field: { value: string }) => field.value));
+      const stored = (await harness.admin('GET', `/requests/${id}`)).body.request;
+      expect(stored.authorization_details[0].transaction_id).toMatch(new RegExp(`^[a-z]{3}_console_[A-Za-z0-9_-]{16}$`));
+      // Deletions and messages are irreversible and reach many: number matching, and the console shows the agent's code.
+      if (type === 'deletion' || type === 'message') await expect.poll(() => page.getByTestId('watch').textContent()).toMatch(/Code to show the person\d{2}/);
+      // Denied, so the console client's pending places stay free for the tests after this one.
+      expect((await harness.decide(alice, id, 'deny')).status).toBe(200);
+      await expect.poll(state, { timeout: STEP_MS }).toBe('denied');
+    }
+    await page.getByTestId('action-type').selectOption('payment');
+    expect(await page.getByTestId('sample-preview').isVisible()).toBe(false);
+  });
+
   it('follows a denied request, and one that expires', async () => {
     // The watch still shows the previous test's request, pending too: wait for the new one.
     const previous = await page.getByTestId('watch').getAttribute('data-auth-req-id');
@@ -176,6 +228,12 @@ describe('the operator console', () => {
         await small.getByTestId('watch-state').waitFor();
         await expect.poll(() => small.getByTestId('watch-state').getAttribute('data-state'), { timeout: STEP_MS }).toBe('pending');
         expect(await axeViolations(small), `signed in (${colorScheme})`).toEqual([]);
+        // A sample's preview, with its warning: what the operator checks before sending.
+        await small.getByTestId('action-type').selectOption('deletion');
+        await expect.poll(() => small.getByTestId('sample-warnings').textContent()).toBe('Cannot be undone');
+        expect(await axeViolations(small), `deletion sample (${colorScheme})`).toEqual([]);
+        await small.screenshot({ path: `${ARTIFACTS}/console-phone-sample-${colorScheme}.png`, fullPage: true });
+        await small.getByTestId('action-type').selectOption('payment');
         await small.screenshot({ path: `${ARTIFACTS}/console-phone-${colorScheme}.png` });
       } finally {
         await phone.close();
@@ -200,6 +258,64 @@ describe('the operator console', () => {
     await small.getByTestId('send').waitFor();
     expect(await small.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
     await small.close();
+  });
+});
+
+describe('POST /api/admin/test-requests with a sample of each action type', () => {
+  let harness: Harness;
+  let alice: EnrolledUser;
+
+  beforeAll(async () => {
+    harness = await createHarness({ env: { POLICY_FILE: testPolicy() } });
+    alice = await harness.enrollUser('alice');
+  });
+  afterAll(() => harness?.close());
+
+  const cases: [string, string, 'standard' | 'elevated'][] = [
+    ['payment', 'Pay EUR 490.00 to ACME Ltd', 'standard'],
+    ['deletion', 'Delete 1,200 customer records in crm', 'elevated'],
+    ['message', 'Send email to 12,000 recipients', 'elevated'],
+    ['access_change', 'Change Bo Li from viewer to editor on Payments prod', 'standard'],
+    ['record_change', 'Change campaign Auto EU (cmp_4): 2 fields', 'standard'],
+  ];
+
+  it.each(cases)('creates a %s request from the server\'s sample, shown on the phone as the server computes it', async (type, title, tier) => {
+    const created = await harness.admin('POST', '/test-requests', { login_hint: 'alice', sample: type });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    if (tier === 'elevated') expect(created.body.binding_code).toMatch(/^[1-9][0-9]$/);
+    else expect(created.body).not.toHaveProperty('binding_code');
+    const stored = (await harness.admin('GET', `/requests/${created.body.auth_req_id}`)).body.request;
+    expect(stored).toMatchObject({ state: 'pending', client_name: 'Countersign console (test)', tier });
+    expect(stored.authorization_details).toEqual([sampleAction(type as SampleType, stored.authorization_details[0].transaction_id)]);
+    const inbox = (await harness.call('GET', '/api/device/requests', { headers: { cookie: alice.cookie } })).body.requests as { auth_req_id: string; actions: { type: string; title: string }[] }[];
+    expect(inbox.find((request) => request.auth_req_id === created.body.auth_req_id)?.actions).toMatchObject([{ type, title }]);
+    // A second send is a second request: a fresh transaction_id each time.
+    const again = await harness.admin('POST', '/test-requests', { login_hint: 'alice', sample: type });
+    expect(again.status).toBe(201);
+    expect(again.body.auth_req_id).not.toBe(created.body.auth_req_id);
+  });
+
+  it('previews every sample as the phone would show it, less its transaction id', async () => {
+    const answer = await harness.admin('GET', '/test-requests/samples');
+    expect(answer.status).toBe(200);
+    expect(answer.body.samples.map((sample: { type: string; display: { title: string } }) => [sample.type, sample.display.title])).toEqual(cases.map(([type, title]) => [type, title]));
+    const deletion = answer.body.samples.find((sample: { type: string }) => sample.type === 'deletion');
+    expect(deletion.display.warnings).toEqual(['Cannot be undone']);
+    expect(deletion.display.fields).toContainEqual({ label: 'Ids', value: 'cus_1, cus_2, cus_3, cus_4, cus_5 and 1,195 more' });
+    expect(JSON.stringify(answer.body)).not.toContain('Transaction');
+    expect((await harness.call('GET', '/api/admin/test-requests/samples')).status).toBe(401);
+  });
+
+  it('takes either authorization_details or a sample, not both or neither, and no type it has no sample of', async () => {
+    for (const body of [
+      { login_hint: 'alice' },
+      { login_hint: 'alice', sample: 'deletion', authorization_details: payment({ transaction_id: 'txn_both' }) },
+      { login_hint: 'alice', sample: 'tool_call' },
+      { login_hint: 'alice', sample: 'refund' },
+    ]) {
+      const refused = await harness.admin('POST', '/test-requests', body);
+      expect([refused.status, refused.body.error], JSON.stringify(body)).toEqual([400, 'invalid_request']);
+    }
   });
 });
 

@@ -3,12 +3,14 @@ import { pushRequest } from './ciba/index.ts';
 import type { Deps } from './deps.ts';
 import { audienceOf, rolesOf } from './devices/index.ts';
 import { recordHistory } from './history/index.ts';
-import { releasePending, releaseUnused } from './policy/index.ts';
+import { releasePending, releaseUnused, roleOf } from './policy/index.ts';
 import {
   announceExpiry,
   trackApprovalDeadline,
+  trackEscalation,
   trackOutcomeDeadline,
   untrackDeadline,
+  untrackEscalation,
   untrackOutcomeDeadline,
   wrongPickToken,
   createLifecycle,
@@ -24,7 +26,7 @@ import {
 } from './requests/index.ts';
 import { randomId } from './runtime/index.ts';
 import { keys } from './store/index.ts';
-import { blockClient } from './users/index.ts';
+import { blockClient, usersWithRole } from './users/index.ts';
 
 /** What the consequences need of the server's dependencies. */
 export type ConsequenceDeps = Pick<Deps, 'audit' | 'store' | 'events' | 'config' | 'notifier' | 'jobs' | 'clock' | 'log'>;
@@ -78,8 +80,11 @@ function auditEventsOf({ transition: t, request }: TransitionEvent): TransitionA
       // The report is recorded once the block it names has landed (see `auditAfterBlock`).
       return [denied, ...(t.cause === 'fraud_reported' ? [{ ...device, type: 'fraud_reported' as const, detail: { blocked_client_id: request.client_id } }] : [])];
     }
+    case 'escalate':
+      return [{ ...agent, channel: 'system', type: 'escalated', detail: { from: t.from.join(' '), to: t.to, step: t.step } }];
     case 'expire':
-      return [{ ...agent, channel: 'system', type: 'expired', detail: { from: t.from } }];
+      // The reason says it loudly when every role of the chain let its window pass.
+      return [{ ...agent, channel: 'system', type: 'expired', ...(t.reason ? { reason: t.reason } : {}), detail: { from: t.from } }];
     case 'issueToken':
       return [{ ...agent, type: 'token_issued', detail: { jti: t.jti, expires_in: t.expires_in } }];
     case 'redeem':
@@ -129,7 +134,10 @@ export function consequencesOf(deps: ConsequenceDeps): Consequences {
   };
   const publishToPerson: Consequence = async ({ request }) => deps.events.publish(request.tenant, request.sub, { auth_req_id: request.auth_req_id, state: request.state });
   const leaveQueues: Consequence = ({ request }) => Promise.all(rolesOf(request).map((role) => deps.store.setRemove(keys.roleRequests(request.tenant, role), request.auth_req_id)));
-  const untrack: Consequence = ({ request }) => untrackDeadline(deps.store, request);
+  const untrack: Consequence = async ({ request }) => {
+    await Promise.all([untrackDeadline(deps.store, request), untrackEscalation(deps.store, request)]);
+  };
+  const indexTtl = deps.config.requestExpiryMax + deps.config.graceSeconds;
   const giveBackUnused: Consequence = ({ request }) => releaseUnused(deps.store, request);
   const tellClient: Consequence = ({ request }) => deps.notifier.requestSettled(request);
 
@@ -145,11 +153,45 @@ export function consequencesOf(deps: ConsequenceDeps): Consequences {
       ],
     },
     approveParty: { record: [audit, announceToAudience, history] },
+    // Handed to the next role of its chain (docs/escalation.md): out of the earlier role's queue and
+    // into the new one's, the next window tracked, everyone who saw it or sees it now told; then the
+    // new role's holders are pushed (a push of its own per step, never held back by the first's mark).
+    escalate: {
+      record: [
+        audit,
+        ({ transition: t, request }) => {
+          if (t.op !== 'escalate') return Promise.resolve();
+          const before = t.from.map(roleOf).filter((role): role is string => role !== null);
+          return Promise.all([
+            ...before.map((role) => deps.store.setRemove(keys.roleRequests(request.tenant, role), request.auth_req_id)),
+            ...rolesOf(request).map((role) => deps.store.setAdd(keys.roleRequests(request.tenant, role), request.auth_req_id, indexTtl)),
+          ]);
+        },
+        ({ request }) => trackEscalation(deps.store, request, indexTtl),
+        async (event) => {
+          const { tenant, auth_req_id, state } = event.request;
+          const t = event.transition;
+          const before = t.op === 'escalate' ? t.from.map(roleOf).filter((role): role is string => role !== null) : [];
+          const earlier = await Promise.all(before.map((role) => usersWithRole(deps.store, tenant, role)));
+          for (const sub of new Set([...(await audienceOfEvent(event)), ...earlier.flat()])) deps.events.publish(tenant, sub, { auth_req_id, state });
+        },
+      ],
+      then: [
+        async (event) => {
+          const { request, transition: t } = event;
+          if (t.op !== 'escalate') return;
+          // Never the person the request is for: nobody reviews their own request.
+          const holders = (await Promise.all(rolesOf(request).map((role) => usersWithRole(deps.store, request.tenant, role)))).flat();
+          await pushRequest(deps, request, [...new Set(holders)].filter((sub) => sub !== request.sub), t.step);
+        },
+      ],
+    },
     approve: {
       record: [
         audit,
         history,
         leaveQueues,
+        ({ request }) => untrackEscalation(deps.store, request),
         // Approved: waits in the deadline index for its approval's deadline (unless redeemed since), and keeps counting.
         ({ request }) => (request.state === 'approved' ? trackApprovalDeadline(deps.store, request, deps.config) : Promise.resolve()),
         ({ request }) => releasePending(deps.store, request),

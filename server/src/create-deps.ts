@@ -13,6 +13,7 @@ import { wireLifecycle } from './consequences.ts';
 import { createExpirySweeper, createStoreClock, leaseTicker, sendExpiryNotice, type ExpirySweeperOptions, type OutboxOptions } from './requests/index.ts';
 import { Background, consoleLogger, randomId, systemClock, type Clock, type IdGenerator, type Logger } from './runtime/index.ts';
 import type { Store } from './store/index.ts';
+import { createTenantPolicies } from './tenant-policy/index.ts';
 import { KeyRing } from './tokens/index.ts';
 
 /** What {@link createDeps} may be given instead of its defaults (tests inject clocks and senders). */
@@ -88,6 +89,7 @@ export async function createDeps(config: Config, store: Store, overrides: DepsOv
   const deps: Deps = {
     config,
     policy: approvalPolicy,
+    policies: createTenantPolicies({ store, defaultPolicy: approvalPolicy }),
     store,
     clients: createClientCache({ store, clock }),
     clock,

@@ -7,6 +7,7 @@ import type { EventBus } from './events/index.ts';
 import type { ApprovalRequest, ExpirySweeper, Lifecycle, Outbox } from './requests/index.ts';
 import type { Background, Clock, IdGenerator, Logger } from './runtime/index.ts';
 import type { Store } from './store/index.ts';
+import type { TenantPolicies } from './tenant-policy/index.ts';
 import type { KeyRing } from './tokens/index.ts';
 
 /** Sends Web Push notifications to all of a user's devices. */
@@ -31,8 +32,17 @@ export interface ClientNotifier {
 /** Everything the server's handlers use, passed in once: no module-level state, no globals. */
 export interface Deps {
   config: Config;
-  /** The approval policy (tiers, reviewers, velocity and push limits), loaded and validated at start. */
+  /**
+   * The server's approval policy (tiers, reviewers, velocity and push limits), loaded and validated
+   * at start: every tenant's until it sets its own. Rate a request with `policies`, not this.
+   */
   policy: Policy;
+  /**
+   * Each tenant's policy by revision (the tenant's own, set through the admin API, else `policy`),
+   * cached per instance. A new request is rated under its tenant's current revision and keeps it
+   * (`policy_revision`); what reads the policy later reads that revision (`policies.forRequest`).
+   */
+  policies: TenantPolicies;
   store: Store;
   /**
    * Client records by `client_id` through a short in-process cache (at most 5 s stale, misses never

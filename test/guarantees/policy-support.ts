@@ -33,6 +33,20 @@ export function testPolicy(change: (policy: any) => void = () => {}): string {
   return policyFile(policy);
 }
 
+/**
+ * Makes `tier` a policy document's only tier: every floor names it, and every type is rated by it
+ * alone (no amount, tool or blast-radius rule names another tier).
+ */
+export function onlyTier(policy: any, tier: { name: string; approvers: unknown[]; number_matching: boolean }): void {
+  policy.tiers = [tier];
+  policy.floors = { reversibility: { reversible: tier.name, costly: tier.name, irreversible: tier.name }, blast_radius: { one: tier.name, many: tier.name, all: tier.name } };
+  for (const type of Object.values(policy.types) as Record<string, unknown>[]) {
+    for (const rule of ['tool_tiers', 'record_tiers', 'recipient_tiers', 'role_tiers', 'revoke_tier', 'field_tiers', 'changed_fields_tiers']) delete type[rule];
+    type.amount_tiers = {};
+    type.unlisted_currency_tier = tier.name;
+  }
+}
+
 /** A recorded audit event, as the code handed it to the audit log. */
 export interface SeenEvent {
   type: string;

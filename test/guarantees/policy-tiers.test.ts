@@ -1,7 +1,8 @@
 import { CountersignError } from '@countersign/shared';
 import { createAgentClient } from '@countersign/agent';
 import { afterEach, describe, expect, it } from 'vitest';
-import { decideTier, loadPolicy, parsePolicy, type Policy } from '../../server/src/policy/index.ts';
+import { decideTier, loadPolicy, parsePolicy, storedPolicySchema, type Policy } from '../../server/src/policy/index.ts';
+import { authorizationDetails } from '@countersign/shared';
 import { createHarness, type EnrolledUser, type Harness } from '../support/harness.ts';
 import { payment } from '../support/payment.ts';
 import { answer, bcAuthorize, device, pay, policyFile, pollToken, shippedPolicy, testPolicy } from './policy-support.ts';
@@ -12,6 +13,17 @@ describe('the policy file', () => {
     const policy = await loadPolicy();
     expect(policy.tiers.map((tier) => tier.name)).toEqual(['standard', 'elevated', 'high']);
     expect(Object.keys(policy.types)).toEqual(['payment', 'deletion', 'message', 'access_change', 'record_change', 'tool_call']);
+  });
+
+  it('rates a type a stored tenant policy predates at its strictest tier, and refuses such a policy as a new one', () => {
+    const older = shippedPolicy();
+    delete older.types.deletion;
+    expect(() => parsePolicy(older, 'new.json')).toThrow('types.deletion: every registered authorization_details type needs a policy');
+    const stored = parsePolicy(older, 'stored', storedPolicySchema);
+    const deletion = authorizationDetails.parse([{ type: 'deletion', transaction_id: 'del_1', resource: { kind: 'customer', system: 'crm' }, ids: ['cus_1'], count: 1, reversible: true, purpose: 'Test' }]);
+    expect(decideTier(stored, deletion)).toMatchObject({ tier: { name: 'high' }, basis: 'unrated_type' });
+    // The types it does rate keep their rules.
+    expect(decideTier(stored, payment({ amount_minor: 100 })).tier.name).toBe('standard');
   });
 
   it('refuses a malformed policy at start, naming every problem', async () => {

@@ -7,30 +7,20 @@ import { createHarness, type EnrolledUser, type Harness } from '../support/harne
 import { createSoftAuthenticator } from '../support/soft-authenticator.ts';
 import { recordWrites } from '../support/store-watch.ts';
 import { payment } from '../support/payment.ts';
-import { answer, bcAuthorize, device, enrollWithRoles, pay, pollToken, testPolicy, watchAudit, type SeenEvent } from './policy-support.ts';
+import { answer, bcAuthorize, device, enrollWithRoles, onlyTier, pay, pollToken, testPolicy, watchAudit, type SeenEvent } from './policy-support.ts';
 
 type Client = { client_id: string; client_secret: string };
 
 /** A policy whose only tier needs the customer and a finance reviewer, without number matching. */
 const customerAndFinance = () =>
   testPolicy((policy) => {
-    policy.tiers = [{ name: 'dual', approvers: ['customer', { role: 'reviewer:finance' }], number_matching: false }];
-    policy.floors = { reversibility: { reversible: 'dual', costly: 'dual', irreversible: 'dual' }, blast_radius: { one: 'dual', many: 'dual', all: 'dual' } };
-    policy.types.payment.amount_tiers = {};
-    policy.types.payment.unlisted_currency_tier = 'dual';
-    // The only tier for tool calls too: the shipped policy's tool rules name `standard`.
-    policy.types.tool_call = { ...policy.types.tool_call, unlisted_currency_tier: 'dual', tool_tiers: [] };
+    onlyTier(policy, { name: 'dual', approvers: ['customer', { role: 'reviewer:finance' }], number_matching: false });
   });
 
 /** A tier of two reviewers of different roles, and no customer. */
 const twoReviewers = () =>
   testPolicy((policy) => {
-    policy.tiers = [{ name: 'two-reviewers', approvers: [{ role: 'reviewer:finance' }, { role: 'reviewer:risk' }], number_matching: false }];
-    policy.floors = { reversibility: { reversible: 'two-reviewers', costly: 'two-reviewers', irreversible: 'two-reviewers' }, blast_radius: { one: 'two-reviewers', many: 'two-reviewers', all: 'two-reviewers' } };
-    policy.types.payment.amount_tiers = {};
-    policy.types.payment.unlisted_currency_tier = 'two-reviewers';
-    // The only tier for tool calls too: the shipped policy's tool rules name `standard`.
-    policy.types.tool_call = { ...policy.types.tool_call, unlisted_currency_tier: 'two-reviewers', tool_tiers: [] };
+    onlyTier(policy, { name: 'two-reviewers', approvers: [{ role: 'reviewer:finance' }, { role: 'reviewer:risk' }], number_matching: false });
   });
 
 
@@ -150,12 +140,7 @@ describe.each(['memory', 'redis'] as const)('reviewers (%s store)', (storeKind) 
     const two = await (async () => {
       await harness.close();
       await start({ POLICY_FILE: testPolicy((policy) => {
-        policy.tiers = [{ name: 'two-reviewers', approvers: [{ role: 'reviewer:finance' }, { role: 'reviewer:risk' }], number_matching: false }];
-        policy.floors = { reversibility: { reversible: 'two-reviewers', costly: 'two-reviewers', irreversible: 'two-reviewers' }, blast_radius: { one: 'two-reviewers', many: 'two-reviewers', all: 'two-reviewers' } };
-        policy.types.payment.amount_tiers = {};
-        policy.types.payment.unlisted_currency_tier = 'two-reviewers';
-        // The only tier for tool calls too: the shipped policy's tool rules name `standard`.
-        policy.types.tool_call = { ...policy.types.tool_call, unlisted_currency_tier: 'two-reviewers', tool_tiers: [] };
+        onlyTier(policy, { name: 'two-reviewers', approvers: [{ role: 'reviewer:finance' }, { role: 'reviewer:risk' }], number_matching: false });
       }) });
       await harness.admin('PUT', '/users/rita/roles', { roles: ['reviewer:finance', 'reviewer:risk'] });
       // Someone else can fill the other role (rita alone could fill only one: no_approver, below).
@@ -278,12 +263,7 @@ describe.each(['memory', 'redis'] as const)('reviewers (%s store)', (storeKind) 
     it('refuses before the limits are asked: with the user’s pending limit full, the answer is still no_approver', async () => {
       await start({
         POLICY_FILE: testPolicy((policy) => {
-          policy.tiers = [{ name: 'dual', approvers: ['customer', { role: 'reviewer:finance' }], number_matching: false }];
-          policy.floors = { reversibility: { reversible: 'dual', costly: 'dual', irreversible: 'dual' }, blast_radius: { one: 'dual', many: 'dual', all: 'dual' } };
-          policy.types.payment.amount_tiers = {};
-          policy.types.payment.unlisted_currency_tier = 'dual';
-          // The only tier for tool calls too: the shipped policy's tool rules name `standard`.
-          policy.types.tool_call = { ...policy.types.tool_call, unlisted_currency_tier: 'dual', tool_tiers: [] };
+          onlyTier(policy, { name: 'dual', approvers: ['customer', { role: 'reviewer:finance' }], number_matching: false });
           policy.limits.max_pending_per_user = 1;
         }),
       });

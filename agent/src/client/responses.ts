@@ -42,6 +42,9 @@ export const redeemResponse: z.ZodType<RedeemResponse, unknown> = z.object({
   redeemed_at: z.string(),
 });
 
+/** A party of a request: the user it is for, or a holder of a role. */
+const party = z.union([z.literal('customer'), z.templateLiteral(['role:', z.string().min(1)])]);
+
 /** `GET /requests/{auth_req_id}` 200 body. */
 export const clientRequestView: z.ZodType<ClientRequestView, unknown> = z.object({
   auth_req_id: z.string().min(1),
@@ -49,7 +52,13 @@ export const clientRequestView: z.ZodType<ClientRequestView, unknown> = z.object
   expires_at: z.string(),
   outcome: outcome.nullable(),
   // A server from before the field sends none: nothing known to be awaited.
-  awaiting: z.array(z.union([z.literal('customer'), z.templateLiteral(['role:', z.string().min(1)])])).default([]),
+  awaiting: z.array(party).default([]),
+  // Servers from before escalation send neither: no chain, no reason.
+  escalation: z
+    .object({ step: z.number().int().min(0), steps: z.number().int().min(0), holder: z.array(party), next_at: z.string().nullable(), next: party.nullable() })
+    .nullable()
+    .default(null),
+  expiry_reason: z.literal('escalation_exhausted').nullable().catch(null).default(null),
 });
 
 /** An OAuth 2.0 error body (RFC 6749 §5.2), with whatever extra members the server adds. */

@@ -77,7 +77,7 @@ export function getRequest(authReqId: string, signal?: AbortSignal): Promise<Req
  * matching, `selectedCode` is the code picked, and `response` answers that code's approve prompt.
  * @throws {ApiError} `request_not_pending`, `invalid_assertion`, `counter_regression`,
  *   `wrong_binding_code` (a wrong number-matching pick: the request is now denied),
- *   `party_already_approved`.
+ *   `party_already_approved`, `party_escalated` (the window passed and the request went to the next approver).
  */
 export async function postDecision(authReqId: string, decision: Decision, response: AuthenticationResponseJSON, selectedCode?: string): Promise<RequestDisplay> {
   const body = await requestJson<{ request: RequestDisplay }>('POST', `${requestPath(authReqId)}/decision`, { decision, response, ...(selectedCode === undefined ? {} : { selected_code: selectedCode }) });

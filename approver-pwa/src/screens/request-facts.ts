@@ -57,6 +57,27 @@ export function tierLine(request: RequestDisplay): HTMLElement {
 }
 
 /**
+ * Who holds a request on its tier's escalation chain, in one line, while it is pending: `Escalated:
+ * now with an ops.` after a hand-over, and when the next one comes, `Goes to a manager at today, 14:05
+ * if nobody decides.` Null when its tier has no chain, or nothing is left to say.
+ * @see docs/escalation.md
+ */
+export function escalationText(request: Pick<RequestDisplay, 'state' | 'escalation'>, now: Date = new Date()): string | null {
+  const chain = request.escalation;
+  if (!chain || request.state !== 'pending') return null;
+  const parts: string[] = [];
+  if (chain.step > 0 && chain.holder[0]) parts.push(`Escalated: now with ${asParty(chain.holder[0])}.`);
+  if (chain.next && chain.next_at) parts.push(`Goes to ${asParty(chain.next)} at ${formatWhen(chain.next_at, now)} if nobody decides.`);
+  return parts.length === 0 ? null : parts.join(' ');
+}
+
+/** {@link escalationText} as a line under the tier, or null. */
+export function escalationLine(request: RequestDisplay): HTMLElement | null {
+  const text = escalationText(request);
+  return text === null ? null : h('p', { class: 'escalation', testid: 'escalation', attrs: { 'data-step': String(request.escalation!.step) } }, text);
+}
+
+/**
  * Who must approve and where each stands, when it takes more than one person: `Customer: approved
  * 14:05`, `Finance reviewer: waiting`. `you` marks the party this person approves as (or approved as).
  */

@@ -9,7 +9,7 @@ import { batchTotals } from './cards/batch-totals.ts';
 import { choiceTestId, decisionBar, type Choice } from './decision-bar.ts';
 import { errorBanner, errorMessage, isPasskeyCancelled } from './messages.ts';
 import { backLink, bindingBox, bindingLine, confirmReport, describeFailure, reviewerNote } from './request-parts.ts';
-import { approvalsList, tierLine } from './request-facts.ts';
+import { approvalsList, escalationLine, tierLine } from './request-facts.ts';
 import { describeResult, resultPanel } from './request-result.ts';
 import { requestTitle } from './request-title.ts';
 import type { Dispose, ScreenContext } from './screen.ts';
@@ -171,6 +171,7 @@ export function mountRequestScreen(ctx: ScreenContext, authReqId: string): Dispo
         // Focusable from script, so focus on it survives a re-render.
         h('h1', { testid: 'request-title', attrs: { tabindex: -1 } }, requestTitle(request)),
         tierLine(request),
+        escalationLine(request),
         // Once decided (or this person's part is done), what became of it comes first.
         result.kind === 'pending' ? null : resultPanel(shown, context),
         reviewer ? reviewerNote(reviewer) : null,

@@ -7,6 +7,7 @@ import { readJson } from '../http/index.ts';
 import { adminAuth } from './admin-auth.ts';
 import { listRequestsHandler } from './list-requests.ts';
 import { loadRequest, requestDisplay, settleExpiry } from '../requests/index.ts';
+import { registerTenantPolicyRoutes } from '../tenant-policy/index.ts';
 import { ensureUser, findUser } from '../users/index.ts';
 import { registerUserRoutes } from './user-routes.ts';
 
@@ -21,7 +22,9 @@ function tenantOf(c: Context): string {
  * limited per source address, see `admin-auth.ts`): register
  * clients and users (with their roles: `POST /users` `{sub, roles?: ['reviewer:finance']}`,
  * `PUT /users/{sub}/roles`), clear a client block, create enrollment links, read a request (with
- * its policy tier, parties and approvals) and its audit trail.
+ * its policy tier, parties and approvals) and its audit trail, and a tenant's own approval policy
+ * (`/tenants/{tenant}/policy`, see `tenant-policy/routes.ts`) with its changes' audit
+ * (`/audit?tenant=…&type=policy_changed`).
  */
 export function adminRoutes(deps: Deps, adminToken: string): Hono {
   const app = new Hono();
@@ -53,6 +56,8 @@ export function adminRoutes(deps: Deps, adminToken: string): Hono {
 
   // Roles (reviewers) and the blocks of "this wasn't me": see user-routes.ts.
   registerUserRoutes(app, deps);
+  // A tenant's own approval policy, its revisions and their audit: see tenant-policy/routes.ts.
+  registerTenantPolicyRoutes(app, deps);
 
   app.post('/users/:sub/enrollments', async (c) => {
     const body = await readJson(c, createEnrollmentBody, { optional: true });
@@ -73,6 +78,8 @@ export function adminRoutes(deps: Deps, adminToken: string): Hono {
 
   app.get('/audit', async (c) => {
     const authReqId = c.req.query('auth_req_id');
+    // The tenant's policy changes (`policy_changed`, with actor and diff), oldest first: they belong to no request.
+    if (authReqId === undefined && c.req.query('type') === 'policy_changed') return c.json({ events: await deps.audit.policyChanges(tenantOf(c)) });
     if (!authReqId || !/^[A-Za-z0-9_-]{16,128}$/.test(authReqId)) throw new CountersignError('invalid_request', 'auth_req_id is required.');
     return c.json({ events: await deps.audit.forRequest(tenantOf(c), authReqId) });
   });

@@ -22,13 +22,23 @@ export type AuditType =
   | 'fraud_reported'
   | 'client_unblocked'
   | 'roles_changed'
+  // Escalation (issue 14): a window of the tier's chain passed, and the request went to the next role.
+  | 'escalated'
   // Device management from the approver app: a link for another device, a rename, a removal.
   | 'device_enrollment_created'
   | 'device_renamed'
   | 'device_removed'
+  // An operator replaced a tenant's approval policy or sent it back to the default (admin API):
+  // `detail` {actor, from_revision, to_revision, source, diff} (see `tenant-policy/change-policy.ts`).
+  | 'policy_changed'
   // The chain's stream lost events under it (a Redis that came back empty): the appender continued
   // from the head it remembered (docs/audit.md "Resets").
   | 'chain_reset';
+
+/** One value of an event's `detail`: a scalar, or a list of JSON values (a policy change's diff). */
+export type AuditDetailValue = string | number | boolean | readonly AuditDetailItem[];
+/** A JSON value inside a `detail` list. */
+export type AuditDetailItem = string | number | boolean | null | readonly AuditDetailItem[] | { readonly [member: string]: AuditDetailItem | undefined };
 
 /** Where a decision came from; `notification` is the client's notification endpoint (CIBA ping and push). */
 export type AuditChannel = 'agent' | 'device' | 'admin' | 'system' | 'push' | 'notification';
@@ -47,8 +57,11 @@ export interface AuditEvent {
   channel: AuditChannel;
   /** ISO 8601 time from the injected clock. */
   at: string;
-  /** Small, non-secret facts (counts, redemption id, outcome status). */
-  detail?: Record<string, string | number | boolean>;
+  /**
+   * Small, non-secret facts (counts, redemption id, outcome status); a list only where the event's
+   * meaning is one (a `policy_changed` event's `diff`).
+   */
+  detail?: Record<string, AuditDetailValue>;
 }
 
 /**

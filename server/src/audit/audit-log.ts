@@ -28,6 +28,11 @@ export interface AuditLog {
    */
   forRequest(tenant: string, authReqId: string): Promise<StoredAuditEvent[]>;
   /**
+   * The tenant's `policy_changed` events, in chain order (GET /api/admin/audit?type=policy_changed):
+   * read through their own view, as {@link AuditLog.forRequest} reads a request's.
+   */
+  policyChanges(tenant: string): Promise<StoredAuditEvent[]>;
+  /**
    * The tenant's whole chain, oldest first, as JSON lines: each the JCS of one event with its stream
    * `id`; read in pages. A chain the retention trimmed starts with one line
    * `{"retention_anchor": {seq, hash, id, at}}`, the last event trimmed, which `verify --file` reads.
@@ -57,6 +62,9 @@ export interface AuditLogOptions {
   log?: Logger;
 }
 
+/** How long the view of a tenant's policy changes lives after its last change when the audit has no maximum age: 100 years. */
+const POLICY_INDEX_TTL = 36_500 * 86_400;
+
 /** Entries read per store call when exporting or verifying. */
 const PAGE = 500;
 
@@ -81,7 +89,12 @@ const PAGE = 500;
 export function createAuditLog(store: StreamStore & IndexStore & Pick<RecordStore, 'hashGet'>, clock: Clock, retentionSeconds: number, options: AuditLogOptions = {}): AuditLog {
   const indexTtl = Math.min(retentionSeconds, options.maxAgeSeconds ?? Number.POSITIVE_INFINITY);
   const append = createChainAppender(store, {
-    indexOf: (event) => (event.auth_req_id ? { key: keys.requestAuditIndex(event.tenant, event.auth_req_id), ttlSeconds: indexTtl } : null),
+    indexOf: (event) => {
+      if (event.auth_req_id) return { key: keys.requestAuditIndex(event.tenant, event.auth_req_id), ttlSeconds: indexTtl };
+      // A tenant's policy changes are few and read together: their own view, kept as long as the chain keeps them.
+      if (event.type === 'policy_changed') return { key: keys.policyAuditIndex(event.tenant), ttlSeconds: options.maxAgeSeconds ?? POLICY_INDEX_TTL };
+      return null;
+    },
     onReset: ({ tenant, lost, found }) => {
       options.log?.error('audit chain reset: the store lost events under it; continuing from the head this instance knew, behind a chain_reset event', { tenant, lost_seq: lost.seq, lost_id: lost.id, found_seq: found?.seq ?? null, found_id: found?.id ?? null });
       // The store lost the tenant registry with the chain: register again, or the retention never finds it.
@@ -107,6 +120,19 @@ export function createAuditLog(store: StreamStore & IndexStore & Pick<RecordStor
     return anchor ? { retention_anchor: anchor } : null;
   };
 
+  /** The events a view (a string of stream ids, see `Store.streamIndexRead`) names, read by id (two round trips, whatever the chain's length). */
+  const viewed = async (tenant: string, indexKey: string): Promise<StoredAuditEvent[]> => {
+    const ids = await store.streamIndexRead(indexKey);
+    if (ids.length === 0) return [];
+    // An id whose entry is gone or unreadable is left out here; `verify` reports the chain itself.
+    const events = (await store.streamGet(keys.auditChain(tenant), ids)).flatMap((entry) => {
+      const event = entry && storedEvent(entry, tenant);
+      return event ? [event] : [];
+    });
+    // The index is appended in chain order; sorting by `seq` keeps that promise whatever happens to it.
+    return events.sort((a, b) => a.seq - b.seq);
+  };
+
   async function* entries(tenant: string): AsyncGenerator<StreamEntry> {
     let after: string | undefined;
     for (;;) {
@@ -124,17 +150,8 @@ export function createAuditLog(store: StreamStore & IndexStore & Pick<RecordStor
       const at = new Date(options.atMs ?? clock.now()).toISOString();
       await Promise.all([append(withoutSecrets({ ...input, at }), options.once), track(input.tenant)]);
     },
-    async forRequest(tenant, authReqId) {
-      const ids = await store.streamIndexRead(keys.requestAuditIndex(tenant, authReqId));
-      if (ids.length === 0) return [];
-      // An id whose entry is gone or unreadable is left out here; `verify` reports the chain itself.
-      const events = (await store.streamGet(keys.auditChain(tenant), ids)).flatMap((entry) => {
-        const event = entry && storedEvent(entry, tenant);
-        return event ? [event] : [];
-      });
-      // The index is appended in chain order; sorting by `seq` keeps that promise whatever happens to it.
-      return events.sort((a, b) => a.seq - b.seq);
-    },
+    forRequest: (tenant, authReqId) => viewed(tenant, keys.requestAuditIndex(tenant, authReqId)),
+    policyChanges: (tenant) => viewed(tenant, keys.policyAuditIndex(tenant)),
     async *export(tenant) {
       const trimmed = await anchorLine(tenant);
       if (trimmed) yield canonicalize(trimmed);

@@ -1,4 +1,4 @@
-export type { AuditChannel, AuditEvent, AuditType, ChainedAuditEvent, StoredAuditEvent } from './audit-event.ts';
+export type { AuditChannel, AuditDetailItem, AuditDetailValue, AuditEvent, AuditType, ChainedAuditEvent, StoredAuditEvent } from './audit-event.ts';
 export { createAuditLog, type AuditLog, type AuditLogOptions } from './audit-log.ts';
 export { createChainAppender, type ChainAppender } from './chain-appender.ts';
 export { chainText, eventHash, genesisHash } from './chain-hash.ts';

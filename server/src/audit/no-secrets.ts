@@ -1,4 +1,4 @@
-import type { AuditEvent } from './audit-event.ts';
+import type { AuditDetailValue, AuditEvent } from './audit-event.ts';
 
 /**
  * Detail members that name a credential. Code builds `detail`, so one of these is a bug that must
@@ -19,7 +19,7 @@ const JWT = /eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g;
 export function withoutSecrets(event: AuditEvent): AuditEvent {
   const clean = Object.fromEntries(Object.entries(event).filter(([, value]) => value !== undefined)) as unknown as AuditEvent;
   if (!event.detail) return clean;
-  const detail: Record<string, string | number | boolean> = {};
+  const detail: Record<string, AuditDetailValue> = {};
   for (const [name, value] of Object.entries(event.detail)) {
     if (SECRET_NAMES.test(name)) throw new TypeError(`audit detail must not carry a credential: ${name}`);
     if (value !== undefined) detail[name] = typeof value === 'string' ? value.replace(JWT, '[redacted]') : value;

@@ -2,11 +2,12 @@ import { CountersignError, detailsHash } from '@countersign/shared';
 import type { ClientRecord } from '../clients/index.ts';
 import type { Config } from '../config/index.ts';
 import type { Deps } from '../deps.ts';
-import { approverCoverage, decideTier, drawBindingCodes, partiesOf, requestAmounts, reserveRequest, roleOf, type ApproverCoverage, type Tier } from '../policy/index.ts';
+import { approverCoverage, drawBindingCodes, requestAmounts, requestReach, reserveRequest, type ApproverCoverage, type Tier } from '../policy/index.ts';
 import type { ApprovalRequest } from '../requests/index.ts';
 import { keys } from '../store/index.ts';
-import { findClientBlock, findUser, usersWithRole } from '../users/index.ts';
+import { findClientBlock, findUser } from '../users/index.ts';
 import type { BackchannelRequest } from './parse-backchannel-request.ts';
+import { holdersOf, rate, settleRating } from './rate-request.ts';
 import { sameTransaction, storeRequest } from './store-request.ts';
 
 /**
@@ -57,7 +58,9 @@ function expirySeconds(config: Config, tier: Tier, requested: number | null): nu
 /**
  * Stores a new approval request and starts the push to the devices of everyone who must approve.
  * It executes nothing (DESIGN.md guarantee 1) and stores the validated, canonical action
- * (guarantee 2) with its `details_hash` (guarantee 3), its policy tier and the parties the tier asks for.
+ * (guarantee 2) with its `details_hash` (guarantee 3), its policy tier and the parties the tier asks for,
+ * rated under its tenant's current policy revision, which it keeps (`policy_revision`): a later
+ * change of the tenant's policy changes nothing about it.
  *
  * The checks, each before anything is stored or pushed, refused in this order: the user and a
  * device; no block of this client by this user; the `transaction_id` (the same details return the
@@ -70,12 +73,15 @@ function expirySeconds(config: Config, tier: Tier, requested: number | null): nu
  *
  * What does not depend on each other goes to the store together, so a request waits on four
  * round trips in sequence: (user ∥ devices ∥ blocks ∥ `transaction_id` ∥ the holders of each role
- * the tier needs) → (the three windows, one of them the user's pending requests: their inbox) →
+ * the tier needs ∥ the tenant's policy revision) → (the three windows, one of them the user's pending requests: their inbox) →
  * (request ∥ `transaction_id` SET NX ∥ role queues ∥ deadline index) →
- * (audit ∥ live update). A known `transaction_id` costs one more (its request is read).
+ * (audit ∥ live update). A known `transaction_id` costs one more (its request is read); so does a
+ * policy revision this instance has not seen yet (read once, then cached), and its roles' holders
+ * when the new revision asks for other roles.
  *
  * @throws CountersignError `unknown_user_id` (no such user, or no enrolled device), `client_blocked`
- *   (403), `transaction_conflict` (409), `no_approver` (naming the roles nobody can approve as),
+ *   (403), `transaction_conflict` (409), `no_approver` (naming the roles nobody can approve as,
+ *   the roles of the tier's escalation chain included),
  *   `too_many_pending` (429), `velocity_exceeded` (429);
  *   nothing is stored and nothing is sent.
  * @see CIBA Core 1.0 §7.1–§7.3; issue 4 (policy tiers, velocity, push fatigue)
@@ -86,18 +92,23 @@ export async function createRequest(deps: Deps, client: ClientRecord, input: Bac
   const sub = input.login_hint;
   const hash = await detailsHash(input.authorization_details);
   const txKey = transactionKey(client, input);
-  // The tier depends on the action alone, so the holders of the roles it needs are read beside the user.
-  const { tier } = decideTier(deps.policy, input.authorization_details);
-  const parties = partiesOf(tier);
-  const roles = parties.map(roleOf).filter((role): role is string => role !== null);
+  // The tier depends on the action and the tenant's policy alone, so the holders of the roles it
+  // needs are read beside the user, under the revision this instance last saw; the store's current
+  // revision is read with them (another instance may have changed it), and only when it differs is
+  // the request rated again, and the holders read again if its roles changed (`rate-request.ts`).
+  const guessed = rate(deps.policies.lastKnown(tenant), input.authorization_details);
   // The user record is stored under its `sub`, so its blocks can be read beside it.
-  const [user, devices, block, heldBy, holders] = await Promise.all([
+  const [user, devices, block, heldBy, holdersAssumed, revision] = await Promise.all([
     findUser(store, tenant, sub),
     store.setMembers(keys.userDevices(tenant, sub)),
     findClientBlock(store, tenant, sub, client.client_id),
     txKey ? store.get(txKey) : null,
-    Promise.all(roles.map((role) => usersWithRole(store, tenant, role))),
+    // The roles of the tier's escalation chain after its own: each must have a holder too.
+    holdersOf(store, tenant, [...guessed.roles, ...guessed.escalationRoles]),
+    deps.policies.revision(tenant),
   ]);
+  const { rating, holders } = await settleRating(deps, tenant, input.authorization_details, { rating: guessed, holders: holdersAssumed }, revision);
+  const { rated, tier, parties, roles, escalationRoles } = rating;
   if (!user || devices.length === 0) throw new CountersignError('unknown_user_id', 'The user is not known or has no enrolled device.');
   if (block) {
     throw new CountersignError('client_blocked', 'The user reported a request from this client; it may not ask them again until an operator clears it.');
@@ -107,8 +118,13 @@ export async function createRequest(deps: Deps, client: ClientRecord, input: Bac
   // A request nobody could approve would wait out its lifetime holding a place in the limits:
   // refused before any place in a limit window is taken (separation of duties: a role only the user
   // holds is a role nobody holds, and one person fills one role).
-  const coverage = approverCoverage(roles, holders, user.sub);
+  const coverage = approverCoverage(roles, holders.slice(0, roles.length), user.sub);
   if (!coverage.fillable) throw noApprover(roles, coverage);
+  // Each role of the chain decides alone once it holds the request: it needs a holder too.
+  escalationRoles.forEach((role, i) => {
+    const alone = approverCoverage([role], [holders[roles.length + i]!], user.sub);
+    if (!alone.fillable) throw noApprover([role], alone);
+  });
 
   const expiresIn = expirySeconds(deps.config, tier, input.requested_expiry ?? null);
   const now = clock.now();
@@ -131,13 +147,16 @@ export async function createRequest(deps: Deps, client: ClientRecord, input: Bac
     token_delivery_mode: client.token_delivery_mode,
     outcome: null,
     tier: tier.name,
+    ...(rated.revision > 0 ? { policy_revision: rated.revision } : {}),
     parties,
     approvals: [],
     token_lifetime: tier.token_lifetime_seconds ?? deps.config.approvalTokenTtl,
     ...(codes ? { binding_code: codes.binding_code, code_candidates: codes.candidates } : {}),
+    // The chain as the policy says it now, fixed on the request: a later policy change does not alter it.
+    ...(tier.escalation ? { escalation: tier.escalation.map((step) => ({ at: now + step.after_seconds * 1000, party: `role:${step.to.role}` as const })), escalation_step: 0 } : {}),
   };
 
-  const reservation = await reserveRequest(deps, { tenant, sub: user.sub, client_id: client.client_id, auth_req_id: request.auth_req_id, expires_at: request.expires_at, amounts: requestAmounts(input.authorization_details) });
+  const reservation = await reserveRequest({ ...deps, policy: rated.policy }, { tenant, sub: user.sub, client_id: client.client_id, auth_req_id: request.auth_req_id, expires_at: request.expires_at, amounts: requestAmounts(input.authorization_details), ...requestReach(input.authorization_details) });
   const notificationToken = client.token_delivery_mode === 'poll' ? null : input.client_notification_token;
   const stored = await storeRequest(deps, request, { txKey, expiresIn, roles, notificationToken, reservation });
   if (!stored.created) return { request: stored.raced, created: false };

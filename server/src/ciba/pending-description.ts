@@ -26,6 +26,8 @@ export function pendingDescription(request: ApprovalRequest): string {
   const parties = request.parties ?? ['customer'];
   const approvals = request.approvals ?? [];
   const awaiting = awaitingParties({ parties, approvals });
+  // Handed on by the tier's escalation chain: say so, so the agent can tell why someone else is asked.
+  if (request.escalation_step) return `Escalated (step ${request.escalation_step} of ${request.escalation?.length ?? request.escalation_step}): waiting for the approval of ${list.format(awaiting.map(partyWords))}.`;
   if (approvals.length === 0 && awaiting.length === 1 && awaiting[0] === 'customer') return 'The user has not decided yet.';
   const needed = list.format(awaiting.map(partyWords));
   if (approvals.length === 0) return `Waiting for the approval of ${needed}.`;

@@ -1,7 +1,7 @@
 import { CountersignError } from '@countersign/shared';
 import type { Deps } from '../deps.ts';
 import type { Reservation } from '../policy/index.ts';
-import { creationFields, effectiveState, loadRequest, toFields, trackDeadline, untrackDeadline, type ApprovalRequest } from '../requests/index.ts';
+import { creationFields, effectiveState, loadRequest, toFields, trackDeadline, trackEscalation, untrackDeadline, untrackEscalation, type ApprovalRequest } from '../requests/index.ts';
 import { keys } from '../store/index.ts';
 
 /**
@@ -55,6 +55,7 @@ export async function storeRequest(deps: Deps, request: ApprovalRequest, input: 
       mark.then((member) => store.sortedRemove(keys.outboxDue(), member)),
       ...indexKeys.map((key) => store.setRemove(key, auth_req_id)),
       untrackDeadline(store, request),
+      untrackEscalation(store, request),
       input.reservation.release(),
     ]);
     const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
@@ -69,6 +70,8 @@ export async function storeRequest(deps: Deps, request: ApprovalRequest, input: 
     input.txKey ? store.set(input.txKey, auth_req_id, { onlyIfAbsent: true, ttlSeconds: config.retentionSeconds }) : Promise.resolve(true),
     ...indexKeys.map((key) => store.setAdd(key, auth_req_id, indexTtl)),
     trackDeadline(store, request, indexTtl),
+    // A chain's first step, when the tier has one (nothing is written otherwise).
+    ...(request.escalation?.length ? [trackEscalation(store, request, indexTtl)] : []),
   ]);
   const failure = [marked, written, txTaken, ...rest].find((result): result is PromiseRejectedResult => result.status === 'rejected');
   try {

@@ -12,10 +12,11 @@ function asset(name: string, type: string): Asset {
 }
 
 /**
- * The operator console at `/console`: a static page (`assets/console.html`), its script and its
- * style sheet. The page holds no secret and no data: it asks for the admin token, keeps it in
- * the tab's sessionStorage and calls the admin API with it. It runs under the server's CSP as is:
- * its script and styles are files of this origin, with no inline script or style.
+ * The operator console at `/console`: a static page (`assets/console.html`), its script (with
+ * the modules it imports) and its style sheet. The page holds no secret and no data: it asks for
+ * the admin token, keeps it in the tab's sessionStorage and calls the admin API with it. It runs
+ * under the server's CSP as is: its script and styles are files of this origin, with no inline
+ * script or style.
  *
  * @returns routes to mount at `/console`.
  */
@@ -23,6 +24,9 @@ export function consoleRoutes(): Hono {
   const files: Record<string, Asset> = {
     '/': asset('console.html', 'text/html; charset=utf-8'),
     '/console.js': asset('console.js', 'text/javascript; charset=utf-8'),
+    // Modules console.js imports (same origin, so script-src 'self' allows them).
+    '/console-dom.js': asset('console-dom.js', 'text/javascript; charset=utf-8'),
+    '/console-samples.js': asset('console-samples.js', 'text/javascript; charset=utf-8'),
     '/console.css': asset('console.css', 'text/css; charset=utf-8'),
   };
   const app = new Hono();

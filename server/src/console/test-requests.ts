@@ -7,21 +7,31 @@ import type { Deps } from '../deps.ts';
 import { readJson } from '../http/index.ts';
 import { secondsUntil } from '../runtime/index.ts';
 import { consoleClient } from './console-client.ts';
+import { sampleAction, samplePreviews, sampleTransactionId, sampleType } from './sample-actions.ts';
 
 /**
- * `POST /api/admin/test-requests` body: what an agent would send to `/bc-authorize`, as JSON.
- * Every field is validated again by the agents' own parser, so a test request is held to the
- * same rules (binding message, action schema, expiry bounds) as a real one.
+ * `POST /api/admin/test-requests` body: what an agent would send to `/bc-authorize`, as JSON,
+ * with the action either written out (`authorization_details`) or named as a server-built
+ * `sample` of one type (see `sample-actions.ts`): one of the two, not both. Every field is
+ * validated again by the agents' own parser, so a test request is held to the same rules
+ * (binding message, action schema, expiry bounds) as a real one.
  */
-export const testRequestBody = z.strictObject({
-  login_hint: z.string().min(1).max(128),
-  tenant: tenantName.default('default'),
-  /** Checked by the agents' parser (so a bad one is `invalid_authorization_details`, as at `/bc-authorize`). */
-  authorization_details: z.array(z.record(z.string(), z.unknown())).min(1).max(10),
-  binding_message: z.string().max(256).optional(),
-  /** Seconds, as `requested_expiry` (CIBA Core §7.1). */
-  requested_expiry: z.number().int().min(1).max(86_400).optional(),
-});
+export const testRequestBody = z
+  .strictObject({
+    login_hint: z.string().min(1).max(128),
+    tenant: tenantName.default('default'),
+    /** Checked by the agents' parser (so a bad one is `invalid_authorization_details`, as at `/bc-authorize`). */
+    authorization_details: z.array(z.record(z.string(), z.unknown())).min(1).max(10).optional(),
+    /** `payment`, `deletion`, `message`, `access_change` or `record_change`: the server's sample of that type, under a fresh `transaction_id`. */
+    sample: sampleType.optional(),
+    binding_message: z.string().max(256).optional(),
+    /** Seconds, as `requested_expiry` (CIBA Core §7.1). */
+    requested_expiry: z.number().int().min(1).max(86_400).optional(),
+  })
+  .refine((body) => (body.authorization_details === undefined) !== (body.sample === undefined), {
+    path: ['sample'],
+    message: 'give either authorization_details or sample, not both',
+  });
 
 /**
  * The console's way to send a test approval request to a user, behind the admin token. The
@@ -32,7 +42,9 @@ export const testRequestBody = z.strictObject({
  * never redeemed.
  *
  * Answers 201 `{auth_req_id, client_id, expires_in, interval}` (and `binding_code` when the
- * policy asks for number matching: the console plays the agent and shows it).
+ * policy asks for number matching: the console plays the agent and shows it). `GET /samples`
+ * answers `{samples: [{type, label, display: {title, warnings, fields}}]}`: what each sample
+ * shows the person, computed as the phone's display is.
  *
  * @throws CountersignError `invalid_request`, `unknown_user_id`, `invalid_binding_message`,
  *   `invalid_authorization_details`, as `/bc-authorize` does.
@@ -42,13 +54,16 @@ export function testRequestRoutes(deps: Deps, adminToken: string): Hono {
   // Mounted under /api/admin, behind the admin API's own check; checked here too, so this route
   // never depends on where it is mounted.
   app.use('*', adminAuth(deps, adminToken));
+  // What each sample shows the person, for the console to preview before sending.
+  app.get('/samples', (c) => c.json({ samples: samplePreviews() }, 200, { 'Cache-Control': 'no-store' }));
   app.post('/', async (c) => {
     const body = await readJson(c, testRequestBody);
     const client = await consoleClient(deps, body.tenant);
+    const details = body.sample ? [sampleAction(body.sample, sampleTransactionId(body.sample, (bytes) => deps.ids(bytes)))] : body.authorization_details;
     const params: Record<string, string> = {
       scope: 'openid',
       login_hint: body.login_hint,
-      authorization_details: JSON.stringify(body.authorization_details),
+      authorization_details: JSON.stringify(details),
       ...(body.binding_message === undefined ? {} : { binding_message: body.binding_message }),
       ...(body.requested_expiry === undefined ? {} : { requested_expiry: String(body.requested_expiry) }),
     };

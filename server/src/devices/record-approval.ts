@@ -15,7 +15,7 @@ const ATTEMPTS = 8;
  * queues, the deadline, the client's notification) is the transition's consequences.
  *
  * @throws CountersignError `party_already_approved` (409: this party, or this user for another
- *   party, already approved), `request_not_pending` (409), `expired_token`, `temporarily_unavailable`.
+ *   party, already approved), `party_escalated` (409: handed to the next role meanwhile), `request_not_pending` (409), `expired_token`, `temporarily_unavailable`.
  * @see issue 4 "Reviewers"; docs/reliability.md "The request lifecycle" (every transition is one atomic swap)
  */
 export async function recordApproval(deps: Deps, verified: VerifiedAssertion, party: ApprovalParty): Promise<ApprovalRequest> {
@@ -30,6 +30,8 @@ export async function recordApproval(deps: Deps, verified: VerifiedAssertion, pa
     const current = fromFields(fields);
     if (current.state !== 'pending') throw new CountersignError('request_not_pending', `The request is already ${current.state}.`);
     if (now >= current.expires_at) throw new CountersignError('expired_token', 'The request has expired.');
+    // Escalated since the assertion's check read it: this party no longer holds the request.
+    if (!(current.parties ?? ['customer']).includes(party)) throw new CountersignError('party_escalated', 'Your time to decide passed; the request was escalated to the next approver.');
     if ((current.approvals ?? []).some((given) => given.party === party || given.sub === approval.sub)) {
       throw new CountersignError('party_already_approved', 'You have already approved this request; it is waiting for the others.');
     }

@@ -105,7 +105,7 @@ export function deviceRoutes(deps: Deps): Hono<{ Variables: DeviceVariables }> {
       readLivePrompts(deps.store, session.tenant, authReqId, session.device_id),
     ]);
     // A device sees its own user's requests and those its user reviews (DESIGN.md guarantee 5).
-    if (!found || !canView({ sub: found.sub, parties: found.parties ?? ['customer'], approvals: found.approvals ?? [] }, viewer)) {
+    if (!found || !canView({ sub: found.sub, parties: found.parties ?? ['customer'], approvals: found.approvals ?? [], held_before: found.held_before ?? [] }, viewer)) {
       throw new CountersignError('not_found', 'No such request.');
     }
     const request = await settleExpiry(deps, found);

@@ -71,7 +71,7 @@ export async function verifyAssertion(deps: Deps, session: DeviceSession, viewer
 
   let request = requestOf(fields);
   // A device sees only its own user's requests and those its user reviews (DESIGN.md guarantee 5).
-  if (!request || !canView({ sub: request.sub, parties: request.parties ?? ['customer'], approvals: request.approvals ?? [] }, viewer)) {
+  if (!request || !canView({ sub: request.sub, parties: request.parties ?? ['customer'], approvals: request.approvals ?? [], held_before: request.held_before ?? [] }, viewer)) {
     throw new CountersignError('not_found', 'No such request.');
   }
   request = await settleExpiry(deps, request);

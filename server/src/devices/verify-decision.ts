@@ -1,6 +1,6 @@
 import { CountersignError, type Decision } from '@countersign/shared';
 import type { Deps } from '../deps.ts';
-import { partyFor, type Viewer } from '../policy/index.ts';
+import { partyFor, wasHolder, type Viewer } from '../policy/index.ts';
 import type { ApprovalRequest } from '../requests/index.ts';
 import { recordApproval } from './record-approval.ts';
 import { recordDenial, recordWrongPick } from './record-denial.ts';
@@ -32,7 +32,8 @@ export interface DecisionExtras {
  * reviewer (or anyone) can approve or deny exactly the stored action, never change it.
  *
  * @throws CountersignError `invalid_assertion`, `counter_regression`, `not_found`, `expired_token`,
- *   `request_not_pending` (409), `party_already_approved` (409), `wrong_binding_code` (400),
+ *   `request_not_pending` (409), `party_already_approved` (409), `party_escalated` (409: the
+ *   request was escalated past this user's party), `wrong_binding_code` (400),
  *   `invalid_request` (a report by someone else than the person the request is for).
  * @see DESIGN.md guarantee 4; issue 4 "Reviewers", "Push fatigue"
  */
@@ -43,7 +44,8 @@ export async function verifyDecision(deps: Deps, session: DeviceSession, viewer:
   const party = partyFor(parties, viewer);
   const isCustomer = viewer.sub === request.sub;
 
-  const refuse = async (code: 'invalid_request' | 'party_already_approved', description: string) => {
+  const escalatedAway = !party && wasHolder(request, viewer);
+  const refuse = async (code: 'invalid_request' | 'party_already_approved' | 'party_escalated', description: string) => {
     await auditRefusal(deps, session, authReqId, code, { decision: options.report ? 'report' : decision }, verified.device);
     return new CountersignError(code, description);
   };
@@ -52,10 +54,13 @@ export async function verifyDecision(deps: Deps, session: DeviceSession, viewer:
     return recordDenial(deps, verified, 'customer', 'fraud_reported');
   }
   if (decision === 'deny') {
+    if (!party && !isCustomer && escalatedAway) throw await refuse('party_escalated', 'Your time to decide passed; the request was escalated to the next approver.');
     if (!party && !isCustomer) throw await refuse('party_already_approved', 'You have already approved this request.');
     return recordDenial(deps, verified, party ?? 'customer', 'denied');
   }
 
+  // Escalated: the window of this user's party passed and the request went to the next role.
+  if (escalatedAway) throw await refuse('party_escalated', 'Your time to decide passed; the request was escalated to the next approver, who decides it now.');
   // The party the prompt was made for must still be open for this user (roles can change, others can approve meanwhile).
   if (!party || (record.party !== undefined && record.party !== party)) {
     throw await refuse('party_already_approved', 'There is nothing left for you to approve on this request.');

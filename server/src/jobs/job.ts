@@ -17,6 +17,8 @@ export interface RequestPushJob {
   auth_req_id: string;
   /** The recipient. */
   sub: string;
+  /** The escalation step the push is for (1 for the first hand-over); absent for the request's first push. */
+  step?: number;
   attempt: number;
 }
 
@@ -63,7 +65,7 @@ const attempt = z.string().regex(/^[1-9]\d{0,3}$/).transform(Number);
 // rolling deploy still runs.
 const jobSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('client_notification'), tenant: id, auth_req_id: id, attempt }),
-  z.object({ kind: z.literal('request_push'), tenant: id, auth_req_id: id, sub: id, attempt }),
+  z.object({ kind: z.literal('request_push'), tenant: id, auth_req_id: id, sub: id, step: z.string().regex(/^[1-9]$/).transform(Number).optional(), attempt }),
   z.object({ kind: z.literal('expiry_push'), tenant: id, auth_req_id: id, from: z.enum(['pending', 'approved']), attempt }),
 ]);
 
@@ -74,7 +76,7 @@ export function jobFields(job: Job): Fields {
     case 'client_notification':
       return base;
     case 'request_push':
-      return { ...base, sub: job.sub };
+      return { ...base, sub: job.sub, ...(job.step ? { step: String(job.step) } : {}) };
     case 'expiry_push':
       return { ...base, from: job.from };
   }

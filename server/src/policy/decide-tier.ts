@@ -1,4 +1,5 @@
 import type { AuthorizationDetail, AuthorizationDetails, ToolCallDetails } from '@countersign/shared';
+import { blastRadiusAsks, reversibilityOf, type BlastRadiusAsk } from './blast-radius-tiers.ts';
 import type { Policy, Tier } from './policy-schema.ts';
 
 /** What one action moves, per ISO 4217 currency, in minor units; empty for actions that move no money. */
@@ -56,8 +57,13 @@ function toolTiers(rules: Policy['types'][string]['tool_tiers'], call: ToolCallD
 /** Why a request got its tier: the rule that asked for the strictest tier. */
 export interface TierDecision {
   tier: Tier;
-  /** `amount`, `unlisted_currency`, `reversibility`, `blast_radius`, `tool` (a `tool_tiers` rule), or `lowest` when nothing asked for more. */
-  basis: 'amount' | 'unlisted_currency' | 'reversibility' | 'blast_radius' | 'tool' | 'lowest';
+  /**
+   * `amount`, `unlisted_currency`, `reversibility`, `blast_radius`, `tool` (a `tool_tiers` rule), a
+   * blast-radius rule (`record_count`, `recipients`, `role`, `field`, `changed_fields`),
+   * `unrated_type` (a stored tenant policy older than the type: its strictest tier), or `lowest`
+   * when nothing asked for more.
+   */
+  basis: 'amount' | 'unlisted_currency' | 'reversibility' | 'blast_radius' | 'tool' | BlastRadiusAsk['basis'] | 'unrated_type' | 'lowest';
 }
 
 /**
@@ -69,10 +75,19 @@ export interface TierDecision {
  * rule asks for (by server, tool and annotation); a rule only ever raises the tier, so an upstream
  * whose annotations understate a tool cannot bring it below the type's floors.
  *
- * @see issue 4 "Policy in one place"
+ * By blast radius (`blast-radius-tiers.ts`): the request's total records deleted and recipients
+ * messaged against the type's thresholds, the roles its access changes grant, the fields its
+ * record changes name and how many. Deletions that all say `reversible: true` are rated by the
+ * type's `reversible_as` floor and their record count `reversible_tier_drop` tiers milder: the
+ * lowering applies to their own asks only, never below what any other rule asks for.
+ *
+ * A pure function of the policy and the details: nothing is read or written.
+ *
+ * @see issue 4 "Policy in one place"; issue 14 "Policy by blast radius"
  */
 export function decideTier(policy: Policy, details: AuthorizationDetails): TierDecision {
-  const rank = (name: string) => policy.tiers.findIndex((tier) => tier.name === name);
+  const tierNames = policy.tiers.map((tier) => tier.name);
+  const rank = (name: string) => tierNames.indexOf(name);
   let best = { rank: 0, basis: 'lowest' as TierDecision['basis'] };
   const consider = (name: string, basis: TierDecision['basis']) => {
     if (rank(name) > best.rank) best = { rank: rank(name), basis };
@@ -80,10 +95,16 @@ export function decideTier(policy: Policy, details: AuthorizationDetails): TierD
   const byType = new Map<string, AuthorizationDetail[]>();
   for (const detail of details) byType.set(detail.type, [...(byType.get(detail.type) ?? []), detail]);
   for (const [type, actions] of byType) {
-    // The schema requires a policy for every registered type, so this lookup cannot miss.
-    const rated = policy.types[type]!;
-    consider(policy.floors.reversibility[rated.reversibility], 'reversibility');
+    const rated = policy.types[type];
+    // Only a tenant's policy stored before the type was registered lacks it (`storedPolicySchema`):
+    // an action nobody rated is not small.
+    if (!rated) {
+      consider(tierNames.at(-1)!, 'unrated_type');
+      continue;
+    }
+    consider(policy.floors.reversibility[reversibilityOf(rated, actions)], 'reversibility');
     consider(policy.floors.blast_radius[rated.blast_radius], 'blast_radius');
+    for (const ask of blastRadiusAsks(rated, actions, tierNames)) consider(ask.tier, ask.basis);
     for (const action of actions) if (action.type === 'tool_call') for (const name of toolTiers(rated.tool_tiers, action)) consider(name, 'tool');
     for (const [currency, total] of Object.entries(requestAmounts(actions as AuthorizationDetails))) {
       const steps = rated.amount_tiers[currency];

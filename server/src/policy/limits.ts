@@ -1,7 +1,8 @@
 import { CountersignError, isCurrencyCode } from '@countersign/shared';
 import type { Clock } from '../runtime/index.ts';
-import { type IndexStore, keys, type WindowStore } from '../store/index.ts';
+import { type IndexStore, keys, type SortedWindowResult, type WindowResult, type WindowStore } from '../store/index.ts';
 import type { Policy } from './policy-schema.ts';
+import { reachAmounts, reachLimits, velocityRefusalReason } from './velocity-reach.ts';
 
 /** The store's capabilities the limits use: windows, and taking a member out of a sorted window. */
 export type LimitStore = WindowStore & Pick<IndexStore, 'sortedRemove'>;
@@ -21,6 +22,10 @@ export interface ReservationInput {
   auth_req_id: string;
   expires_at: number;
   amounts: Record<string, number>;
+  /** Records the request deletes in all (`requestReach`); 0 or unset for none. */
+  records?: number;
+  /** People the request messages in all (`requestReach`); 0 or unset for none. */
+  recipients?: number;
 }
 
 /** Places a new request holds in the limit windows, until {@link Reservation.release} gives them back. */
@@ -48,7 +53,8 @@ export function velocityMemberOf(authReqId: string): string {
  * about the request is stored or pushed: the user's pending requests (`Store.sortedWindowAdd`,
  * counted until each one's deadline; also the user's inbox), this client's share of them
  * (`max_pending_per_client_user`, likewise), and the per-user and the per-client velocity windows
- * (`Store.windowAdd`: count, and total per currency). The four are asked at once (one round trip,
+ * (`Store.windowAdd`: count, total per currency, and records deleted and recipients messaged
+ * where the window limits them: `velocity-reach.ts`). The four are asked at once (one round trip,
  * not four: they do not depend on each other). When any is full, the places the others took are
  * given back and the request is refused, so a refusal leaves the windows as they were. The refusal
  * does not depend on which answer came first: `too_many_pending` wins over `velocity_exceeded`, the
@@ -89,12 +95,16 @@ export async function reserveRequest(deps: LimitDeps, input: ReservationInput): 
     remove: () => store.sortedRemove(key, entryMember),
     refusal,
   });
-  /** A velocity window (count and total per currency), asked and given back. */
-  const velocityStep = (key: string, limit: typeof velocity.per_user, refusal: () => CountersignError) => ({
-    add: () => store.windowAdd(key, { nowMs, member: velocityMember, windowMs: limit.window_seconds * 1000, amounts: input.amounts, maxCount: limit.max_count, maxAmounts: limit.max_amount_minor }),
-    remove: () => store.windowRemove(key, velocityMember),
-    refusal,
-  });
+  /** A velocity window (count, total per currency, records and recipients), asked and given back. */
+  const velocityStep = (key: string, limit: typeof velocity.per_user, whose: string) => {
+    const amounts = { ...input.amounts, ...reachAmounts(input) };
+    const maxAmounts = { ...limit.max_amount_minor, ...reachLimits(limit) };
+    return {
+      add: () => store.windowAdd(key, { nowMs, member: velocityMember, windowMs: limit.window_seconds * 1000, amounts, maxCount: limit.max_count, maxAmounts }),
+      remove: () => store.windowRemove(key, velocityMember),
+      refusal: (result?: WindowResult) => new CountersignError('velocity_exceeded', `Too many ${velocityRefusalReason(result, amounts, maxAmounts)} ${whose} within ${limit.window_seconds} seconds.`),
+    };
+  };
   // In the order their refusals rank.
   const steps = [
     // The user's pending requests are also their inbox: full ids, listed by name.
@@ -105,8 +115,8 @@ export async function reserveRequest(deps: LimitDeps, input: ReservationInput): 
       max_pending_per_client_user,
       () => new CountersignError('too_many_pending', `This client already has ${max_pending_per_client_user} pending requests for this user, its share of the user's ${max_pending_per_user}; wait for one to be decided.`),
     ),
-    velocityStep(keys.window(input.tenant, 'velocity-user', input.sub), velocity.per_user, () => new CountersignError('velocity_exceeded', `Too many requests, or too much money, for this user within ${velocity.per_user.window_seconds} seconds.`)),
-    velocityStep(keys.window(input.tenant, 'velocity-client', input.client_id), velocity.per_client, () => new CountersignError('velocity_exceeded', `Too many requests, or too much money, from this client within ${velocity.per_client.window_seconds} seconds.`)),
+    velocityStep(keys.window(input.tenant, 'velocity-user', input.sub), velocity.per_user, 'for this user'),
+    velocityStep(keys.window(input.tenant, 'velocity-client', input.client_id), velocity.per_client, 'from this client'),
   ];
   const results = await Promise.allSettled(steps.map((step) => step.add()));
   const taken = steps.filter((_, i) => {
@@ -122,7 +132,8 @@ export async function reserveRequest(deps: LimitDeps, input: ReservationInput): 
     // A store error outranks a refusal: the refusal may not be the whole truth.
     const error = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
     if (error) throw error.reason;
-    throw steps[failed]!.refusal();
+    const refused = results[failed] as PromiseFulfilledResult<WindowResult | SortedWindowResult>;
+    throw steps[failed]!.refusal('totals' in refused.value ? refused.value : undefined);
   }
   return { release };
 }

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { policySchema, type Policy } from './policy-schema.ts';
+import { policySchema, type Policy, type storedPolicySchema } from './policy-schema.ts';
 
 /** The policy shipped with the server, used when `POLICY_FILE` is unset. */
 export const DEFAULT_POLICY_FILE = new URL('./default-policy.json', import.meta.url);
@@ -8,11 +8,12 @@ export const DEFAULT_POLICY_FILE = new URL('./default-policy.json', import.meta.
  * Validates a policy document (already parsed JSON) against {@link policySchema}.
  *
  * @param source - names the document in the error, e.g. its path.
+ * @param schema - {@link policySchema}, or `storedPolicySchema` for a tenant's stored policy.
  * @throws Error `invalid policy (<source>)` listing every problem with its path, so a bad policy
  *   stops the server at start instead of rating requests wrongly.
  */
-export function parsePolicy(document: unknown, source = 'policy'): Policy {
-  const parsed = policySchema.safeParse(document);
+export function parsePolicy(document: unknown, source = 'policy', schema: typeof policySchema | typeof storedPolicySchema = policySchema): Policy {
+  const parsed = schema.safeParse(document);
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
   throw new Error(`invalid policy (${source}):\n  ${problems.join('\n  ')}`);

@@ -31,6 +31,8 @@ export interface PartiesOfRequest {
   sub: string;
   parties: ApprovalParty[];
   approvals: PartyApproval[];
+  /** The parties that held it before an escalation handed it on (they may still look, not approve). */
+  held_before?: ApprovalParty[];
 }
 
 /**
@@ -39,7 +41,7 @@ export interface PartiesOfRequest {
  */
 export function canView(request: PartiesOfRequest, viewer: Viewer): boolean {
   if (viewer.sub === request.sub) return true;
-  return request.parties.some((party) => {
+  return [...request.parties, ...(request.held_before ?? [])].some((party) => {
     const role = roleOf(party);
     return role !== null && viewer.roles.includes(role);
   });
@@ -64,6 +66,14 @@ export function partyFor(request: PartiesOfRequest, viewer: Viewer): ApprovalPar
 export function awaitingParties(request: Pick<PartiesOfRequest, 'parties' | 'approvals'>): ApprovalParty[] {
   const done = new Set(request.approvals.map((approval) => approval.party));
   return request.parties.filter((party) => !done.has(party));
+}
+
+/**
+ * Whether a viewer could have decided as one of the parties that held the request before an
+ * escalation handed it on (and so is told `party_escalated`, not that it had nothing to do).
+ */
+export function wasHolder(request: Pick<PartiesOfRequest, 'sub' | 'held_before'>, viewer: Viewer): boolean {
+  return (request.held_before ?? []).some((party) => (party === 'customer' ? viewer.sub === request.sub : viewer.sub !== request.sub && viewer.roles.includes(roleOf(party)!)));
 }
 
 /** What {@link approverCoverage} finds. */

@@ -4,7 +4,7 @@ import { authenticateClient, limitClient, type ClientRecord } from '../clients/i
 import type { Deps } from '../deps.ts';
 import { isJcsNumber, readForm, readJson, readJsonDocument } from '../http/index.ts';
 import { awaitingParties } from '../policy/index.ts';
-import { loadRequest, settleExpiry } from '../requests/index.ts';
+import { escalationView, loadRequest, settleExpiry } from '../requests/index.ts';
 import { redeemVerified, verifyRedemptionToken } from './redeem.ts';
 import { reportOutcome } from './report-outcome.ts';
 
@@ -63,6 +63,9 @@ async function clientView(deps: Deps, client: ClientRecord, authReqId: string): 
     outcome,
     // Which parties the agent is still waiting on (the user, a reviewer of a role), while pending.
     awaiting: request.state === 'pending' ? awaitingParties({ parties: request.parties ?? ['customer'], approvals: request.approvals ?? [] }) : [],
+    // Who holds it on its escalation chain, and until when (docs/escalation.md).
+    ...(request.escalation?.length ? { escalation: escalationView(request) } : {}),
+    ...(request.expiry_reason ? { expiry_reason: request.expiry_reason } : {}),
   };
 }
 

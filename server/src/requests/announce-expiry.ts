@@ -1,4 +1,4 @@
-import { displayAction } from '@countersign/shared';
+import { requestSummary } from '@countersign/shared';
 import type { Deps } from '../deps.ts';
 import { backoffDelay, DEFAULT_BACKOFF_MS, type ExpiryPushJob, type JobOutcome } from '../jobs/index.ts';
 import { keys } from '../store/index.ts';
@@ -45,8 +45,7 @@ export async function sendExpiryNotice(deps: SendExpiryNoticeDeps, job: ExpiryPu
   if (!fields?.auth_req_id || fields[EXPIRY_PUSHED_FIELD]) return 'skipped';
   const request = fromFields(fields);
   if (request.state !== 'expired') return 'skipped';
-  const first = request.authorization_details[0];
-  const what = first ? `${request.client_name}: ${displayAction(first).summary}` : request.client_name;
+  const what = request.authorization_details.length > 0 ? `${request.client_name}: ${requestSummary(request.authorization_details)}` : request.client_name;
   const summary = job.from === 'pending' ? `Expired, nothing was done. ${what}` : `Approval expired unused, nothing was done. ${what}`;
   const result = await deps.push.notifyUser({
     tenant: request.tenant,

@@ -5,7 +5,7 @@ import { outboxOf } from './lifecycle.ts';
 import { settleExpiry } from './load-request.ts';
 import { requestOf } from './request-record.ts';
 import { flagUnknownOutcome } from './outcome-deadlines.ts';
-import { parseDeadlineMember, trackApprovalDeadline, type RequestRef } from './request-deadlines.ts';
+import { nextEscalation, parseDeadlineMember, trackApprovalDeadline, trackEscalation, type RequestRef } from './request-deadlines.ts';
 
 /** Options of {@link createExpirySweeper}. */
 export interface ExpirySweeperOptions {
@@ -34,7 +34,8 @@ export interface ExpirySweeper {
    * with `settleExpiry` (which audits, tells the PWA, the person's devices and the ping/push client,
    * and gives back the request's places in the user's limits), then dropped from the index; then
    * every redemption in the outcome index that is overdue is flagged with `flagUnknownOutcome` and
-   * dropped; then, when `retentionEveryMs` has passed since it last ran, the audit retention
+   * dropped; then every request in the escalation index whose window has passed is handed to the
+   * next role of its chain (`Lifecycle.escalate`); then, when `retentionEveryMs` has passed since it last ran, the audit retention
    * (`AuditLog.trim`), whose failure is logged and does not fail the sweep. A sweep called while
    * one runs joins it.
    *
@@ -133,11 +134,27 @@ export function createExpirySweeper(deps: () => Pick<Deps, 'store' | 'clock' | '
       }
       return undefined;
     });
+    // Escalation windows that passed (docs/escalation.md): each request handed to its chain's next
+    // role, one compare-and-swap pinned to the step read, so two sweeps hand it on once. Its entry
+    // was moved to the next step's time by the transition's consequences: kept, not dropped.
+    const escalated = await sweepIndex(keys.escalations(), async (ref) => {
+      const request = requestOf(await current.store.hashGet(keys.request(ref.tenant, ref.auth_req_id)));
+      if (!request || request.state !== 'pending') return undefined;
+      const now = current.clock.now();
+      const result = await current.lifecycle.escalate(request, now);
+      // As it stands after the attempt (another sweep may have handed it on meanwhile): kept at its
+      // next step's time when one is still to come, else dropped.
+      const after = result.ok ? result.request : (requestOf(result.fields) ?? request);
+      const next = after.state === 'pending' ? nextEscalation(after) : null;
+      if (!next || next.at <= now) return undefined;
+      if (!result.ok) await trackEscalation(current.store, after, current.config.requestExpiryMax + current.config.graceSeconds);
+      return 'keep';
+    });
     // Flagging is a compare-and-swap on the request, so an entry handled twice is flagged once.
     const overdue = await sweepIndex(keys.outcomeDeadlines(), (ref) => flagUnknownOutcome(current, ref));
     await trimAudit(current);
     if (unreconciled) throw unreconciled.error;
-    return expired + overdue;
+    return expired + escalated + overdue;
   }
 
   /**

@@ -2,10 +2,11 @@ export { announceExpiry, sendExpiryNotice, type AnnounceExpiryDeps, type SendExp
 export { createExpirySweeper, type ExpirySweeper, type ExpirySweeperOptions } from './expiry-sweeper.ts';
 export { isRequestId, loadRequest, settleExpiry, type SettleExpiryDeps } from './load-request.ts';
 export { flagUnknownOutcome, trackOutcomeDeadline, untrackOutcomeDeadline, type FlagOutcomeDeps } from './outcome-deadlines.ts';
+export { escalationView } from './escalation-view.ts';
 export { requestDisplay } from './request-display.ts';
 export { holdLease, leaseTicker, type LeaseTickerOptions } from './sweep-lease.ts';
-export { deadlineMember, parseDeadlineMember, trackApprovalDeadline, trackDeadline, untrackDeadline, type RequestRef } from './request-deadlines.ts';
-export { approvalField, currentDeadline, effectiveState, fromFields, notificationTokenOf, requestOf, toFields, type ApprovalRequest } from './request-record.ts';
+export { deadlineMember, nextEscalation, parseDeadlineMember, trackApprovalDeadline, trackDeadline, trackEscalation, untrackDeadline, untrackEscalation, type RequestRef } from './request-deadlines.ts';
+export { approvalField, currentDeadline, effectiveState, fromFields, notificationTokenOf, requestOf, toFields, type ApprovalRequest, type EscalationStep } from './request-record.ts';
 export { createLifecycle, outboxOf, TRANSITIONS, wrongPickToken, type DenialCause, type Lifecycle, type LifecycleTimes, type PartyApprovalInput, type SwapResult, type Transition, type TransitionOp } from './lifecycle.ts';
 export { createOutbox, creationFields, type Consequence, type Consequences, type Outbox, type OutboxDeps, type OutboxOptions, type TransitionEvent } from './outbox.ts';
 export { createStoreClock, type StoreClock } from './store-clock.ts';

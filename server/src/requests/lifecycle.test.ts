@@ -38,6 +38,7 @@ function fixture(state: RequestState, op: TransitionOp, now: number): ApprovalRe
     token_delivery_mode: 'poll',
     outcome: state === 'redeemed' ? { status: 'unknown' } : null,
     ...(op === 'approveParty' ? { parties: ['customer', 'role:finance'] } : {}),
+    ...(op === 'escalate' ? { escalation: [{ at: past, party: 'role:finance' }] } : {}),
     ...(state !== 'pending' ? { decided_at: now - 5000, decided_by: 'dev_1' } : {}),
     ...(state === 'approved' || state === 'redeemed' || state === 'expired' ? { approval_expires_at: expiring ? past : future } : {}),
     ...((state === 'approved' && op !== 'issueToken') || state === 'redeemed' ? { token_jti: JTI } : {}),
@@ -63,6 +64,8 @@ function apply(lifecycle: Lifecycle, op: TransitionOp, request: ApprovalRequest,
       return lifecycle.approve(fields, { party: 'customer', ...device }, now);
     case 'deny':
       return lifecycle.deny(request, { party: 'customer', cause: 'denied', ...device }, now);
+    case 'escalate':
+      return lifecycle.escalate(request, now);
     case 'expire':
       return lifecycle.expire(request, now);
     case 'issueToken':
@@ -135,13 +138,31 @@ describe.each([
 
   it('every operation is in the table, and the table names only real states', () => {
     for (const op of OPS) for (const state of [...TRANSITIONS[op].from, TRANSITIONS[op].to]) expect(STATES).toContain(state);
-    expect(OPS.sort()).toEqual(['approve', 'approveParty', 'deny', 'expire', 'flagOutcome', 'issueToken', 'propose', 'redeem', 'reportOutcome']);
+    expect(OPS.sort()).toEqual(['approve', 'approveParty', 'deny', 'escalate', 'expire', 'flagOutcome', 'issueToken', 'propose', 'redeem', 'reportOutcome']);
+  });
+
+  it('an approval read before an escalation does not land after it; the new holder’s does', async () => {
+    const w = await world();
+    const now = w.clock.now();
+    const request = { ...fixture('pending', 'escalate', now), escalation: [{ at: now - 1, party: 'role:finance' as const }, { at: now + 30_000, party: 'role:risk' as const }] };
+    const key = keys.request(request.tenant, request.auth_req_id);
+    await w.store.hashCreate(key, recordOf(request), 3600);
+    const before = (await w.store.hashGet(key))!;
+    const escalated = await w.lifecycle.escalate(fromFields(before), now);
+    expect(escalated.ok && [escalated.request.escalation_step, escalated.request.parties, escalated.request.held_before]).toEqual([1, ['role:finance'], ['customer']]);
+    // The customer's approval, from the record as read before the hand-over (when the customer held
+    // it): the step guard refuses it, and nothing changes.
+    expect((await w.lifecycle.approve(before, { party: 'customer', sub: 'alice', device_id: 'dev_1', credential_id: 'cred_1' }, now)).ok).toBe(false);
+    expect(fromFields((await w.store.hashGet(key))!)).toMatchObject({ state: 'pending', approvals: [] });
+    // The new holder, from a fresh read, approves alone.
+    const approved = await w.lifecycle.approve((await w.store.hashGet(key))!, { party: 'role:finance', sub: 'rita', device_id: 'dev_2', credential_id: 'cred_2' }, now);
+    expect(approved.ok && approved.request.state).toBe('approved');
   });
 
   it('a second application of a one-time operation is refused and delivers nothing more', async () => {
     const w = await world();
     const now = w.clock.now();
-    for (const op of ['issueToken', 'redeem', 'reportOutcome', 'flagOutcome'] as const) {
+    for (const op of ['escalate', 'issueToken', 'redeem', 'reportOutcome', 'flagOutcome'] as const) {
       const from = TRANSITIONS[op].from[0];
       const request = fixture(from, op, now);
       const key = keys.request(request.tenant, request.auth_req_id);
@@ -151,6 +172,6 @@ describe.each([
       expect([op, first.ok, second.ok]).toEqual([op, true, false]);
     }
     await w.background.drain();
-    expect(w.delivered.map((entry) => entry.op)).toEqual(['issueToken', 'redeem', 'reportOutcome', 'flagOutcome']);
+    expect(w.delivered.map((entry) => entry.op)).toEqual(['escalate', 'issueToken', 'redeem', 'reportOutcome', 'flagOutcome']);
   });
 });

@@ -17,6 +17,7 @@ import type { RequestRef } from './request-deadlines.ts';
  *   pending  ─approveParty─→ pending      (one party of several; the others still to come)
  *   pending  ─approve──────→ approved     (the last party)
  *   pending  ─deny─────────→ denied
+ *   pending  ─escalate─────→ pending      (a window of the tier's chain passed: handed to the next role)
  *   pending  ─expire───────→ expired      (the decision deadline passed)
  *   approved ─issueToken───→ approved     (once: the token is bound to the request)
  *   approved ─redeem───────→ redeemed     (once, DESIGN.md guarantee 7)
@@ -33,6 +34,7 @@ export const TRANSITIONS = {
   approveParty: { from: ['pending'], to: 'pending' },
   approve: { from: ['pending'], to: 'approved' },
   deny: { from: ['pending'], to: 'denied' },
+  escalate: { from: ['pending'], to: 'pending' },
   expire: { from: ['pending', 'approved'], to: 'expired' },
   issueToken: { from: ['approved'], to: 'approved' },
   redeem: { from: ['approved'], to: 'redeemed' },
@@ -56,7 +58,10 @@ export type Transition =
   | { op: 'approve'; at: number; party: ApprovalParty }
   /** `pick`: a wrong number-matching pick's own id, so its refusal is audited once on every path. */
   | { op: 'deny'; at: number; party: ApprovalParty; cause: DenialCause; sub: string; device_id: string; credential_id: string; pick?: string }
-  | { op: 'expire'; at: number; from: 'pending' | 'approved' }
+  /** `step`: the chain's step now reached (1 for the first hand-over); `from`: who held it until now. */
+  | { op: 'escalate'; at: number; step: number; from: ApprovalParty[]; to: ApprovalParty }
+  /** `reason` `escalation_exhausted`: the last role of the chain let the request run out too. */
+  | { op: 'expire'; at: number; from: 'pending' | 'approved'; reason?: 'escalation_exhausted' }
   | { op: 'issueToken'; at: number; jti: string; expires_in: number }
   | { op: 'redeem'; at: number; redemption_id: string }
   | { op: 'reportOutcome'; at: number; redemption_id: string; status: OutcomeReport['status']; reference?: string }
@@ -140,6 +145,14 @@ export interface Lifecycle {
   /** `pending → denied` before the decision deadline: any one party saying no denies it. */
   deny(ref: RequestRef, decision: Omit<Extract<Transition, { op: 'deny' }>, 'op' | 'at'>, now: number): Promise<SwapResult>;
   /**
+   * `pending → pending`, handed to the next role of its chain: only while pending and before its
+   * deadline, only once the window of the step it is at has passed, and only from that step (the
+   * guard pins `escalation_step` as `request` read it), so of two sweeps only one hands it on, and
+   * an approval that read the step before cannot land after it (see `approve`). Not ok (nothing
+   * written) when there is no step left or its time has not come.
+   */
+  escalate(request: ApprovalRequest, now: number): Promise<SwapResult>;
+  /**
    * `pending | approved → expired`, once the deadline of the state `request` was read in has
    * passed; the guard pins that state and that deadline, so it never races a decision or a
    * redemption that beat the deadline. Not ok for a request in any other state.
@@ -156,6 +169,9 @@ export interface Lifecycle {
 }
 
 const inState = (state: RequestState): Guard => ({ field: 'state', op: 'eq', value: state });
+/** Pins the escalation step a request was read at (absent until its first hand-over). */
+const stepGuard = (request: ApprovalRequest): Guard =>
+  request.escalation_step ? { field: 'escalation_step', op: 'eq', value: String(request.escalation_step) } : { field: 'escalation_step', op: 'absent' };
 
 /**
  * The {@link Lifecycle} over a {@link Swap}. Pure: the guards, the fields and the entry of each
@@ -166,12 +182,16 @@ export function createLifecycle(swap: Swap, times: LifecycleTimes): Lifecycle {
     approve(fields, approval, now) {
       const current = fromFields(fields);
       const ref = { tenant: current.tenant, auth_req_id: current.auth_req_id };
+      // A party that does not hold the request (any more: it was escalated) approves nothing.
+      if (!(current.parties ?? ['customer']).includes(approval.party)) return Promise.resolve({ ok: false, fields });
       const others = (current.parties ?? ['customer']).filter((other) => other !== approval.party);
       const last = others.every((other) => fields[approvalField(other)] !== undefined);
       const guards: Guard[] = [
         inState('pending'),
         { field: 'expires_at', op: 'gt', value: now },
         { field: approvalField(approval.party), op: 'absent' },
+        // The holder as read: an escalation that landed since hands the request to someone else.
+        stepGuard(current),
         ...others.map((other): Guard => {
           const held = fields[approvalField(other)];
           return held === undefined ? { field: approvalField(other), op: 'absent' } : { field: approvalField(other), op: 'eq', value: held };
@@ -200,14 +220,27 @@ export function createLifecycle(swap: Swap, times: LifecycleTimes): Lifecycle {
         { ttlSeconds: times.graceSeconds },
       );
     },
+    async escalate(request, now) {
+      const step = request.escalation_step ?? 0;
+      const next = request.escalation?.[step];
+      if (request.state !== 'pending' || !next || now < next.at || now >= request.expires_at) return { ok: false, fields: null };
+      return swap(
+        request,
+        [inState('pending'), { field: 'expires_at', op: 'gt', value: now }, stepGuard(request)],
+        { escalation_step: String(step + 1) },
+        { op: 'escalate', at: now, step: step + 1, from: request.parties ?? ['customer'], to: next.party },
+      );
+    },
     async expire(request, now) {
       if (request.state !== 'pending' && request.state !== 'approved') return { ok: false, fields: null };
       const deadlineField = request.state === 'pending' ? 'expires_at' : 'approval_expires_at';
+      // Every role of the chain was asked and none acted: said so, loudly, in the record and the audit.
+      const exhausted = request.state === 'pending' && (request.escalation?.length ?? 0) > 0 && request.escalation_step === request.escalation!.length;
       return swap(
         request,
-        [inState(request.state), { field: deadlineField, op: 'lt', value: now + 1 }],
-        { state: 'expired', expired_at: String(now) },
-        { op: 'expire', at: now, from: request.state },
+        [inState(request.state), { field: deadlineField, op: 'lt', value: now + 1 }, ...(exhausted ? [stepGuard(request)] : [])],
+        { state: 'expired', expired_at: String(now), ...(exhausted ? { expiry_reason: 'escalation_exhausted' } : {}) },
+        { op: 'expire', at: now, from: request.state, ...(exhausted ? { reason: 'escalation_exhausted' as const } : {}) },
         { ttlSeconds: times.graceSeconds },
       );
     },

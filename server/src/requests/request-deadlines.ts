@@ -1,6 +1,6 @@
 import type { Config } from '../config/index.ts';
 import { type IndexStore, keys } from '../store/index.ts';
-import type { ApprovalRequest } from './request-record.ts';
+import type { ApprovalRequest, EscalationStep } from './request-record.ts';
 
 /** Which request a member of the deadline index stands for. */
 export interface RequestRef {
@@ -49,4 +49,28 @@ export async function trackApprovalDeadline(store: IndexStore, request: Approval
 /** Drops a request from the deadline index once nothing is left for a deadline to do: decided and not approved, redeemed, or expired. */
 export async function untrackDeadline(store: IndexStore, ref: RequestRef): Promise<void> {
   await store.sortedRemove(keys.deadlines(), deadlineMember(ref));
+}
+
+/** The next step of a request's escalation chain, if one is still to come before its deadline. */
+export function nextEscalation(request: ApprovalRequest): (EscalationStep & { step: number }) | null {
+  const step = request.escalation_step ?? 0;
+  const next = request.escalation?.[step];
+  return next && next.at < request.expires_at ? { step: step + 1, at: next.at, party: next.party } : null;
+}
+
+/**
+ * Indexes a pending request by the time its next escalation step is due (see {@link nextEscalation}),
+ * so the sweeper hands it on once that window passes; drops it when no step is left. Safe to repeat.
+ *
+ * @param ttlSeconds - how long the index outlives its newest entry (as in {@link trackDeadline}).
+ */
+export async function trackEscalation(store: IndexStore, request: ApprovalRequest, ttlSeconds: number): Promise<void> {
+  const next = request.state === 'pending' ? nextEscalation(request) : null;
+  if (next) await store.sortedAdd(keys.escalations(), deadlineMember(request), next.at, ttlSeconds);
+  else await untrackEscalation(store, request);
+}
+
+/** Drops a request from the escalation index: decided, expired, or at the last step of its chain. */
+export async function untrackEscalation(store: IndexStore, ref: RequestRef): Promise<void> {
+  await store.sortedRemove(keys.escalations(), deadlineMember(ref));
 }

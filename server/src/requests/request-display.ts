@@ -1,6 +1,7 @@
 import { displayAction, totalsPerCurrency, type PartyDisplay, type RequestDisplay } from '@countersign/shared';
 import { partyFor, roleOf, type Viewer } from '../policy/index.ts';
 import { secondsUntil } from '../runtime/index.ts';
+import { escalationView } from './escalation-view.ts';
 import { currentDeadline, effectiveState, type ApprovalRequest } from './request-record.ts';
 
 /** Where each required party stands, in the policy's order. */
@@ -46,6 +47,7 @@ export function requestDisplay(request: ApprovalRequest, nowMs: number, viewer?:
     outcome: request.outcome,
     tier: request.tier ?? 'standard',
     approvals: approvalsShown(request),
+    ...(request.escalation?.length ? { escalation: escalationView(request)! } : {}),
     number_matching: party === 'customer' && request.code_candidates ? { candidates: [...request.code_candidates] } : null,
     viewer: viewer ? { party, can_decide: party !== null || (pending && viewer.sub === request.sub), can_report: pending && viewer.sub === request.sub } : null,
   };

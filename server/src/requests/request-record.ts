@@ -45,6 +45,11 @@ export interface ApprovalRequest {
   // no number matching, the configured token lifetime.
   /** The policy tier's name. */
   tier?: string;
+  /**
+   * The revision of its tenant's policy the request was rated under (0, not stored: the server's
+   * default); what reads the policy after creation reads this revision (`Deps.policies.forRequest`).
+   */
+  policy_revision?: number;
   /** Every party that must approve: `customer`, `role:<role>`. */
   parties?: ApprovalParty[];
   /** The parties that approved so far, each with its own passkey (state stays `pending` until all have). */
@@ -57,6 +62,22 @@ export interface ApprovalRequest {
   code_candidates?: string[];
   /** When the person said "this wasn't me" (epoch ms). */
   fraud_reported_at?: number;
+  // Escalation (issue 14, docs/escalation.md): the tier's chain, copied at creation and never
+  // changed; `parties` as read back is whoever holds the request now.
+  /** The chain: at `at` (epoch ms) the request is handed to `party`. Absent: the tier has none. */
+  escalation?: EscalationStep[];
+  /** How many steps of the chain have happened: 0 until the first window passes. */
+  escalation_step?: number;
+  /** Read back, never written: the parties that held the request before its current holder, oldest first. */
+  held_before?: ApprovalParty[];
+  /** Why a request expired, when it was not simply its deadline: every window of its chain passed. */
+  expiry_reason?: 'escalation_exhausted';
+}
+
+/** One step of a request's escalation chain: when (epoch ms) it is handed on, and to whom (`role:<role>`). */
+export interface EscalationStep {
+  at: number;
+  party: ApprovalParty;
 }
 
 /** The hash field that holds one party's approval (JSON of {@link PartyApproval}). */
@@ -93,7 +114,7 @@ export const FIELD_CHUNK_BYTES = 64;
  * at the raw field finds nothing rather than a truncated value. Only write-once fields: a later
  * compare-and-swap of a field that had chunks could leave stale ones behind.
  */
-const SPLIT_FIELDS = ['authorization_details', 'client_name', 'binding_message', 'parties', 'code_candidates', NOTIFICATION_TOKEN_FIELD] as const;
+const SPLIT_FIELDS = ['authorization_details', 'client_name', 'binding_message', 'parties', 'code_candidates', 'escalation', NOTIFICATION_TOKEN_FIELD] as const;
 
 /**
  * The short name a split value's chunks are written under (`ad#0`, `ad#1`, …): a chunk's name is
@@ -106,6 +127,7 @@ const CHUNK_NAME: Record<(typeof SPLIT_FIELDS)[number], string> = {
   binding_message: 'bm',
   parties: 'pa',
   code_candidates: 'cc',
+  escalation: 'es',
   [NOTIFICATION_TOKEN_FIELD]: 'nt',
 };
 
@@ -204,10 +226,12 @@ function plainFields(request: ApprovalRequest, secrets: { client_notification_to
     interval: String(request.interval),
     token_delivery_mode: request.token_delivery_mode,
     ...(request.tier === undefined ? {} : { tier: request.tier }),
+    ...(request.policy_revision ? { policy_revision: String(request.policy_revision) } : {}),
     ...(request.parties === undefined ? {} : { parties: JSON.stringify(request.parties) }),
     ...(request.token_lifetime === undefined ? {} : { token_lifetime: String(request.token_lifetime) }),
     ...(request.binding_code === undefined ? {} : { binding_code: request.binding_code }),
     ...(request.code_candidates === undefined ? {} : { code_candidates: JSON.stringify(request.code_candidates) }),
+    ...(request.escalation?.length ? { escalation: JSON.stringify(request.escalation) } : {}),
   };
 }
 
@@ -247,7 +271,12 @@ export function fromFields(stored: Fields): ApprovalRequest {
       ...(fields.outcome_reason ? { reason: fields.outcome_reason } : {}),
     };
   }
-  const parties = fields.parties ? (JSON.parse(fields.parties) as ApprovalParty[]) : (['customer'] as ApprovalParty[]);
+  const firstParties = fields.parties ? (JSON.parse(fields.parties) as ApprovalParty[]) : (['customer'] as ApprovalParty[]);
+  const escalation = fields.escalation ? (JSON.parse(fields.escalation) as EscalationStep[]) : undefined;
+  const step = escalation ? Math.min(Number(fields.escalation_step ?? 0), escalation.length) : 0;
+  // Escalated: the request is held by the step's role alone (a chain is only allowed on a tier of
+  // one approver), and the earlier holders can no longer approve it.
+  const parties = step > 0 ? [escalation![step - 1]!.party] : firstParties;
   return {
     auth_req_id: fields.auth_req_id!,
     tenant: fields.tenant!,
@@ -273,12 +302,15 @@ export function fromFields(stored: Fields): ApprovalRequest {
     redeemed_at: optionalNumber(fields.redeemed_at),
     outcome,
     tier: fields.tier ?? 'standard',
+    ...(fields.policy_revision === undefined ? {} : { policy_revision: Number(fields.policy_revision) }),
     parties,
     approvals: approvalsOf(fields, parties),
     token_lifetime: optionalNumber(fields.token_lifetime),
     binding_code: fields.binding_code,
     code_candidates: fields.code_candidates ? (JSON.parse(fields.code_candidates) as string[]) : undefined,
     fraud_reported_at: optionalNumber(fields.fraud_reported_at),
+    ...(escalation ? { escalation, escalation_step: step, held_before: step === 0 ? [] : [...firstParties, ...escalation.slice(0, step - 1).map((next) => next.party)] } : {}),
+    ...(fields.expiry_reason === 'escalation_exhausted' ? { expiry_reason: 'escalation_exhausted' as const } : {}),
   };
 }
 

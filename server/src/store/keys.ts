@@ -92,6 +92,19 @@ export const keys = {
    * share a Redis Cluster slot.
    */
   requestAuditIndex: (tenant: string, authReqId: string) => `auditidx:{${tenant}}:${authReqId}`,
+  /**
+   * String: the stream ids, in `auditChain(tenant)`, of the tenant's `policy_changed` events, in chain
+   * order, as `requestAuditIndex` holds a request's (appended by the same script call as the event).
+   * In the tenant's tag; kept the audit retention. Read by `GET /api/admin/audit?type=policy_changed`.
+   */
+  policyAuditIndex: (tenant: string) => `auditpol:{${tenant}}`,
+  /**
+   * Hash: the tenant's own approval policy (`tenant-policy/policy-record.ts`): `revision` (the
+   * current one), `r:<n>` each revision's validated policy as JSON (empty: revision n went back to
+   * the server's default), `updated_at`, `updated_by`. Written by compare-and-swap on `revision`;
+   * no TTL (an operator's setting, kept until replaced). In the tenant's tag.
+   */
+  tenantPolicy: (tenant: string) => `tpolicy:{${tenant}}`,
   /** List: every audit event of a tenant (before the hash chain; no longer written, see `auditChain`). */
   tenantAudit: (tenant: string) => `audit:{${tenant}}`,
   /**
@@ -122,6 +135,12 @@ export const keys = {
    * sweeper, which flags `outcome_unknown`. A slot of its own, as `deadlines`.
    */
   outcomeDeadlines: () => 'deadlines:{outcome}',
+  /**
+   * Sorted set: every pending request whose escalation chain has a step still to come, scored by
+   * when that step is due (epoch ms), member `<tenant>:<auth_req_id>`; read by the sweeper, which
+   * hands the request to the step's role (docs/escalation.md). A slot of its own, as `deadlines`.
+   */
+  escalations: () => 'deadlines:{escalation}',
   /**
    * Sorted set: one mark per compare-and-swap of a request that writes an outbox entry, member
    * `<tenant>:<auth_req_id>:<nonce>`, scored when the reconciler is to deliver the entry should the

@@ -12,6 +12,7 @@ export {
   authorizationDetail,
   authorizationDetails,
   displayAction,
+  requestSummary,
   totalsPerCurrency,
   type ActionType,
   type AuthorizationDetail,

@@ -16,18 +16,25 @@ export const MAX_CHANGED_FIELDS = 50;
  * person cannot see (see `unseenProblem`), at most 1,000 characters; a number may have a fraction
  * (written as RFC 8785 writes it, checked at `/bc-authorize`).
  */
-export const fieldValue = z.union([
-  z
-    .string()
-    .max(1000)
-    .superRefine((text, ctx) => {
-      const problem = unseenProblem(text);
-      if (problem) ctx.addIssue({ code: 'custom', message: problem });
-    }),
-  z.number().refine(Number.isFinite, 'must be a finite number'),
-  z.boolean(),
-  z.null(),
-]);
+export const fieldValue = z.union(
+  [
+    z
+      .string()
+      .max(1000)
+      .superRefine((text, ctx) => {
+        const problem = unseenProblem(text);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      }),
+    z.number(),
+    z.boolean(),
+    z.null(),
+  ],
+  {
+    // zod 4's number refuses NaN and Infinity as a wrong type (a refine after it never runs), so
+    // every option fails alike and the union alone would say "Invalid input": say what it must be.
+    error: (issue) => (typeof issue.input === 'number' ? 'must be a finite number' : 'must be a string, a finite number, true, false or null'),
+  },
+);
 
 /** A record's field name: `payout_eur_minor`, `address.city`. */
 export const fieldName = z.string().regex(/^[A-Za-z0-9_.:-]+$/, 'may hold only letters, digits and _.:-').min(1).max(64);
@@ -35,8 +42,8 @@ export const fieldName = z.string().regex(/^[A-Za-z0-9_.:-]+$/, 'may hold only l
 /**
  * The `record_change` authorization details type (DESIGN.md, fixed): on `record`, set each
  * `changes[].field` from its current value `from` to `to` (each field once, each change a real
- * change). With a `precondition` the executor runs it only on the version it was approved against.
- * Unknown members are refused, not dropped.
+ * change a person can see: not between two spellings of one text). With a `precondition` the
+ * executor runs it only on the version it was approved against. Unknown members are refused, not dropped.
  *
  * @see RFC 9396 §2
  */
@@ -57,6 +64,11 @@ export const recordChangeDetails = z
       if (seen.has(change.field)) ctx.addIssue({ code: 'custom', path: ['changes', i, 'field'], message: 'each field may be changed once' });
       seen.add(change.field);
       if (canonicalize(change.from) === canonicalize(change.to)) ctx.addIssue({ code: 'custom', path: ['changes', i, 'to'], message: 'must differ from from: that changes nothing' });
+      // Values are kept as sent, not NFC: canonically equivalent strings (`e` + U+0301 and `é`) draw
+      // alike, so the person would approve a change they cannot see. UAX #15: they are one text.
+      else if (typeof change.from === 'string' && typeof change.to === 'string' && change.from.normalize('NFC') === change.to.normalize('NFC')) {
+        ctx.addIssue({ code: 'custom', path: ['changes', i, 'to'], message: 'must differ from from as a person reads it: the two are the same text in other code points (Unicode normalization)' });
+      }
     });
   });
 

@@ -90,3 +90,17 @@ export function totalsPerCurrency(details: readonly AuthorizationDetail[]): Form
   for (const detail of details) if (detail.type === 'payment') totals.set(detail.currency, (totals.get(detail.currency) ?? 0) + detail.amount_minor);
   return [...totals.keys()].sort().map((currency) => formatAmount(totals.get(currency)!, currency));
 }
+
+/**
+ * A request in one line, for a notification: its action's summary; for a batch of payments, how
+ * many and the total per currency (`3 payments: EUR 1,200.00 + JPY 5,000`), since the first
+ * payment alone would understate what one approval allows; for other batches, the first action's
+ * summary and how many more.
+ */
+export function requestSummary(details: readonly AuthorizationDetail[]): string {
+  const [first, ...rest] = details;
+  if (!first) return '';
+  if (rest.length === 0) return displayAction(first).summary;
+  if (details.every((detail) => detail.type === 'payment')) return `${details.length} payments: ${totalsPerCurrency(details).map((total) => total.formatted_code).join(' + ')}`;
+  return `${displayAction(first).summary} and ${rest.length} more`;
+}

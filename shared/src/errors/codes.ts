@@ -46,10 +46,20 @@ export const ERROR_CODES = {
   /** This party (the customer, or a reviewer role) has already approved this request. */
   party_already_approved: 409,
   /**
+   * Escalation: the request's window for this party passed and it was handed to the next role of its
+   * tier's chain; this party can no longer approve it (docs/escalation.md).
+   */
+  party_escalated: 409,
+  /**
    * The request's tier needs a role (e.g. `reviewer:finance`) that nobody in the tenant holds, other
    * than the user the request is for (who may not review their own request): nobody could approve it.
    */
   no_approver: 400,
+  // Countersign: per-tenant policy (admin API)
+  /** The policy sent to `PUT /api/admin/tenants/{tenant}/policy` is not valid; the body lists each problem (`problems`). Nothing was stored. */
+  invalid_policy: 400,
+  /** The tenant policy's revision is not the one the change expected (`expected_revision`, `If-Match`): someone changed it meanwhile. */
+  revision_conflict: 409,
   // Countersign: device and operator surfaces
   invalid_origin: 403,
   login_required: 401,

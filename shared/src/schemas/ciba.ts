@@ -122,6 +122,27 @@ export interface ClientRequestView {
    * fixed fields (DESIGN.md); servers before it send none, which reads as empty.
    */
   awaiting: ApprovalParty[];
+  /**
+   * Who holds the request on its tier's escalation chain (docs/escalation.md); left out when the
+   * tier has none (and by servers before escalation), which reads as null.
+   */
+  escalation?: EscalationView | null;
+  /** Why it expired when that was not just its deadline: `escalation_exhausted` (every role of the chain let its window pass); left out otherwise. */
+  expiry_reason?: 'escalation_exhausted' | null;
+}
+
+/** Where a request stands on its tier's escalation chain: who holds it now, and until when. */
+export interface EscalationView {
+  /** Hand-overs so far: 0 while the tier's own approver holds it. */
+  step: number;
+  /** Hand-overs in the chain. */
+  steps: number;
+  /** Who holds it now: the parties whose approval it needs (`customer`, `role:<role>`). */
+  holder: ApprovalParty[];
+  /** ISO 8601 time it is handed to `next`, or null at the last step (the holder has until `expires_at`). */
+  next_at: string | null;
+  /** Who it goes to when `next_at` passes, or null. */
+  next: ApprovalParty | null;
 }
 
 /** What the approver PWA shows for one request, computed by the server. */
@@ -149,6 +170,8 @@ export interface RequestDisplay {
   tier: string;
   /** Every party that must approve, in the policy's order, and where each stands. */
   approvals: PartyDisplay[];
+  /** Who holds the request on its escalation chain, and until when; left out when its tier has none. */
+  escalation?: EscalationView;
   /**
    * Number matching, for the person the request is for while they still have to approve: the three
    * codes to pick from (one is the code the agent shows, two are decoys; random order). `null`

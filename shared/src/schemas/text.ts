@@ -99,7 +99,8 @@ export function revealUnseen(text: string): string {
 }
 
 /**
- * A string shown to the person who approves, 1 to `max` UTF-16 code units of its canonical form.
+ * A string shown to the person who approves, 1 to `max` characters (code points, as zod counts a
+ * string's length) of its canonical form.
  *
  * Canonicalised, not refused: NFC, one U+0020 for each run of spaces, trimmed (see
  * {@link canonicalText}). The server stores and shows that form and hashes it into `details_hash`,
@@ -194,7 +195,7 @@ export function displayName(max: number) {
  * Text of several lines shown to the person exactly as it will be sent (a message's body): each
  * line in the canonical form of display text (NFC, each run of spaces as one U+0020, as in
  * {@link canonicalText}, and no space at its end), CR LF and CR read as LF, no blank lines at either end, at most
- * `maxLines` lines and `max` UTF-16 code units in all. Refused like display text: whatever a
+ * `maxLines` lines and `max` characters (code points, line feeds included) in all, counted in that form. Refused like display text: whatever a
  * person cannot see (the line feed is the one control allowed), runs of combining marks.
  * @see DESIGN.md guarantees 2–3; Unicode UTS #39 §5
  */

@@ -5,15 +5,12 @@
 // file, no inline script; style-src 'self': no style attributes). Every value from the server is
 // put into the page as text (textContent), never as markup.
 
+import { $, el } from './console-dom.js';
+import { isSampleType, loadSamples, samplesLoaded, showActionFields } from './console-samples.js';
+
 const TOKEN_KEY = 'countersign.console.admin-token';
 const WATCH_MS = 1000;
 const SETTLED_WATCH_MS = 5000;
-
-const $ = (id) => {
-  const element = document.getElementById(id);
-  if (!element) throw new Error(`the console page has no #${id}`);
-  return element;
-};
 
 /** A refusal of the admin API, with its stable `error` code. */
 class ApiError extends Error {
@@ -49,23 +46,6 @@ async function api(method, path, body) {
   return json;
 }
 
-/** Builds an element whose children are elements or text (never markup). */
-function el(tag, props = {}, ...children) {
-  const element = document.createElement(tag);
-  for (const [name, value] of Object.entries(props)) {
-    if (value === undefined || value === null || value === false) continue;
-    if (name === 'class') element.className = value;
-    else if (name === 'testid') element.dataset.testid = value;
-    else if (name === 'onclick') element.addEventListener('click', value);
-    else element.setAttribute(name, value === true ? '' : String(value));
-  }
-  for (const child of children) {
-    if (child === undefined || child === null || child === false) continue;
-    element.append(typeof child === 'string' || typeof child === 'number' ? document.createTextNode(String(child)) : child);
-  }
-  return element;
-}
-
 // --- Signing in -----------------------------------------------------------------------------
 
 function showSignIn(message = '') {
@@ -83,6 +63,7 @@ async function showConsole() {
   $('console').hidden = false;
   $('sign-out').hidden = false;
   if (!$('binding-message').value) $('binding-message').value = `Test ${String(Math.floor(Math.random() * 10000)).padStart(4, '0')}`;
+  if (!samplesLoaded()) await loadSamples(api, handleAuthError);
   await refreshPending();
   clearInterval(pendingTimer);
   pendingTimer = setInterval(() => void refreshPending(), 5000);
@@ -129,11 +110,6 @@ function tenant() {
   return $('tenant').value.trim() || 'default';
 }
 
-/** Shows the fields of the chosen action type only. */
-function showActionFields() {
-  const type = $('action-type').value;
-  for (const field of document.querySelectorAll('[data-action]')) field.hidden = field.dataset.action !== type;
-}
 $('action-type').addEventListener('change', showActionFields);
 showActionFields();
 
@@ -156,6 +132,21 @@ function toolCallAction(value, form) {
   };
 }
 
+/** The action the form describes: null for a sample (named, not written out: the server builds it), or an error message. */
+function formAction(type, value, form) {
+  if (isSampleType(type)) return null;
+  if (type === 'tool_call') return toolCallAction(value, form);
+  return {
+    type: 'payment',
+    // A fresh idempotency key each time: a second send is a second request.
+    transaction_id: `txn_console_${crypto.randomUUID()}`,
+    amount_minor: Number(value('amount_minor')),
+    currency: value('currency').toUpperCase(),
+    payee: { id: value('payee_id'), name: value('payee_name') },
+    purpose: value('purpose'),
+  };
+}
+
 $('request-form').addEventListener('submit', async (event) => {
   event.preventDefault();
   const form = new FormData(event.target);
@@ -163,22 +154,14 @@ $('request-form').addEventListener('submit', async (event) => {
   $('send-error').textContent = '';
   const amount = value('amount_minor');
   const expiry = value('requested_expiry');
-  const isPayment = value('action_type') !== 'tool_call';
+  const type = value('action_type');
+  const isPayment = type === 'payment';
+  const isSample = isSampleType(type);
   if ((isPayment && !/^[0-9]+$/.test(amount)) || !/^[0-9]+$/.test(expiry)) {
     $('send-error').textContent = 'The amount and the expiry must be whole numbers.';
     return;
   }
-  const action = isPayment
-    ? {
-        type: 'payment',
-        // A fresh idempotency key each time: a second send is a second request.
-        transaction_id: `txn_console_${crypto.randomUUID()}`,
-        amount_minor: Number(amount),
-        currency: value('currency').toUpperCase(),
-        payee: { id: value('payee_id'), name: value('payee_name') },
-        purpose: value('purpose'),
-      }
-    : toolCallAction(value, form);
+  const action = formAction(type, value, form);
   if (typeof action === 'string') {
     $('send-error').textContent = action;
     return;
@@ -186,7 +169,7 @@ $('request-form').addEventListener('submit', async (event) => {
   const body = {
     login_hint: value('login_hint'),
     tenant: tenant(),
-    authorization_details: [action],
+    ...(isSample ? { sample: type } : { authorization_details: [action] }),
     requested_expiry: Number(expiry),
     ...(value('binding_message') ? { binding_message: value('binding_message') } : {}),
   };
@@ -253,11 +236,13 @@ function renderRequest({ request, display }, current) {
   $('watch-state').textContent = label;
   $('watch-state').dataset.state = state;
   const summary = (display?.actions ?? []).map((action) => action.summary).join('; ');
+  const warnings = (display?.actions ?? []).flatMap((action) => action.warnings ?? []).join('; ');
   const facts = [
     ['User', request.sub],
     ['Tenant', request.tenant],
     ['Client', request.client_name],
     ['Action', summary],
+    ['Warning', warnings],
     ['Binding message', request.binding_message],
     ['Code to show the person', current.created.binding_code ?? request.binding_code],
     ['Tier', request.tier],

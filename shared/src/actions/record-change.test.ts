@@ -1,0 +1,182 @@
+import { describe, expect, it } from 'vitest';
+import { authorizationDetails, displayAction } from './registry.ts';
+
+/** The record change of DESIGN.md ("The action"), as an agent sends it. */
+const EXAMPLE = {
+  type: 'record_change',
+  transaction_id: 'chg_12',
+  record: { kind: 'campaign', id: 'cmp_4', name: 'Auto EU' },
+  changes: [
+    { field: 'payout_eur_minor', from: 4000, to: 4250 },
+    { field: 'status', from: 'active', to: 'paused' },
+  ],
+  purpose: 'Raise payout',
+  precondition: { record: 'campaign:cmp_4', version: '17' },
+};
+
+/** Parsed as the server parses `authorization_details`: an array of one action. */
+function parse(overrides: Record<string, unknown>) {
+  return authorizationDetails.safeParse([{ ...EXAMPLE, ...overrides }]);
+}
+
+/** Each refusal as `path: message`; empty when accepted. */
+function problems(overrides: Record<string, unknown>): string[] {
+  const result = parse(overrides);
+  return result.success ? [] : result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+}
+
+function shown(overrides: Record<string, unknown>) {
+  return displayAction(authorizationDetails.parse([{ ...EXAMPLE, ...overrides }])[0]!);
+}
+
+/** One change of `field` from `from` to `to`. */
+const change = (from: unknown, to: unknown, field = 'status') => ({ changes: [{ field, from, to }] });
+const text = (value: string) => ({ kind: 'text', preview: value, full: value, folded: false });
+
+describe('the record_change type', () => {
+  it('accepts the record change of DESIGN.md as sent', () => {
+    const result = parse({});
+    expect(result.success).toBe(true);
+    expect(result.data).toEqual([EXAMPLE]);
+  });
+
+  it('keeps a string value exactly as sent: it is what gets written', () => {
+    const values = { changes: [{ field: 'note', from: ' padded  ', to: 'Cafe\u0301' }] };
+    expect(parse(values).data![0]).toEqual({ ...EXAMPLE, ...values });
+  });
+
+  it('refuses unknown fields, in the action, its record and each change', () => {
+    expect(problems({ upsert: true })).toEqual(['0: Unrecognized key: "upsert"']);
+    expect(problems({ record: { kind: 'campaign', id: 'cmp_4', table: 'campaigns' } })).toEqual(['0.record: Unrecognized key: "table"']);
+    expect(problems({ changes: [{ field: 'status', from: 'active', to: 'paused', unit: 'none' }] })).toEqual(['0.changes.0: Unrecognized key: "unit"']);
+  });
+
+  it('changes 1 to 50 fields', () => {
+    const fields = (n: number) => Array.from({ length: n }, (_, i) => ({ field: `f${i}`, from: i, to: i + 1 }));
+    expect(parse({ changes: fields(50) }).success).toBe(true);
+    expect(problems({ changes: fields(51) })).toEqual(['0.changes: Too big: expected array to have <=50 items']);
+    expect(problems({ changes: [] })).toEqual(['0.changes: Too small: expected array to have >=1 items']);
+  });
+
+  it('refuses strings past their maximum', () => {
+    expect(parse(change('a'.repeat(1000), 'b')).success).toBe(true);
+    expect(problems(change('a'.repeat(1001), 'b'))).toEqual(['0.changes.0.from: Too big: expected string to have <=1000 characters']);
+    expect(problems(change('a', 'b', 'f'.repeat(65)))).toEqual(['0.changes.0.field: Too big: expected string to have <=64 characters']);
+    expect(problems({ record: { kind: 'k'.repeat(65), id: 'cmp_4' } })).toEqual(['0.record.kind: Too big: expected string to have <=64 characters']);
+    expect(problems({ record: { kind: 'campaign', id: 'i'.repeat(129) } })).toEqual(['0.record.id: Too big: expected string to have <=128 characters']);
+    expect(problems({ record: { kind: 'campaign', id: 'cmp_4', name: 'n'.repeat(141) } })).toEqual(['0.record.name: must be at most 140 characters']);
+    expect(problems({ purpose: 'p'.repeat(5001) })).toEqual(['0.purpose: must be at most 5000 characters']);
+  });
+
+  it.each([
+    ['a right-to-left override', '\u202e', 'must not hold a bidirectional control (U+202E)'],
+    ['a zero-width space', '\u200b', 'must not hold an invisible or filler character (U+200B)'],
+    ['a line feed (a control character)', '\n', 'must not hold a control character (U+000A)'],
+  ])('refuses %s in a value, the record name and the purpose, naming it', (_name, character, reason) => {
+    expect(problems(change(`act${character}ive`, 'paused'))).toEqual([`0.changes.0.from: ${reason}`]);
+    expect(problems(change('active', `pau${character}sed`))).toEqual([`0.changes.0.to: ${reason}`]);
+    expect(problems({ record: { kind: 'campaign', id: 'cmp_4', name: `Auto${character} EU` } })).toEqual([`0.record.name: ${reason}`]);
+    expect(problems({ purpose: `Raise${character} payout` })).toEqual([`0.purpose: ${reason}`]);
+  });
+
+  it('refuses a field changed twice, and a change that changes nothing', () => {
+    expect(problems({ changes: [{ field: 'status', from: 'active', to: 'paused' }, { field: 'status', from: 'paused', to: 'archived' }] })).toEqual([
+      '0.changes.1.field: each field may be changed once',
+    ]);
+    expect(problems(change('active', 'active'))).toEqual(['0.changes.0.to: must differ from from: that changes nothing']);
+    expect(problems(change(null, null))).toEqual(['0.changes.0.to: must differ from from: that changes nothing']);
+    // Equal as JCS writes them: -0 is 0.
+    expect(problems(change(-0, 0))).toEqual(['0.changes.0.to: must differ from from: that changes nothing']);
+    // A string and a number are other values, though they read alike without quotes.
+    expect(parse(change('17', 17)).success).toBe(true);
+  });
+
+  it('refuses a change a person cannot see: two strings that are one text in other code points (NFD and NFC)', () => {
+    const reason = '0.changes.0.to: must differ from from as a person reads it: the two are the same text in other code points (Unicode normalization)';
+    expect(problems(change('Cafe\u0301', 'Caf\u00e9'))).toEqual([reason]);
+    expect(problems(change('Caf\u00e9', 'Cafe\u0301'))).toEqual([reason]);
+    // Other text, even if only by an accent or a space, is a change the person can read.
+    expect(parse(change('Cafe', 'Caf\u00e9')).success).toBe(true);
+    expect(parse(change('active', 'active ')).success).toBe(true);
+  });
+
+  it('takes JSON scalars only, and names a number that is not finite', () => {
+    expect(problems(change(Number.POSITIVE_INFINITY, 1))).toEqual(['0.changes.0.from: must be a finite number']);
+    expect(problems(change(1, Number.NaN))).toEqual(['0.changes.0.to: must be a finite number']);
+    expect(problems(change({ a: 1 }, 1))).toEqual(['0.changes.0.from: must be a string, a finite number, true, false or null']);
+    expect(problems(change(1, [1]))).toEqual(['0.changes.0.to: must be a string, a finite number, true, false or null']);
+    expect(problems(change(1, undefined))).toEqual(['0.changes.0.to: must be a string, a finite number, true, false or null']);
+    expect(problems(change('a', 'b', 'pay out'))).toEqual(['0.changes.0.field: may hold only letters, digits and _.:-']);
+  });
+
+  it('shows the change of DESIGN.md: the record, each field before and after, and the version it depends on', () => {
+    expect(shown({})).toStrictEqual({
+      type: 'record_change',
+      title: 'Change campaign Auto EU (cmp_4): 2 fields',
+      summary: 'Change campaign Auto EU (cmp_4)',
+      changes: [
+        { field: 'payout_eur_minor', from: { kind: 'number', text: '4000' }, to: { kind: 'number', text: '4250' } },
+        { field: 'status', from: text('active'), to: text('paused') },
+      ],
+      fields: [
+        { label: 'Record', value: 'campaign Auto EU (cmp_4)' },
+        { label: 'payout_eur_minor', value: '4000 → 4250' },
+        { label: 'status', value: '"active" → "paused"' },
+        { label: 'Purpose', value: 'Raise payout' },
+        { label: 'Transaction', value: 'chg_12' },
+        { label: 'Only if unchanged', value: 'campaign:cmp_4 at version 17' },
+      ],
+    });
+  });
+
+  it('shows strings quoted and numbers bare, so "17" → 17 reads as a change; null and booleans as words', () => {
+    const values = {
+      record: { kind: 'invoice', id: 'INV-7' },
+      changes: [
+        { field: 'quantity', from: '17', to: 17 },
+        { field: 'paid', from: null, to: true },
+        { field: 'archived', from: false, to: null },
+        { field: 'rate', from: 0.15, to: 1e21 },
+      ],
+      precondition: undefined,
+    };
+    expect(shown(values)).toStrictEqual({
+      type: 'record_change',
+      title: 'Change invoice INV-7: 4 fields',
+      summary: 'Change invoice INV-7',
+      changes: [
+        { field: 'quantity', from: text('17'), to: { kind: 'number', text: '17' } },
+        { field: 'paid', from: { kind: 'null', text: 'null' }, to: { kind: 'boolean', text: 'true' } },
+        { field: 'archived', from: { kind: 'boolean', text: 'false' }, to: { kind: 'null', text: 'null' } },
+        { field: 'rate', from: { kind: 'number', text: '0.15' }, to: { kind: 'number', text: '1e+21' } },
+      ],
+      fields: [
+        { label: 'Record', value: 'invoice INV-7' },
+        { label: 'quantity', value: '"17" → 17' },
+        { label: 'paid', value: 'null → true' },
+        { label: 'archived', value: 'false → null' },
+        { label: 'rate', value: '0.15 → 1e+21' },
+        { label: 'Purpose', value: 'Raise payout' },
+        { label: 'Transaction', value: 'chg_12' },
+      ],
+    });
+  });
+
+  it('folds a long string to its first 160 characters in the table, keeping all of it in full and on the one-line field', () => {
+    const long = `${'Lorem ipsum '.repeat(20)}end`;
+    const display = shown({ record: { kind: 'campaign', id: 'cmp_4' }, ...change('short', long, 'description'), precondition: undefined });
+    expect(display).toStrictEqual({
+      type: 'record_change',
+      title: 'Change campaign cmp_4: 1 field',
+      summary: 'Change campaign cmp_4',
+      changes: [{ field: 'description', from: text('short'), to: { kind: 'text', preview: `${long.slice(0, 160).trimEnd()}…`, full: long, folded: true } }],
+      fields: [
+        { label: 'Record', value: 'campaign cmp_4' },
+        { label: 'description', value: `"short" → ${JSON.stringify(long)}` },
+        { label: 'Purpose', value: 'Raise payout' },
+        { label: 'Transaction', value: 'chg_12' },
+      ],
+    });
+    expect(long.slice(0, 160).trimEnd()).toBe('Lorem ipsum '.repeat(13).trimEnd() + ' Lore');
+  });
+});
