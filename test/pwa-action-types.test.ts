@@ -100,6 +100,8 @@ describe('what the person sees, per action type (phone)', () => {
   let origin: string;
   let browser: Browser;
   let app: AppBrowser;
+  /** A finance reviewer on a phone of their own, for the actions the policy rates `high` (an admin grant, a payout change). */
+  let reviewer: AppBrowser;
   let page: Page;
   let agent: AgentClient;
 
@@ -116,6 +118,11 @@ describe('what the person sees, per action type (phone)', () => {
     await page.goto(await enrollmentLink(harness, sub, 'Tess Operator'));
     await page.getByTestId('enroll-button').click();
     await page.getByTestId('inbox-empty').waitFor();
+    reviewer = await openAppBrowser(browser, origin, 'phone');
+    await reviewer.page.goto(await enrollmentLink(harness, 'rita', 'Rita Reviewer'));
+    expect((await harness.admin('PUT', '/users/rita/roles', { roles: ['reviewer:finance'] })).status).toBe(200);
+    await reviewer.page.getByTestId('enroll-button').click();
+    await reviewer.page.getByTestId('inbox-empty').waitFor();
   });
 
   afterAll(async () => {
@@ -162,13 +169,28 @@ describe('what the person sees, per action type (phone)', () => {
     return { asked, screen, served };
   }
 
-  /** Approves with the passkey (picking the agent's code when the tier asks for it); answers the agent's token. */
+  /** How many times a phone's passkey has signed. */
+  const signCount = async (on: AppBrowser) => (await on.cdp.send('WebAuthn.getCredentials', { authenticatorId: on.authenticatorId })).credentials[0]?.signCount ?? 0;
+
+  /**
+   * Approves with the passkey (picking the agent's code when the tier asks for it); when the tier
+   * also needs a finance reviewer, the reviewer approves next on their phone. Answers the agent's token.
+   */
   async function approve(asked: { auth_req_id: string; binding_code?: string }, details: readonly object[]) {
-    const signCount = async () => (await app.cdp.send('WebAuthn.getCredentials', { authenticatorId: app.authenticatorId })).credentials[0]?.signCount ?? 0;
-    const before = await signCount();
+    const before = await signCount(app);
     await page.getByTestId(asked.binding_code ? `code-${asked.binding_code}` : 'approve').click();
-    await page.locator('[data-testid="result"][data-result="approved"]').waitFor();
-    expect(await signCount()).toBe(before + 1);
+    await page.locator('[data-testid="result"]:is([data-result="approved"], [data-result="waiting"])').waitFor();
+    expect(await signCount(app)).toBe(before + 1);
+    if ((await page.getByTestId('result').getAttribute('data-result')) === 'waiting') {
+      const reviewed = await signCount(reviewer);
+      await reviewer.page.goto(`${origin}/#/requests/${asked.auth_req_id}`);
+      await reviewer.page.getByTestId('reviewer-note').waitFor();
+      await reviewer.page.getByTestId('approve').click();
+      await reviewer.page.locator('[data-testid="result"][data-result="approved"]').waitFor();
+      expect(await signCount(reviewer)).toBe(reviewed + 1);
+      // The customer's open screen follows.
+      await page.locator('[data-testid="result"][data-result="approved"]').waitFor();
+    }
     const polled = await agent.pollToken(asked.auth_req_id);
     if (polled.status !== 'approved') throw new Error(`expected approved, got ${polled.status}`);
     expect(polled.token.authorization_details).toEqual(details);
@@ -308,10 +330,13 @@ describe('what the person sees, per action type (phone)', () => {
   });
 
   it('shows one request of every type at once, each with the longest names it may have, within 360 px', async () => {
+    // A new hour: the policy's velocity limits (records deleted, recipients reached per user and
+    // hour) start afresh, and these counts are the largest they let one request have.
+    harness.clock.advance(3601);
     const id = (prefix: string, length: number) => `${prefix}${'x'.repeat(length - prefix.length)}`;
     const longest = [
-      { ...DELETION, transaction_id: 'del_long', resource: { kind: id('k', 64), system: id('s', 64) }, ids: [id('cus_', 128), id('cus2_', 128)], count: 1_000_000_000 },
-      { ...MESSAGE, transaction_id: 'msg_long', recipients: { count: 1_000_000_000, list: id('list-', 128), sample: [`${'a'.repeat(60)}@${'b'.repeat(60)}.example.com`] }, subject: 'S'.repeat(200), body: `${'w'.repeat(300)}\n${'Long words and short ones. '.repeat(20)}` },
+      { ...DELETION, transaction_id: 'del_long', resource: { kind: id('k', 64), system: id('s', 64) }, ids: [id('cus_', 128), id('cus2_', 128)], count: 99_999 },
+      { ...MESSAGE, transaction_id: 'msg_long', recipients: { count: 999_999, list: id('list-', 128), sample: [`${'a'.repeat(60)}@${'b'.repeat(60)}.example.com`] }, subject: 'S'.repeat(200), body: `${'w'.repeat(300)}\n${'Long words and short ones. '.repeat(20)}` },
       { ...ACCESS_CHANGE, transaction_id: 'acc_long', principal: { id: id('u_', 128), name: 'B'.repeat(140) }, resource: { id: id('p_', 128), name: 'P'.repeat(140) }, from_role: id('r', 64), to_role: id('t', 64) },
       { ...RECORD_CHANGE, transaction_id: 'chg_long', changes: [{ field: id('f', 64), from: 'v'.repeat(1000), to: 123456789012345.67 }, { field: 'note', from: null, to: 'y'.repeat(200) }, { field: 'Purpose', from: 'old', to: 'new' }] },
     ];
@@ -320,7 +345,8 @@ describe('what the person sees, per action type (phone)', () => {
     // Several actions: each card has its heading; no money moves, so there are no totals.
     expect(await screen.locator('[data-testid="action"] > h2').count()).toBe(4);
     expect(await screen.getByTestId('totals').count()).toBe(0);
-    expect(await screen.getByTestId('record-count').textContent()).toBe('1,000,000,000');
+    expect(await screen.getByTestId('record-count').textContent()).toBe('99,999');
+    expect(await screen.getByTestId('recipient-count').textContent()).toBe('999,999');
     // A changed field named like one of the server's lines (`Purpose`) is a row of the table; the request's purpose stays a line.
     const changed = screen.locator('[data-testid="action"][data-type="record_change"]');
     expect(await changed.locator('tbody th').allTextContents()).toEqual([id('f', 64), 'note', 'Purpose']);
@@ -371,5 +397,6 @@ describe('what the person sees, per action type (phone)', () => {
     expect(again).toMatchObject({ code: 'already_redeemed', status: 409, body: { redemption: { redemption_id: redemption.redemption_id } } });
     expect((await agent.getRequest(asked.auth_req_id)).state).toBe('redeemed');
     expect(app.errors).toEqual([]);
+    expect(reviewer.errors).toEqual([]);
   });
 });
