@@ -5,6 +5,7 @@ import { startCountdown } from '../ui/countdown.ts';
 import { focusHeading, h, setTitle } from '../ui/dom.ts';
 import { timeLeftText } from '../ui/format-duration.ts';
 import { actionCard } from './action-card.ts';
+import { batchTotals } from './cards/batch-totals.ts';
 import { choiceTestId, decisionBar, type Choice } from './decision-bar.ts';
 import { errorBanner, errorMessage, isPasskeyCancelled } from './messages.ts';
 import { backLink, bindingBox, bindingLine, confirmReport, describeFailure, reviewerNote } from './request-parts.ts';
@@ -174,6 +175,7 @@ export function mountRequestScreen(ctx: ScreenContext, authReqId: string): Dispo
         // Once decided (or this person's part is done), what became of it comes first.
         result.kind === 'pending' ? null : resultPanel(shown, context),
         reviewer ? reviewerNote(reviewer) : null,
+        batchTotals(request),
         ...request.actions.map((action) => actionCard(action, request.actions.length > 1)),
         approvalsList(request, you),
         request.binding_message ? (pending ? bindingBox(request.binding_message) : bindingLine(request.binding_message)) : null,
