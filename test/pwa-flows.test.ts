@@ -193,7 +193,7 @@ describe.each(Object.keys(VIEWPORTS) as ViewportName[])('the approver’s journe
   it('lets a finance reviewer approve a high-value request after the customer, and shows it executed', async () => {
     const asked = await ask(HIGH);
     await open(asked.auth_req_id);
-    expect(await page.getByTestId('tier').textContent()).toContain('High value · needs a finance reviewer');
+    expect(await page.getByTestId('tier').textContent()).toContain('High risk · needs a finance reviewer');
     expect(await page.locator('[data-testid="approval"]').evaluateAll((items) => items.map((item) => [(item as HTMLElement).dataset.party, (item as HTMLElement).dataset.status]))).toEqual([
       ['customer', 'waiting'],
       ['role:reviewer:finance', 'waiting'],
@@ -214,7 +214,7 @@ describe.each(Object.keys(VIEWPORTS) as ViewportName[])('the approver’s journe
     await item.click();
     await expect.poll(() => review.getByTestId('request-screen').getAttribute('data-state'), poll).toBe('pending');
     expect(await review.getByTestId('reviewer-note').textContent()).toContain('finance reviewer');
-    expect(await review.getByTestId('tier').textContent()).toContain('High value · needs a finance reviewer');
+    expect(await review.getByTestId('tier').textContent()).toContain('High risk · needs a finance reviewer');
     expect(await review.locator('[data-testid="approval"][data-party="customer"]').getAttribute('data-status')).toBe('approved');
     expect(await review.getByTestId('report').count()).toBe(0);
     expect(await review.getByTestId('code-buttons').count()).toBe(0);

@@ -317,7 +317,7 @@ describe.each(Object.keys(VIEWPORTS) as ViewportName[])('the approver screens (%
       await check('inbox-reviewer', reviewer.page);
       await reviewer.page.goto(`${origin}/#/requests/${asked.auth_req_id}`);
       await reviewer.page.getByTestId('reviewer-note').waitFor();
-      expect(await reviewer.page.getByTestId('tier').textContent()).toContain('High value · needs a finance reviewer');
+      expect(await reviewer.page.getByTestId('tier').textContent()).toContain('High risk · needs a finance reviewer');
       expect(await reviewer.page.locator('[data-testid="approval"][data-party="customer"]').getAttribute('data-status')).toBe('approved');
       expect(await reviewer.page.getByTestId('report').count()).toBe(0);
       await check('request-reviewer', reviewer.page);

@@ -3,7 +3,7 @@ import { h } from '../ui/dom.ts';
 import { formatWhen } from '../ui/format-time.ts';
 
 /** Words for the shipped policy's tiers; another tier's name is shown as it is, capitalised. */
-const TIER_NAMES: Record<string, string> = { standard: 'Standard', elevated: 'Elevated', high: 'High value' };
+const TIER_NAMES: Record<string, string> = { standard: 'Standard', elevated: 'Elevated', high: 'High risk' };
 
 function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
@@ -34,7 +34,7 @@ export function article(noun: string): string {
 }
 
 /**
- * The tier in one line, e.g. `High value · needs a finance reviewer`, `Elevated · you check a code`:
+ * The tier in one line, e.g. `High risk · needs a finance reviewer`, `Elevated · you check a code`:
  * the policy's name for it, the reviewers it needs besides the customer, and number matching when
  * this person has a code to pick.
  */
