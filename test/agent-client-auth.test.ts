@@ -82,6 +82,9 @@ describe('the agent client with each client authentication method (redis store)'
       expires_at: expect.any(String),
       outcome: { status: 'succeeded', reference: 're_1042' },
       awaiting: [],
+      // No escalation chain on this tier: the client reads null for both.
+      escalation: null,
+      expiry_reason: null,
     });
     const stored = (await harness.admin('GET', `/requests/${asked.auth_req_id}`)).body.request;
     expect([stored.client_id, stored.state]).toEqual([agent.clientId, 'redeemed']);

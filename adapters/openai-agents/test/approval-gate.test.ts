@@ -290,9 +290,12 @@ describe('the OpenAI Agents SDK, gated by Countersign', () => {
       expect(refunds.mock.calls[0]?.[0]).toMatchObject({ order_id: '1042', amount_minor: 49000 });
       // The other one still waits for its own decision, and has not run.
       expect((await harness.call('GET', `/requests/${second!.auth_req_id}`, { headers: { authorization: `Basic ${Buffer.from(`${created.body.client_id}:${created.body.client_secret}`).toString('base64')}` } })).body.state).toBe('pending');
-      const stillWaiting = await pending.list();
-      expect(stillWaiting.map((record) => record.auth_req_id)).toEqual([second!.auth_req_id]);
-      expect(decodeSavedRun(stillWaiting[0]?.run_state)?.seq).toBe(2);
+      // The run is saved again after the refund returns, so the second save is waited for.
+      await vi.waitFor(async () => {
+        const stillWaiting = await pending.list();
+        expect(stillWaiting.map((record) => record.auth_req_id)).toEqual([second!.auth_req_id]);
+        expect(decodeSavedRun(stillWaiting[0]?.run_state)?.seq).toBe(2);
+      });
 
       expect((await harness.decide(person, second!.auth_req_id, 'deny')).status).toBe(200);
       const result = await running;
