@@ -231,6 +231,20 @@ describe.each(['memory', 'redis'] as const)('each new action type through every 
     });
   });
 
+  describe('message', () => {
+    it('redeems a message with a long body: its approval token, which carries the action, is longer than 8 KB', async () => {
+      // 12,000 characters of body, well inside the type’s 20,000: the token (RFC 9068, the action in
+      // its claims) is about 17 KB, and /redeem took tokens of at most 8,192 characters.
+      const body = Array.from({ length: 250 }, (_, i) => `Line ${String(i).padStart(3, '0')} of the notice, as it will be sent out.`).join('\n');
+      expect(body.length).toBeGreaterThan(10_000);
+      const details = message({ transaction_id: 'msg_long', body });
+      const { token } = await approved(details);
+      expect(token.length).toBeGreaterThan(8192);
+      const redeemed = await redeem(token, details);
+      expect([redeemed.status, redeemed.body.status], JSON.stringify(redeemed.body)).toEqual([200, 'redeemed']);
+    });
+  });
+
   describe('record_change', () => {
     it('refuses a redeem at another current version of the record with 409 stale_record, and redeems at the approved one', async () => {
       const { auth_req_id, token } = await approved(recordChange());
