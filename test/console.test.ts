@@ -363,4 +363,11 @@ describe('POST /api/admin/test-requests', () => {
     const extra = await harness.admin('POST', '/test-requests', { login_hint: 'alice', authorization_details: payment(), client_id: 'cli_x' });
     expect(extra.status).toBe(400);
   });
+
+  it('refuses an action member named __proto__, as /bc-authorize does, instead of dropping it', async () => {
+    // Raw JSON: JSON.parse makes it an own member, which a zod record skips without a word.
+    const action = JSON.stringify(payment({ transaction_id: 'txn_t5' })[0]).replace('{', '{"__proto__":{"amount_minor":1},');
+    const sent = await harness.call('POST', '/api/admin/test-requests', { body: `{"login_hint":"alice","authorization_details":[${action}]}`, headers: { authorization: `Bearer ${harness.adminToken}` } });
+    expect([sent.status, sent.body.error, sent.body.error_description]).toEqual([400, 'invalid_authorization_details', "authorization_details.0: Unrecognized key: '__proto__'"]);
+  });
 });

@@ -139,6 +139,22 @@ describe.each(['redis', 'memory'] as const)('per-tenant policy (%s store)', (sto
     expect((await stored('acme', (await ask(acme, 'txn_1')).auth_req_id)).tier).toBe('standard');
   });
 
+  it('refuses an escalation step this server would never reach: past REQUEST_EXPIRY_MAX, which caps every request', async () => {
+    expect(harness.deps.config.requestExpiryMax).toBe(600);
+    const chained = (afterSeconds: number) => {
+      const policy = structuredClone(harness.deps.policy) as any;
+      Object.assign(policy.tiers[1], { request_expiry_seconds: 3600, escalation: [{ after_seconds: afterSeconds, to: { role: 'ops' } }] });
+      return policy;
+    };
+    // The tier allows an hour, the server 600 s: a request of it expires at 600 s, before the step, and nobody is ever asked.
+    const refused = await put('acme', { policy: chained(900) });
+    expect([refused.status, refused.body.error]).toEqual([400, 'invalid_policy']);
+    expect(refused.body.problems).toStrictEqual([{ path: '/tiers/1/escalation/0/after_seconds', message: 'must be less than 600 s, the longest a request lives on this server (REQUEST_EXPIRY_MAX): no request would last until this step' }]);
+    expect((await policyOf('acme')).body.revision).toBe(0);
+    expect(await policyEvents('acme')).toStrictEqual([]);
+    expect((await put('acme', { policy: chained(599) })).status).toBe(200);
+  });
+
   it('refuses a change made against a stale revision with 409 revision_conflict', async () => {
     expect((await put('acme', { policy: withEurElevatedAt(harness.deps.policy, LOWERED), expected_revision: 0 })).status).toBe(200);
     const stale = await put('acme', { policy: withEurElevatedAt(harness.deps.policy, 20_000), expected_revision: 0 });

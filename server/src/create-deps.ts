@@ -7,7 +7,7 @@ import { pushRequestTo } from './ciba/index.ts';
 import { createJobQueue, type JobHandlers, type JobQueueOptions } from './jobs/index.ts';
 import { clientNotificationHandler, createClientNotifier, type ClientNotifierOptions } from './notifications/index.ts';
 import { createGuardedHttpsAgent } from './outbound/index.ts';
-import { loadPolicy, type Policy } from './policy/index.ts';
+import { loadPolicy, unreachableEscalation, type Policy } from './policy/index.ts';
 import { createPushNotifier, createWebPushSender, isAllowedPushEndpoint, loadVapidKeys, type PushSender } from './push/index.ts';
 import { wireLifecycle } from './consequences.ts';
 import { createExpirySweeper, createStoreClock, leaseTicker, sendExpiryNotice, type ExpirySweeperOptions, type OutboxOptions } from './requests/index.ts';
@@ -54,6 +54,9 @@ export async function createDeps(config: Config, store: Store, overrides: DepsOv
   const clock = overrides.clock ?? systemClock;
   // Read first: a bad policy stops the server before it generates or loads any key.
   const approvalPolicy = overrides.policy ?? (await loadPolicy(config.policyFile));
+  // A step no request lives to see (REQUEST_EXPIRY_MAX caps every tier's expiry) would leave a chain that asks nobody.
+  const unreachable = unreachableEscalation(approvalPolicy.tiers, config.requestExpiryMax);
+  if (unreachable.length > 0) throw new Error(`invalid policy (${String(config.policyFile ?? 'default-policy.json')}):\n  ${unreachable.map((problem) => `${problem.path.join('.')}: ${problem.message}`).join('\n  ')}`);
   const keyRing = await KeyRing.load({ store, signingKey: config.signingKey, production: config.production });
   const vapid = await loadVapidKeys({ store, ...config.vapid, production: config.production });
   // Production pushes go only to allowed push hosts (isAllowedPushEndpoint); the guarded agent also

@@ -1,4 +1,4 @@
-import { authorizationDetails, bindingMessage, CountersignError, type AuthorizationDetails } from '@countersign/shared';
+import { authorizationDetails, bindingMessage, canonicalize, CountersignError, type AuthorizationDetails } from '@countersign/shared';
 import type { Config } from '../config/index.ts';
 import { describeIssue, formatJsonPath, isJcsNumber, parseStrictJson, type InexactNumber } from '../http/index.ts';
 import type { ClientRecord } from '../clients/index.ts';
@@ -62,6 +62,15 @@ export function inexactNumberRefusal(details: unknown, numbers: InexactNumber[],
   }
   return null;
 }
+
+/**
+ * The most a request's `authorization_details` may be, in UTF-8 bytes of its JCS form: the approval
+ * token carries it (base64url, 4/3 of it), and `/redeem`'s body (at most 64 KB) holds that token,
+ * the action again and up to 20 `current_versions`. Larger, a request could be approved and never
+ * redeemed (413), so it is refused before anything is stored. Each type's own limits stay; a
+ * request cannot use all of them at once (two 15,000-character message bodies).
+ */
+export const MAX_DETAILS_BYTES = 24_000;
 
 /**
  * Reads the JSON text of `authorization_details` as exactly one action. Refused: text that is not
@@ -129,6 +138,10 @@ export function parseBackchannelRequest(form: Record<string, string>, client: Cl
   const raw = readAuthorizationDetailsJson(form.authorization_details);
   const details = authorizationDetails.safeParse(raw);
   if (!details.success) throw new CountersignError('invalid_authorization_details', describeIssue(details.error, 'authorization_details'));
+  const bytes = Buffer.byteLength(canonicalize(details.data), 'utf8');
+  if (bytes > MAX_DETAILS_BYTES) {
+    throw new CountersignError('invalid_authorization_details', `authorization_details: must be at most ${MAX_DETAILS_BYTES} bytes as JCS (RFC 8785), so that its approval token and the action fit /redeem; these are ${bytes}`);
+  }
 
   let expiresIn = config.requestExpiryDefault;
   if (form.requested_expiry !== undefined) {

@@ -20,8 +20,11 @@ export const testRequestBody = z
   .strictObject({
     login_hint: z.string().min(1).max(128),
     tenant: tenantName.default('default'),
-    /** Checked by the agents' parser (so a bad one is `invalid_authorization_details`, as at `/bc-authorize`). */
-    authorization_details: z.array(z.record(z.string(), z.unknown())).min(1).max(10).optional(),
+    /**
+     * Checked by the agents' parser (so a bad one is `invalid_authorization_details`, as at `/bc-authorize`).
+     * Each action passes untouched: a zod record would drop a member named `__proto__` without a word.
+     */
+    authorization_details: z.array(z.unknown()).min(1).max(10).optional(),
     /** `payment`, `deletion`, `message`, `access_change` or `record_change`: the server's sample of that type, under a fresh `transaction_id`. */
     sample: sampleType.optional(),
     binding_message: z.string().max(256).optional(),

@@ -30,13 +30,35 @@ export function requestReach(details: AuthorizationDetails): RequestReach {
   return { records, recipients };
 }
 
-/** Whether `name` matches a rule's pattern: `*` is any run of characters, case does not count (see `blast-radius-schema.ts`). */
+/**
+ * Whether `name` matches a rule's pattern: `*` is any run of characters, every other character is
+ * itself, case does not count (see `blast-radius-schema.ts`; both are ASCII there). A wildcard match
+ * that only ever goes back to the last `*`, so it takes at most pattern × name steps: the policy
+ * writes the pattern but the agent writes the name, and a backtracking regular expression built
+ * from `*a*a*a*a*a*a*b` took seconds on a 64-character role, holding the whole server meanwhile.
+ */
 function matches(pattern: string, name: string): boolean {
-  const source = pattern
-    .split('*')
-    .map((part) => part.replaceAll('.', '\\.'))
-    .join('.*');
-  return new RegExp(`^${source}$`, 'i').test(name);
+  const p = pattern.toLowerCase();
+  const n = name.toLowerCase();
+  let i = 0;
+  let j = 0;
+  let star = -1;
+  let resume = 0;
+  while (j < n.length) {
+    if (i < p.length && p[i] === '*') {
+      star = i++;
+      resume = j;
+    } else if (i < p.length && p[i] === n[j]) {
+      i++;
+      j++;
+    } else if (star >= 0) {
+      // The last `*` takes one character more; everything before it stays matched.
+      i = star + 1;
+      j = ++resume;
+    } else return false;
+  }
+  while (i < p.length && p[i] === '*') i++;
+  return i === p.length;
 }
 
 /** The tier of the last threshold `total` reaches, or none below the first. */

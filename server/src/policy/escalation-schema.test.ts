@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { unreachableEscalation } from './escalation-schema.ts';
 import { parsePolicy } from './load-policy.ts';
 
 /** The shipped policy with its `elevated` tier (the customer alone, 300 s) given `escalation`. */
@@ -60,5 +61,15 @@ describe('a tier’s escalation chain', () => {
     expect(problems(withChain([{ after_seconds: 60, to: { role: 'reviewer:finance' } }], (tier) => (tier.approvers = [{ role: 'reviewer:finance' }])))).toEqual([
       'tiers.1.escalation.0.to.role: each step hands the request to a role not asked before',
     ]);
+  });
+});
+
+describe('an escalation step past the server’s REQUEST_EXPIRY_MAX', () => {
+  it('is named with its path: no request lives long enough for it', () => {
+    const policy = parsePolicy(withChain([{ after_seconds: 60, to: { role: 'ops' } }, { after_seconds: 700, to: { role: 'manager' } }], (tier) => (tier.request_expiry_seconds = 3600)));
+    expect(unreachableEscalation(policy.tiers, 600)).toEqual([
+      { path: ['tiers', 1, 'escalation', 1, 'after_seconds'], message: 'must be less than 600 s, the longest a request lives on this server (REQUEST_EXPIRY_MAX): no request would last until this step' },
+    ]);
+    expect(unreachableEscalation(policy.tiers, 3600)).toEqual([]);
   });
 });

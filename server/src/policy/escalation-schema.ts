@@ -52,3 +52,22 @@ export function checkEscalation(tier: EscalatingTier, problem: (path: (string | 
     seen.add(step.to.role);
   });
 }
+
+/**
+ * The escalation steps no request could live to see on a server whose requests live at most
+ * `maxSeconds` (`REQUEST_EXPIRY_MAX`, which caps a tier's `request_expiry_seconds` too): a step at or
+ * after it never happens, the request expires first as any request does, and the policy's reader
+ * believes a chain that asks nobody. The schema cannot see the server's configuration, so this is
+ * checked where a policy meets it: at start (`POLICY_FILE`) and at `PUT` of a tenant's policy.
+ *
+ * @returns each problem with its path in the policy (`['tiers', i, 'escalation', j, 'after_seconds']`); empty when every step can happen.
+ */
+export function unreachableEscalation(tiers: readonly EscalatingTier[], maxSeconds: number): { path: (string | number)[]; message: string }[] {
+  return tiers.flatMap((tier, i) =>
+    (tier.escalation ?? []).flatMap((step, j) =>
+      step.after_seconds >= maxSeconds
+        ? [{ path: ['tiers', i, 'escalation', j, 'after_seconds'], message: `must be less than ${maxSeconds} s, the longest a request lives on this server (REQUEST_EXPIRY_MAX): no request would last until this step` }]
+        : [],
+    ),
+  );
+}

@@ -3,9 +3,10 @@ import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
 import { readJson } from '../http/index.ts';
-import { policySchema, type Policy } from '../policy/index.ts';
+import { policySchema, unreachableEscalation, type Policy } from '../policy/index.ts';
 import { changePolicy } from './change-policy.ts';
-import { policyProblems } from './policy-problems.ts';
+import { pointerToken } from './json-diff.ts';
+import { policyProblems, type PolicyProblem } from './policy-problems.ts';
 import { policyView, type TenantPolicyView } from './policy-view.ts';
 
 /** Who made a change, as the audit names them: an operator's id or e-mail address. */
@@ -49,14 +50,23 @@ function actorOf(c: Context, fromBody: string | undefined): string {
 }
 
 /**
- * The policy of a `PUT`, validated by the same schema as `POLICY_FILE`.
+ * The policy of a `PUT`, validated by the same schema as `POLICY_FILE`, and as the server is
+ * configured: no escalation step at or past `requestExpiryMax` (seconds, `REQUEST_EXPIRY_MAX`;
+ * see `unreachableEscalation`).
  * @throws CountersignError `invalid_policy` (400) with `problems`: `[{path, message}]`, each path a JSON pointer into the policy.
  */
-function validPolicy(document: unknown): Policy {
+function validPolicy(document: unknown, requestExpiryMax: number): Policy {
   const parsed = policySchema.safeParse(document);
-  if (parsed.success) return parsed.data;
-  const problems = policyProblems(parsed.error);
-  throw new CountersignError('invalid_policy', `The policy is not valid: ${problems.length === 1 ? 'one problem' : `${problems.length} problems`}, listed in problems.`, { body: { problems } });
+  if (parsed.success) {
+    const unreachable: PolicyProblem[] = unreachableEscalation(parsed.data.tiers, requestExpiryMax).map((problem) => ({ path: problem.path.map((token) => `/${pointerToken(token)}`).join(''), message: problem.message }));
+    if (unreachable.length === 0) return parsed.data;
+    throw invalidPolicy(unreachable);
+  }
+  throw invalidPolicy(policyProblems(parsed.error));
+}
+
+function invalidPolicy(problems: PolicyProblem[]): CountersignError {
+  return new CountersignError('invalid_policy', `The policy is not valid: ${problems.length === 1 ? 'one problem' : `${problems.length} problems`}, listed in problems.`, { body: { problems } });
 }
 
 function answer(c: Context, view: TenantPolicyView): Response {
@@ -96,7 +106,7 @@ export function registerTenantPolicyRoutes(app: Hono, deps: Deps): void {
     const tenant = tenantOf(c);
     const body = await readJson(c, putBody);
     if (body.policy === undefined) throw new CountersignError('invalid_request', 'policy is required.');
-    const change = { tenant, policy: validPolicy(body.policy), expectedRevision: expectedOf(c, body.expected_revision), actor: actorOf(c, body.actor) };
+    const change = { tenant, policy: validPolicy(body.policy, deps.config.requestExpiryMax), expectedRevision: expectedOf(c, body.expected_revision), actor: actorOf(c, body.actor) };
     return answer(c, (await changePolicy(deps, change)).view);
   });
 

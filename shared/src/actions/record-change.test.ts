@@ -100,6 +100,15 @@ describe('the record_change type', () => {
     expect(parse(change('active', 'active ')).success).toBe(true);
   });
 
+  it('refuses a change a person cannot see: two strings that differ only in the kind of space (no-break, thin, en)', () => {
+    const reason = '0.changes.0.to: must differ from from as a person reads it: the two differ only in the kind of space, which draws alike';
+    expect(problems(change('Auto EU', 'Auto\u00a0EU'))).toEqual([reason]);
+    expect(problems(change('Auto\u2009EU', 'Auto EU'))).toEqual([reason]);
+    expect(problems(change('Cafe\u0301 EU', 'Caf\u00e9\u2002EU'))).toEqual([reason]);
+    // Two spaces for one, or one more at the end, reads apart in the quoted before → after.
+    expect(parse(change('Auto EU', 'Auto  EU')).success).toBe(true);
+  });
+
   it('takes JSON scalars only, and names a number that is not finite', () => {
     expect(problems(change(Number.POSITIVE_INFINITY, 1))).toEqual(['0.changes.0.from: must be a finite number']);
     expect(problems(change(1, Number.NaN))).toEqual(['0.changes.0.to: must be a finite number']);

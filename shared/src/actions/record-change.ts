@@ -36,6 +36,11 @@ export const fieldValue = z.union(
   },
 );
 
+/** A text as a person reads it: NFC, each space separator (Zs) as U+0020, one for one (a second space still reads apart). */
+function spacesAsOne(text: string): string {
+  return text.normalize('NFC').replace(/\p{Zs}/gu, ' ');
+}
+
 /** A record's field name: `payout_eur_minor`, `address.city`. */
 export const fieldName = z.string().regex(/^[A-Za-z0-9_.:-]+$/, 'may hold only letters, digits and _.:-').min(1).max(64);
 
@@ -68,6 +73,10 @@ export const recordChangeDetails = z
       // alike, so the person would approve a change they cannot see. UAX #15: they are one text.
       else if (typeof change.from === 'string' && typeof change.to === 'string' && change.from.normalize('NFC') === change.to.normalize('NFC')) {
         ctx.addIssue({ code: 'custom', path: ['changes', i, 'to'], message: 'must differ from from as a person reads it: the two are the same text in other code points (Unicode normalization)' });
+      }
+      // A no-break, thin or en space (Zs) draws as a space: `Auto EU` → `Auto\u00a0EU` would show as no change at all.
+      else if (typeof change.from === 'string' && typeof change.to === 'string' && spacesAsOne(change.from) === spacesAsOne(change.to)) {
+        ctx.addIssue({ code: 'custom', path: ['changes', i, 'to'], message: 'must differ from from as a person reads it: the two differ only in the kind of space, which draws alike' });
       }
     });
   });

@@ -64,7 +64,12 @@ export const clientAuthMembers = {
 
 /** `POST /redeem` body: the approval token and the exact action the executor is about to run. */
 export const redeemBody = z.strictObject({
-  token: z.string().min(1).max(8192),
+  /**
+   * The approval token carries the action in its claims (RFC 9068, RFC 9396 §9), so it is as long as
+   * the action allows (a 20,000-character message body, 8 KB of tool arguments): bounded only by the
+   * request body's own limit (64 KB), never by a length an approved action can exceed.
+   */
+  token: z.string().min(1).max(64 * 1024),
   authorization_details: z.unknown(),
   /**
    * The executor's own reading of the records the action's `precondition`s name, record → version,
