@@ -102,6 +102,8 @@ describe('tiers by blast radius (the shipped policy, through decideTier)', () =>
     expect(rate(policy, recordChange(['payout_eur_minor']))).toEqual(['high', 'field']);
     expect(rate(policy, recordChange(['status', 'Payout_EUR_Minor']))).toEqual(['high', 'field']);
     expect(rate(policy, recordChange(['affiliate.payout']))).toEqual(['high', 'field']);
+    // Access granted by editing a record is rated as access: a role, permission or admin field needs the reviewer too.
+    for (const field of ['role', 'user.Role', 'permissions', 'is_admin']) expect(rate(policy, recordChange([field]))).toEqual(['high', 'field']);
     const many = shippedPolicy();
     many.types.record_change.changed_fields_tiers = [{ from_count: 3, tier: 'elevated' }];
     const counted = parsePolicy(many);
