@@ -30,7 +30,7 @@ describe('job queue consumers on Redis, two instances', () => {
       ran.push(job.auth_req_id);
       return 'done' as const;
     };
-    const handlers = { client_notification: handle, request_push: handle, expiry_push: handle };
+    const handlers = { client_notification: handle, request_push: handle, expiry_push: handle, mandate_receipt: handle };
     const queue = (store: RedisStore, consumer: string) =>
       createJobQueue({ store, clock: systemClock, log: silentLogger, background: new Background(silentLogger), handlers, consumer, consume: false, minIdleMs: 100, idleConsumerMs: 400 });
     const dead = queue(dying, 'inst_dead');

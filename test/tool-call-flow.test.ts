@@ -42,7 +42,7 @@ describe.each(['memory', 'redis'] as const)('a tool_call end to end (%s store)',
 
   it('is advertised in discovery', async () => {
     const discovery = await harness.call('GET', '/.well-known/openid-configuration');
-    expect(discovery.body.authorization_details_types_supported).toEqual(['payment', 'deletion', 'message', 'access_change', 'record_change', 'tool_call']);
+    expect(discovery.body.authorization_details_types_supported).toEqual(['payment', 'deletion', 'message', 'access_change', 'record_change', 'mandate', 'tool_call']);
   });
 
   it('is proposed, approved with the passkey and redeemed once with exactly its arguments: a float, nested objects, unicode', async () => {

@@ -27,6 +27,7 @@ import {
 import { randomId } from './runtime/index.ts';
 import { keys } from './store/index.ts';
 import { blockClient, usersWithRole } from './users/index.ts';
+import { indexMandate, pushSpendReceipt } from './mandates/index.ts';
 
 /** What the consequences need of the server's dependencies. */
 export type ConsequenceDeps = Pick<Deps, 'audit' | 'store' | 'events' | 'config' | 'notifier' | 'jobs' | 'clock' | 'log'>;
@@ -91,6 +92,12 @@ function auditEventsOf({ transition: t, request }: TransitionEvent): TransitionA
       return [{ ...agent, type: 'redeemed', detail: { redemption_id: t.redemption_id } }];
     case 'reportOutcome':
       return [{ ...agent, type: 'outcome', detail: { redemption_id: t.redemption_id, status: t.status, ...(t.reference ? { reference: t.reference } : {}) } }];
+    case 'spend':
+      return [{ ...agent, type: 'spent', detail: { redemption_id: t.redemption_id, transaction_id: t.transaction_id, amount_minor: t.amount_minor, currency: t.currency, payee_id: t.payee_id } }];
+    case 'revoke':
+      return [{ client_id: request.client_id, sub: request.sub, channel: t.channel, ...(t.channel === 'device' ? { device_id: t.by } : {}), type: 'mandate_revoked', reason: 'mandate_revoked', detail: { by: t.by } }];
+    case 'reportSpendOutcome':
+      return [{ ...agent, type: 'outcome', detail: { redemption_id: t.redemption_id, transaction_id: t.transaction_id, status: t.status, ...(t.reference ? { reference: t.reference } : {}) } }];
     case 'flagOutcome':
       return [{ ...agent, channel: 'system', type: 'outcome_unknown', detail: { redemption_id: t.redemption_id, seconds_since_redeemed: Math.floor((t.at - (request.redeemed_at ?? t.at)) / 1000) } }];
   }
@@ -143,7 +150,7 @@ export function consequencesOf(deps: ConsequenceDeps): Consequences {
 
   return {
     propose: {
-      record: [audit, announceToAudience],
+      record: [audit, announceToAudience, (event) => indexMandate(deps, event.request)],
       then: [
         async (event) => {
           const { request } = event;
@@ -220,5 +227,10 @@ export function consequencesOf(deps: ConsequenceDeps): Consequences {
     },
     reportOutcome: { record: [audit, ({ request }) => untrackOutcomeDeadline(deps.store, request), publishToPerson], then: [history] },
     flagOutcome: { record: [audit] },
+    // A mandate (docs/mandates.md): each spend audited and shown to the person at once, then the
+    // receipt pushed when the mandate asks for receipts; a revocation leaves the deadline index.
+    spend: { record: [audit, publishToPerson], then: [(event) => pushSpendReceipt(deps, event)] },
+    revoke: { record: [audit, untrack, publishToPerson, history] },
+    reportSpendOutcome: { record: [audit, publishToPerson] },
   };
 }

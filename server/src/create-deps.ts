@@ -10,6 +10,7 @@ import { createGuardedHttpsAgent } from './outbound/index.ts';
 import { loadPolicy, unreachableEscalation, type Policy } from './policy/index.ts';
 import { createPushNotifier, createWebPushSender, isAllowedPushEndpoint, loadVapidKeys, type PushSender } from './push/index.ts';
 import { wireLifecycle } from './consequences.ts';
+import { sendSpendReceipt } from './mandates/index.ts';
 import { createExpirySweeper, createStoreClock, leaseTicker, sendExpiryNotice, type ExpirySweeperOptions, type OutboxOptions } from './requests/index.ts';
 import { Background, consoleLogger, randomId, systemClock, type Clock, type IdGenerator, type Logger } from './runtime/index.ts';
 import type { Store } from './store/index.ts';
@@ -76,6 +77,7 @@ export async function createDeps(config: Config, store: Store, overrides: DepsOv
     client_notification: clientNotificationHandler(() => deps, overrides.notifications ?? {}, { production: config.production }),
     request_push: (job) => pushRequestTo(deps, job),
     expiry_push: (job) => sendExpiryNotice(deps, job),
+    mandate_receipt: (job) => sendSpendReceipt(deps, job),
   };
   const background = new Background(log);
   // A swap may take the Redis command timeout to reach Redis; the reconciler looks a few seconds

@@ -12,7 +12,7 @@ import type { KeyRing } from './tokens/index.ts';
 
 /** Sends Web Push notifications to all of a user's devices. */
 export interface UserNotifier {
-  notifyUser(input: { tenant: string; sub: string; auth_req_id: string; summary: string; ttlSeconds: number; kind?: 'approval_request' | 'request_expired' }): Promise<{ sent: number; removed: number; failed: number }>;
+  notifyUser(input: { tenant: string; sub: string; auth_req_id: string; summary: string; ttlSeconds: number; kind?: 'approval_request' | 'request_expired' | 'mandate_spend' }): Promise<{ sent: number; removed: number; failed: number }>;
 }
 
 /**

@@ -12,7 +12,7 @@ describe('the policy file', () => {
   it('ships a default that validates, rating every registered type', async () => {
     const policy = await loadPolicy();
     expect(policy.tiers.map((tier) => tier.name)).toEqual(['standard', 'elevated', 'high']);
-    expect(Object.keys(policy.types)).toEqual(['payment', 'deletion', 'message', 'access_change', 'record_change', 'tool_call']);
+    expect(Object.keys(policy.types)).toEqual(['payment', 'deletion', 'message', 'access_change', 'record_change', 'mandate', 'tool_call']);
   });
 
   it('rates a type a stored tenant policy predates at its strictest tier, and refuses such a policy as a new one', () => {

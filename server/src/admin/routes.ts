@@ -10,6 +10,7 @@ import { loadRequest, requestDisplay, settleExpiry } from '../requests/index.ts'
 import { registerTenantPolicyRoutes } from '../tenant-policy/index.ts';
 import { ensureUser, findUser } from '../users/index.ts';
 import { registerUserRoutes } from './user-routes.ts';
+import { registerAdminMandateRoutes } from '../mandates/index.ts';
 
 function tenantOf(c: Context): string {
   const parsed = tenantName.safeParse(c.req.query('tenant') ?? 'default');
@@ -58,6 +59,8 @@ export function adminRoutes(deps: Deps, adminToken: string): Hono {
   registerUserRoutes(app, deps);
   // A tenant's own approval policy, its revisions and their audit: see tenant-policy/routes.ts.
   registerTenantPolicyRoutes(app, deps);
+  // Stopping a standing mandate (docs/mandates.md).
+  registerAdminMandateRoutes(app, deps);
 
   app.post('/users/:sub/enrollments', async (c) => {
     const body = await readJson(c, createEnrollmentBody, { optional: true });

@@ -33,7 +33,11 @@ export type AuditType =
   | 'policy_changed'
   // The chain's stream lost events under it (a Redis that came back empty): the appender continued
   // from the head it remembered (docs/audit.md "Resets").
-  | 'chain_reset';
+  | 'chain_reset'
+  // Standing mandates (issue 15, docs/mandates.md): one payment spent within a mandate's bounds
+  // (`detail` {redemption_id, transaction_id, amount_minor, currency, payee_id}), a mandate stopped.
+  | 'spent'
+  | 'mandate_revoked';
 
 /** One value of an event's `detail`: a scalar, or a list of JSON values (a policy change's diff). */
 export type AuditDetailValue = string | number | boolean | readonly AuditDetailItem[];

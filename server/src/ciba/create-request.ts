@@ -3,7 +3,8 @@ import type { ClientRecord } from '../clients/index.ts';
 import type { Config } from '../config/index.ts';
 import type { Deps } from '../deps.ts';
 import { approverCoverage, drawBindingCodes, requestAmounts, requestReach, reserveRequest, type ApproverCoverage, type Tier } from '../policy/index.ts';
-import type { ApprovalRequest } from '../requests/index.ts';
+import { checkMandateDates } from '../mandates/index.ts';
+import { mandateOf, type ApprovalRequest } from '../requests/index.ts';
 import { keys } from '../store/index.ts';
 import { findClientBlock, findUser } from '../users/index.ts';
 import type { BackchannelRequest } from './parse-backchannel-request.ts';
@@ -109,6 +110,8 @@ export async function createRequest(deps: Deps, client: ClientRecord, input: Bac
   ]);
   const { rating, holders } = await settleRating(deps, tenant, input.authorization_details, { rating: guessed, holders: holdersAssumed }, revision);
   const { rated, tier, parties, roles, escalationRoles } = rating;
+  // A mandate's dates, against the clock and its type's maximum duration, before anything is stored.
+  checkMandateDates(rated.policy, input.authorization_details, clock.now());
   if (!user || devices.length === 0) throw new CountersignError('unknown_user_id', 'The user is not known or has no enrolled device.');
   if (block) {
     throw new CountersignError('client_blocked', 'The user reported a request from this client; it may not ask them again until an operator clears it.');
@@ -128,6 +131,7 @@ export async function createRequest(deps: Deps, client: ClientRecord, input: Bac
 
   const expiresIn = expirySeconds(deps.config, tier, input.requested_expiry ?? null);
   const now = clock.now();
+  const mandate = mandateOf(input.authorization_details);
   // Number matching is about the agent's screen in front of the person the request is for, so only they pick.
   const codes = tier.number_matching && parties.includes('customer') ? drawBindingCodes(deps.ids) : null;
   const request: ApprovalRequest = {
@@ -150,7 +154,8 @@ export async function createRequest(deps: Deps, client: ClientRecord, input: Bac
     ...(rated.revision > 0 ? { policy_revision: rated.revision } : {}),
     parties,
     approvals: [],
-    token_lifetime: tier.token_lifetime_seconds ?? deps.config.approvalTokenTtl,
+    // A mandate's token lives until its end (docs/mandates.md): its deadline and record TTLs follow.
+    token_lifetime: mandate ? Math.max(1, Math.ceil((Date.parse(mandate.ends_at) - now) / 1000)) : (tier.token_lifetime_seconds ?? deps.config.approvalTokenTtl),
     ...(codes ? { binding_code: codes.binding_code, code_candidates: codes.candidates } : {}),
     // The chain as the policy says it now, fixed on the request: a later policy change does not alter it.
     ...(tier.escalation ? { escalation: tier.escalation.map((step) => ({ at: now + step.after_seconds * 1000, party: `role:${step.to.role}` as const })), escalation_step: 0 } : {}),

@@ -5,5 +5,7 @@ export { listInbox } from './inbox.ts';
 export { livePrompts, readLivePrompts, type LivePrompts } from './live-prompts.ts';
 export { deviceRoutes } from './routes.ts';
 export { audienceOf, rolesOf } from './audience.ts';
-export { endSession, requireSameOrigin, requireSession, startSession, type DeviceSession } from './session.ts';
+export { endSession, requireSameOrigin, requireSession, startSession, type DeviceSession, type DeviceVariables } from './session.ts';
 export { verifyDecision, type DecisionExtras } from './verify-decision.ts';
+export { checkPasskey, readChallenge } from './check-passkey.ts';
+export { auditRefusal } from './verify-assertion.ts';

@@ -15,6 +15,7 @@ import { listInbox } from './inbox.ts';
 import { registerAccountRoutes } from './manage-routes.ts';
 import { requireSameOrigin, requireSession, startSession, type DeviceVariables } from './session.ts';
 import { verifyDecision } from './verify-decision.ts';
+import { registerDeviceMandateRoutes } from '../mandates/index.ts';
 import type { UserRecord } from '../users/index.ts';
 
 /**
@@ -66,6 +67,8 @@ export function deviceRoutes(deps: Deps): Hono<{ Variables: DeviceVariables }> {
   app.use('*', requireSession(deps));
   // Every call from here on that changes state shares one allowance per session (see device-limits.ts).
   app.use('*', limitChanges(deps));
+  // The person's standing mandates: the list, one with its revoke prompt, the revocation (mandates/routes.ts).
+  registerDeviceMandateRoutes(app, deps);
 
   app.get('/me', async (c) => {
     const session = c.get('session');

@@ -38,7 +38,7 @@ function world() {
       ran.push({ instance: name, job });
       return answer(job);
     };
-    const handlers: JobHandlers = { client_notification: handle, request_push: handle, expiry_push: handle };
+    const handlers: JobHandlers = { client_notification: handle, request_push: handle, expiry_push: handle, mandate_receipt: handle };
     const queue = createJobQueue({ store, clock, log: silentLogger, background, handlers, consumer: name, ...options });
     return { queue, background };
   };
@@ -99,7 +99,7 @@ describe('createJobQueue', () => {
       thrown.push(job.attempt);
       throw new Error('store unavailable');
     };
-    const queue = createJobQueue({ store: w.store, clock: w.clock, log, background, consumer: 'a', errorRetryDelaysMs: [10, 20], handlers: { client_notification: fail, request_push: fail, expiry_push: fail } });
+    const queue = createJobQueue({ store: w.store, clock: w.clock, log, background, consumer: 'a', errorRetryDelaysMs: [10, 20], handlers: { client_notification: fail, request_push: fail, expiry_push: fail, mandate_receipt: fail } });
     await queue.enqueue(ping);
     for (let step = 0; step < 5; step++) {
       await queue.drain();

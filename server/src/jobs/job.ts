@@ -32,13 +32,23 @@ export interface ExpiryPushJob {
   attempt: number;
 }
 
+/** Pushes the person a receipt for one spend of a mandate that asks for receipts (docs/mandates.md). */
+export interface MandateReceiptJob {
+  kind: 'mandate_receipt';
+  tenant: string;
+  auth_req_id: string;
+  /** The spend's `transaction_id`. */
+  transaction_id: string;
+  attempt: number;
+}
+
 /**
  * One unit of background work, as it stands in the queue: identifiers only. Whatever a job needs
  * beyond them (the request, the client's endpoint, its `client_notification_token`, a push body) is
  * read from the store when it runs, so the queue never holds a token or a secret, and a job that
  * runs late acts on the request as it is then.
  */
-export type Job = ClientNotificationJob | RequestPushJob | ExpiryPushJob;
+export type Job = ClientNotificationJob | RequestPushJob | ExpiryPushJob | MandateReceiptJob;
 
 /** The kinds of job. */
 export type JobKind = Job['kind'];
@@ -67,6 +77,7 @@ const jobSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('client_notification'), tenant: id, auth_req_id: id, attempt }),
   z.object({ kind: z.literal('request_push'), tenant: id, auth_req_id: id, sub: id, step: z.string().regex(/^[1-9]$/).transform(Number).optional(), attempt }),
   z.object({ kind: z.literal('expiry_push'), tenant: id, auth_req_id: id, from: z.enum(['pending', 'approved']), attempt }),
+  z.object({ kind: z.literal('mandate_receipt'), tenant: id, auth_req_id: id, transaction_id: id, attempt }),
 ]);
 
 /** The stream fields of a job (all strings, in a fixed order). */
@@ -79,6 +90,8 @@ export function jobFields(job: Job): Fields {
       return { ...base, sub: job.sub, ...(job.step ? { step: String(job.step) } : {}) };
     case 'expiry_push':
       return { ...base, from: job.from };
+    case 'mandate_receipt':
+      return { ...base, transaction_id: job.transaction_id };
   }
 }
 

@@ -1,12 +1,19 @@
-import type { AuthorizationDetail, AuthorizationDetails, ToolCallDetails } from '@countersign/shared';
+import { mandateExposure, type AuthorizationDetail, type AuthorizationDetails, type ToolCallDetails } from '@countersign/shared';
 import { blastRadiusAsks, reversibilityOf, type BlastRadiusAsk } from './blast-radius-tiers.ts';
 import type { Policy, Tier } from './policy-schema.ts';
 
-/** What one action moves, per ISO 4217 currency, in minor units; empty for actions that move no money. */
-function amountOf(detail: AuthorizationDetail): Record<string, number> {
+/**
+ * What one action moves, per ISO 4217 currency, in minor units; empty for actions that move no
+ * money. With `exposure`, a mandate counts as the most it can ever move (`mandateExposure`), which
+ * is what the policy weighs; without, as nothing, since approving it moves no money by itself (each
+ * spend is counted when it is redeemed).
+ */
+function amountOf(detail: AuthorizationDetail, exposure: boolean): Record<string, number> {
   switch (detail.type) {
     case 'payment':
       return { [detail.currency]: detail.amount_minor };
+    case 'mandate':
+      return exposure ? mandateExposure(detail) : {};
     case 'deletion':
     case 'message':
     case 'access_change':
@@ -19,12 +26,13 @@ function amountOf(detail: AuthorizationDetail): Record<string, number> {
 
 /**
  * The money a request moves: per currency, the sum over its actions, in minor units. Amounts of
- * different currencies are never added together.
+ * different currencies are never added together. With `exposure`, a mandate counts as the most it
+ * can move over its life (for rating); without, as nothing (for the velocity windows).
  */
-export function requestAmounts(details: AuthorizationDetails): Record<string, number> {
+export function requestAmounts(details: AuthorizationDetails, exposure = false): Record<string, number> {
   const totals: Record<string, number> = {};
   for (const detail of details) {
-    for (const [currency, amount] of Object.entries(amountOf(detail))) totals[currency] = (totals[currency] ?? 0) + amount;
+    for (const [currency, amount] of Object.entries(amountOf(detail, exposure))) totals[currency] = Math.min(Number.MAX_SAFE_INTEGER, (totals[currency] ?? 0) + amount);
   }
   return totals;
 }
@@ -106,7 +114,7 @@ export function decideTier(policy: Policy, details: AuthorizationDetails): TierD
     consider(policy.floors.blast_radius[rated.blast_radius], 'blast_radius');
     for (const ask of blastRadiusAsks(rated, actions, tierNames)) consider(ask.tier, ask.basis);
     for (const action of actions) if (action.type === 'tool_call') for (const name of toolTiers(rated.tool_tiers, action)) consider(name, 'tool');
-    for (const [currency, total] of Object.entries(requestAmounts(actions as AuthorizationDetails))) {
+    for (const [currency, total] of Object.entries(requestAmounts(actions as AuthorizationDetails, true))) {
       const steps = rated.amount_tiers[currency];
       if (!steps) {
         consider(rated.unlisted_currency_tier, 'unlisted_currency');

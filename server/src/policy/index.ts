@@ -7,3 +7,4 @@ export { drawBindingCodes, type BindingCodes } from './number-matching.ts';
 export { approverCoverage, awaitingParties, canView, wasHolder, partiesOf, partyFor, roleOf, type ApproverCoverage, type PartiesOfRequest, type PartyApproval, type Viewer } from './parties.ts';
 export { BLAST_RADIUS, defaultClientShare, policySchema, REVERSIBILITY, storedPolicySchema, type Policy, type Tier } from './policy-schema.ts';
 export { checkEscalation, escalationChain, unreachableEscalation, type EscalatingTier } from './escalation-schema.ts';
+export { DEFAULT_MANDATE_MAX_DURATION_SECONDS, mandatePolicyMembers } from './mandate-schema.ts';

@@ -2,6 +2,7 @@ import { ACTION_TYPE_NAMES, identifier, isCurrencyCode, roleName, toolName } fro
 import { z } from 'zod';
 import { blastRadiusRules, checkBlastRadius, velocityReachLimits } from './blast-radius-schema.ts';
 import { checkEscalation, escalationChain } from './escalation-schema.ts';
+import { mandatePolicyMembers } from './mandate-schema.ts';
 
 /** How hard an action is to undo: money that can be recalled at a cost is `costly`; deleted data is `irreversible`. */
 export const REVERSIBILITY = ['reversible', 'costly', 'irreversible'] as const;
@@ -69,6 +70,8 @@ const typePolicy = z.strictObject({
   tool_tiers: z.array(toolRule).max(100).default([]),
   /** Tiers by records, recipients, roles and fields, and reversible deletions (blast-radius-schema.ts). */
   ...blastRadiusRules({ tierName, reversibility: z.enum(REVERSIBILITY) }),
+  /** `mandate` only: the longest a mandate may run (mandate-schema.ts). */
+  ...mandatePolicyMembers,
 });
 
 /**

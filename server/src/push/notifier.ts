@@ -50,7 +50,7 @@ export interface NotifyUserInput {
    * `approval_request` (the default, `Urgency: high`) or `request_expired` (`Urgency: normal`). Both
    * use the request's `Topic`, so an expiry notice replaces an approval request still undelivered.
    */
-  kind?: 'approval_request' | 'request_expired';
+  kind?: 'approval_request' | 'request_expired' | 'mandate_spend';
 }
 
 /** Counts of one {@link PushNotifier.notifyUser} call, one per subscription. */

@@ -1,7 +1,8 @@
 import { CountersignError, detailsHash, type AuthorizationDetails, type RedeemResponse, type Redemption } from '@countersign/shared';
 import type { ClientRecord } from '../clients/index.ts';
 import type { Deps } from '../deps.ts';
-import { isRequestId, loadRequest, requestOf, type ApprovalRequest } from '../requests/index.ts';
+import { spendMandate } from '../mandates/index.ts';
+import { isRequestId, loadRequest, mandateOf, requestOf, type ApprovalRequest } from '../requests/index.ts';
 import { verifyApprovalToken, type ApprovalClaims } from '../tokens/index.ts';
 import { checkPreconditions } from './check-preconditions.ts';
 import { newRedemptionId } from './redemption-id.ts';
@@ -68,8 +69,17 @@ async function hashAsPresented(presented: PresentedAction): Promise<string | nul
  * @throws CountersignError `invalid_token` (401).
  * @see RFC 9068 §4
  */
-export function verifyRedemptionToken(deps: Deps, token: string): Promise<ApprovalClaims> {
-  return verifyApprovalToken(deps.keyRing, deps.config.publicUrl, token, deps.clock.now());
+export async function verifyRedemptionToken(deps: Deps, token: string): Promise<ApprovalClaims> {
+  const now = deps.clock.now();
+  try {
+    return await verifyApprovalToken(deps.keyRing, deps.config.publicUrl, token, now);
+  } catch (error) {
+    // A mandate's token expires with the mandate: for the grace period after, a spend is told
+    // `mandate_expired` by the spend's own check (docs/mandates.md), not a bare `invalid_token`.
+    const late = await verifyApprovalToken(deps.keyRing, deps.config.publicUrl, token, now - deps.config.graceSeconds * 1000).catch(() => null);
+    if (late && mandateOf(late.authorization_details)) return late;
+    throw error;
+  }
 }
 
 /**
@@ -112,6 +122,9 @@ export async function redeemVerified(deps: Deps, client: ClientRecord, claims: A
   const tenant = claims.tenant;
   const authReqId = claims.auth_req_id;
   if (!isRequestId(authReqId)) throw invalidToken('The approval no longer exists.');
+  // A mandate's token is spent, one payment at a time, within its bounds (docs/mandates.md).
+  const mandate = mandateOf(claims.authorization_details);
+  if (mandate) return spendMandate(deps, client, claims, mandate, presented, currentVersions);
 
   const presentedHash = await hashAsPresented(presented);
   try {

@@ -1,7 +1,8 @@
 import { CountersignError, type OutcomeReport } from '@countersign/shared';
 import type { ClientRecord } from '../clients/index.ts';
 import type { Deps } from '../deps.ts';
-import { fromFields, loadRequest, type ApprovalRequest } from '../requests/index.ts';
+import { reportSpendOutcome } from '../mandates/index.ts';
+import { fromFields, isRequestId, mandateOf, requestOf, type ApprovalRequest } from '../requests/index.ts';
 import { keys } from '../store/index.ts';
 import { parseRedemptionId } from './redemption-id.ts';
 
@@ -30,7 +31,10 @@ export async function reportOutcome(deps: Deps, client: ClientRecord, redemption
   if (!parsed) throw notFound;
   // The id names its request; one made before ids did is resolved through its index.
   const authReqId = 'auth_req_id' in parsed ? parsed.auth_req_id : await deps.store.get(keys.redemption(client.tenant, redemptionId));
-  const request = authReqId ? await loadRequest(deps.store, client.tenant, authReqId) : null;
+  const fields = authReqId && isRequestId(authReqId) ? await deps.store.hashGet(keys.request(client.tenant, authReqId)) : null;
+  const request = requestOf(fields);
+  // A mandate's spends each have their own redemption id, kept in the mandate's record (docs/mandates.md).
+  if (request && request.client_id === client.client_id && mandateOf(request.authorization_details)) return reportSpendOutcome(deps, client, fields!, redemptionId, report);
   if (!request || request.client_id !== client.client_id || request.redemption_id !== redemptionId) throw notFound;
 
   const result = await deps.lifecycle.reportOutcome(request, redemptionId, report, deps.clock.now());

@@ -38,7 +38,7 @@ function world(options: { batchSize?: number; ticker?: Ticker; log?: Logger } = 
   const audit = createAuditLog(store, clock, 3600);
   const background = new Background(silentLogger);
   // The expiry notice is a job of the queue on this store, run when a test drains it.
-  const jobs = createJobQueue({ store, clock, log: silentLogger, background, consumer: 'test', consume: false, handlers: { expiry_push: (job) => sendExpiryNotice(deps, job), request_push: async () => 'skipped', client_notification: async () => 'skipped' } });
+  const jobs = createJobQueue({ store, clock, log: silentLogger, background, consumer: 'test', consume: false, handlers: { expiry_push: (job) => sendExpiryNotice(deps, job), request_push: async () => 'skipped', client_notification: async () => 'skipped', mandate_receipt: async () => 'skipped' } });
   const log = options.log ?? silentLogger;
   const base = { store, clock, config, notifier, push, background, audit, events: new EventBus(), log, jobs };
   const deps = { ...base, ...wireLifecycle(() => base, config, { swapDeadlineMs: 2000, reconcileAfterMs: 5000 }) };

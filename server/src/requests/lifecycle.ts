@@ -1,5 +1,6 @@
 import type { ApprovalParty, OutcomeReport, RequestState } from '@countersign/shared';
-import type { Fields, Guard } from '../store/index.ts';
+import type { BoundedIncrement, Fields, Guard } from '../store/index.ts';
+import { MANDATE_FIELDS, mandateOf, type MandateSpend } from './mandate-fields.ts';
 import { approvalField, fromFields, type ApprovalRequest } from './request-record.ts';
 import type { RequestRef } from './request-deadlines.ts';
 
@@ -25,6 +26,14 @@ import type { RequestRef } from './request-deadlines.ts';
  *   redeemed ─reportOutcome→ redeemed     (outcome unknown → succeeded | failed, once)
  *   redeemed ─flagOutcome──→ redeemed     (the outcome is overdue: flagged once, still unknown)
  *
+ * A mandate (docs/mandates.md) stays `approved` while it runs: its approval lasts until its
+ * `ends_at`, each spend is a `spend` that leaves it approved, and it ends as `expired`, at its end
+ * or when revoked (`expiry_reason: mandate_revoked`). The fixed state list is unchanged.
+ *
+ *   approved ─spend────────→ approved     (one payment within the bounds: counters raised, spend recorded)
+ *   approved ─revoke───────→ expired      (the person or an operator stops the mandate)
+ *   approved | expired ─reportSpendOutcome→ (unchanged)  (a spend's outcome, once)
+ *
  * The jobs that follow keep marks of their own on the record (`pushed_at:<sub>`, `notified_at`,
  * `notify_failed_at`, `expiry_pushed_at`), each written by a guarded write of its job so that a job
  * run twice acts once. Those say what a job did; they never change the request's state.
@@ -40,6 +49,10 @@ export const TRANSITIONS = {
   redeem: { from: ['approved'], to: 'redeemed' },
   reportOutcome: { from: ['redeemed'], to: 'redeemed' },
   flagOutcome: { from: ['redeemed'], to: 'redeemed' },
+  spend: { from: ['approved'], to: 'approved' },
+  revoke: { from: ['approved'], to: 'expired' },
+  // A spend's outcome may arrive after its mandate ended: the state is not guarded, nor changed.
+  reportSpendOutcome: { from: ['approved', 'expired'], to: 'approved' },
 } as const satisfies Record<string, { from: readonly RequestState[]; to: RequestState }>;
 
 /** The operations of {@link TRANSITIONS}. */
@@ -65,7 +78,32 @@ export type Transition =
   | { op: 'issueToken'; at: number; jti: string; expires_in: number }
   | { op: 'redeem'; at: number; redemption_id: string }
   | { op: 'reportOutcome'; at: number; redemption_id: string; status: OutcomeReport['status']; reference?: string }
-  | { op: 'flagOutcome'; at: number; redemption_id: string };
+  | { op: 'flagOutcome'; at: number; redemption_id: string }
+  | { op: 'spend'; at: number; redemption_id: string; transaction_id: string; amount_minor: number; currency: string; payee_id: string }
+  /** `by`: who revoked it (a device id, or `admin`); `channel` where from. */
+  | { op: 'revoke'; at: number; by: string; channel: 'device' | 'admin' }
+  | { op: 'reportSpendOutcome'; at: number; redemption_id: string; transaction_id: string; status: OutcomeReport['status']; reference?: string };
+
+/** The operations only a mandate's request takes (docs/mandates.md). */
+export const MANDATE_OPS = ['spend', 'revoke', 'reportSpendOutcome'] as const satisfies readonly TransitionOp[];
+
+/**
+ * One spend as {@link Lifecycle.spend} applies it: the token and mandate it is made under, the
+ * spend to record, and the counters of its period with their bounds.
+ */
+export interface SpendInput {
+  jti: string;
+  /** The mandate's `details_hash` (the token's claim). */
+  details_hash: string;
+  spend: MandateSpend;
+  /** The currency's `total_minor`: the period's total after this spend must be at most this. */
+  total_max: number;
+  /** `max_spends`, when the mandate sets one. */
+  count_max?: number;
+}
+
+/** The guards of a spend, in this order: what {@link SpendInput} refusals are read from (`failedGuard`). */
+export const SPEND_GUARDS = ['state', 'token', 'details_hash', 'ends_at', 'starts_at', 'transaction', 'total', 'count'] as const;
 
 /** The `once` token of a wrong number-matching pick's refusal (`AuditLog.record`), whichever path audits it. */
 export function wrongPickToken(pick: string): string {
@@ -105,7 +143,7 @@ function parseTransition(text: string): Transition | null {
  * A compare-and-swap of one request's record that writes `transition` as an outbox entry with it,
  * and delivers the entry's consequences when it applies (see `outbox.ts`).
  */
-export type Swap = (ref: RequestRef, guards: Guard[], set: Fields, transition: Transition, options?: { ttlSeconds?: number }) => Promise<SwapResult>;
+export type Swap = (ref: RequestRef, guards: Guard[], set: Fields, transition: Transition, options?: { ttlSeconds?: number; increments?: BoundedIncrement[] }) => Promise<SwapResult>;
 
 /** The answer of a {@link Swap}: the request after it, or, when a guard failed, the record as it stands (null: gone). */
 export type SwapResult = { ok: true; request: ApprovalRequest; fields: Fields } | { ok: false; fields: Fields | null; failedGuard?: number };
@@ -166,6 +204,17 @@ export interface Lifecycle {
   reportOutcome(ref: RequestRef, redemptionId: string, report: OutcomeReport, now: number): Promise<SwapResult>;
   /** Flags a redemption whose outcome is overdue, once (it stays `unknown`). */
   flagOutcome(ref: RequestRef, redemptionId: string, now: number): Promise<SwapResult>;
+  /**
+   * A mandate's spend, `approved → approved`, in one compare-and-swap: guarded (in the order of
+   * {@link SPEND_GUARDS}) by the state, the token's `jti`, the mandate's `details_hash`, its end
+   * (`approval_expires_at > now`) and start (`mandate_starts_at ≤ now`), the spend's
+   * `transaction_id` not spent yet, and the period's total and count raised within their bounds.
+   */
+  spend(ref: RequestRef, input: SpendInput, now: number): Promise<SwapResult>;
+  /** `approved → expired` with `expiry_reason: mandate_revoked`, once: no spend lands after it. */
+  revoke(ref: RequestRef, by: { by: string; channel: 'device' | 'admin' }, now: number): Promise<SwapResult>;
+  /** A spend's outcome `unknown → succeeded | failed`, once; the request's state is not touched. */
+  reportSpendOutcome(ref: RequestRef, spend: { redemption_id: string; transaction_id: string }, report: OutcomeReport, now: number): Promise<SwapResult>;
 }
 
 const inState = (state: RequestState): Guard => ({ field: 'state', op: 'eq', value: state });
@@ -203,12 +252,24 @@ export function createLifecycle(swap: Swap, times: LifecycleTimes): Lifecycle {
         return swap(ref, guards, written, { op: 'approveParty', at: now, party: approval.party, waiting_for: waiting });
       }
       const tokenLifetime = current.token_lifetime ?? times.approvalTokenTtl;
+      // A mandate's approval (and so its token) lasts until its end, not a token lifetime; its
+      // record is kept a retention period past it, as the evidence of its spends.
+      const mandate = mandateOf(current.authorization_details);
+      const approvalEnds = mandate ? Date.parse(mandate.ends_at) : now + tokenLifetime * 1000;
+      const ttlSeconds = mandate ? Math.max(1, Math.ceil((approvalEnds - now) / 1000)) + times.retentionSeconds : tokenLifetime + times.graceSeconds;
       return swap(
         ref,
         guards,
-        { ...written, state: 'approved', decided_at: String(now), decided_by: approval.device_id, approval_expires_at: String(now + tokenLifetime * 1000) },
+        {
+          ...written,
+          state: 'approved',
+          decided_at: String(now),
+          decided_by: approval.device_id,
+          approval_expires_at: String(approvalEnds),
+          ...(mandate ? { [MANDATE_FIELDS.startsAt]: String(Date.parse(mandate.starts_at)) } : {}),
+        },
         { op: 'approve', at: now, party: approval.party },
-        { ttlSeconds: tokenLifetime + times.graceSeconds },
+        { ttlSeconds },
       );
     },
     deny(ref, decision, now) {
@@ -241,7 +302,8 @@ export function createLifecycle(swap: Swap, times: LifecycleTimes): Lifecycle {
         [inState(request.state), { field: deadlineField, op: 'lt', value: now + 1 }, ...(exhausted ? [stepGuard(request)] : [])],
         { state: 'expired', expired_at: String(now), ...(exhausted ? { expiry_reason: 'escalation_exhausted' } : {}) },
         { op: 'expire', at: now, from: request.state, ...(exhausted ? { reason: 'escalation_exhausted' as const } : {}) },
-        { ttlSeconds: times.graceSeconds },
+        // An approved mandate that ran out keeps its spends for the retention period (evidence).
+        { ttlSeconds: request.state === 'approved' && mandateOf(request.authorization_details) ? times.retentionSeconds : times.graceSeconds },
       );
     },
     issueToken(request, token, extra, now) {
@@ -277,6 +339,46 @@ export function createLifecycle(swap: Swap, times: LifecycleTimes): Lifecycle {
           outcome_at: String(now),
         },
         { op: 'reportOutcome', at: now, redemption_id: redemptionId, status: report.status, ...(report.reference ? { reference: report.reference } : {}) },
+      );
+    },
+    spend(ref, input, now) {
+      const { spend } = input;
+      return swap(
+        ref,
+        [
+          inState('approved'),
+          { field: 'token_jti', op: 'eq', value: input.jti },
+          { field: 'details_hash', op: 'eq', value: input.details_hash },
+          { field: 'approval_expires_at', op: 'gt', value: now },
+          { field: MANDATE_FIELDS.startsAt, op: 'lt', value: now + 1 },
+          { field: MANDATE_FIELDS.spend(spend.transaction_id), op: 'absent' },
+        ],
+        { [MANDATE_FIELDS.spend(spend.transaction_id)]: JSON.stringify(spend), [MANDATE_FIELDS.redemption(spend.redemption_id)]: spend.transaction_id },
+        { op: 'spend', at: now, redemption_id: spend.redemption_id, transaction_id: spend.transaction_id, amount_minor: spend.amount_minor, currency: spend.currency, payee_id: spend.payee.id },
+        {
+          increments: [
+            { field: MANDATE_FIELDS.total(spend.period, spend.currency), by: spend.amount_minor, max: input.total_max },
+            // Without `max_spends` the count is still kept (the view shows it), bounded by the most any mandate allows.
+            { field: MANDATE_FIELDS.count(spend.period), by: 1, max: input.count_max ?? Number.MAX_SAFE_INTEGER },
+          ],
+        },
+      );
+    },
+    revoke(ref, by, now) {
+      return swap(
+        ref,
+        [inState('approved')],
+        { state: 'expired', expired_at: String(now), expiry_reason: 'mandate_revoked', revoked_at: String(now), revoked_by: by.by },
+        { op: 'revoke', at: now, by: by.by, channel: by.channel },
+        { ttlSeconds: times.retentionSeconds },
+      );
+    },
+    reportSpendOutcome(ref, spend, report, now) {
+      return swap(
+        ref,
+        [{ field: MANDATE_FIELDS.redemption(spend.redemption_id), op: 'eq', value: spend.transaction_id }, { field: MANDATE_FIELDS.outcome(spend.transaction_id), op: 'absent' }],
+        { [MANDATE_FIELDS.outcome(spend.transaction_id)]: JSON.stringify({ status: report.status, ...(report.reference ? { reference: report.reference } : {}), ...(report.reason ? { reason: report.reason } : {}), at: now }) },
+        { op: 'reportSpendOutcome', at: now, redemption_id: spend.redemption_id, transaction_id: spend.transaction_id, status: report.status, ...(report.reference ? { reference: report.reference } : {}) },
       );
     },
     flagOutcome(ref, redemptionId, now) {

@@ -37,7 +37,7 @@ function world(options: { batchSize?: number } = {}) {
   const config = loadConfig({ NODE_ENV: 'test' });
   const audit = createAuditLog(store, clock, 3600);
   const background = new Background(silentLogger);
-  const jobs = createJobQueue({ store, clock, log: silentLogger, background, consumer: 'test', consume: false, handlers: { expiry_push: async () => 'skipped', request_push: async () => 'skipped', client_notification: async () => 'skipped' } });
+  const jobs = createJobQueue({ store, clock, log: silentLogger, background, consumer: 'test', consume: false, handlers: { expiry_push: async () => 'skipped', request_push: async () => 'skipped', client_notification: async () => 'skipped', mandate_receipt: async () => 'skipped' } });
   const base = { store, clock, config, notifier, push, background, audit, events: new EventBus(), log: silentLogger, jobs };
   const deps = { ...base, ...wireLifecycle(() => base, config, { swapDeadlineMs: 2000, reconcileAfterMs: 5000, ...(options.batchSize ? { batchSize: options.batchSize } : {}) }) };
   const sweeper = createExpirySweeper(() => deps, {});

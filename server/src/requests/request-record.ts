@@ -71,7 +71,10 @@ export interface ApprovalRequest {
   /** Read back, never written: the parties that held the request before its current holder, oldest first. */
   held_before?: ApprovalParty[];
   /** Why a request expired, when it was not simply its deadline: every window of its chain passed. */
-  expiry_reason?: 'escalation_exhausted';
+  expiry_reason?: 'escalation_exhausted' | 'mandate_revoked';
+  /** A mandate's revocation (docs/mandates.md): when (epoch ms), and by whom (a device id, or `admin`). */
+  revoked_at?: number;
+  revoked_by?: string;
 }
 
 /** One step of a request's escalation chain: when (epoch ms) it is handed on, and to whom (`role:<role>`). */
@@ -310,7 +313,8 @@ export function fromFields(stored: Fields): ApprovalRequest {
     code_candidates: fields.code_candidates ? (JSON.parse(fields.code_candidates) as string[]) : undefined,
     fraud_reported_at: optionalNumber(fields.fraud_reported_at),
     ...(escalation ? { escalation, escalation_step: step, held_before: step === 0 ? [] : [...firstParties, ...escalation.slice(0, step - 1).map((next) => next.party)] } : {}),
-    ...(fields.expiry_reason === 'escalation_exhausted' ? { expiry_reason: 'escalation_exhausted' as const } : {}),
+    ...(fields.expiry_reason === 'escalation_exhausted' || fields.expiry_reason === 'mandate_revoked' ? { expiry_reason: fields.expiry_reason } : {}),
+    ...(fields.revoked_at === undefined ? {} : { revoked_at: Number(fields.revoked_at), revoked_by: fields.revoked_by ?? '' }),
   };
 }
 

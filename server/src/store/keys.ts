@@ -29,6 +29,8 @@ export const keys = {
    * with its TTL.
    */
   userRequests: (tenant: string, sub: string) => `inbox:{${tenant}:${sub}}`,
+  /** Sorted set: one user's mandate requests (docs/mandates.md), `auth_req_id` scored by creation (epoch ms): what the device's mandate list reads. */
+  userMandates: (tenant: string, sub: string) => `mandates:{${tenant}:${sub}}`,
   /**
    * Sorted set (`Store.sortedWindowAdd`): a user's pending `auth_req_id`s, scored by deadline (epoch
    * ms). It is both the policy's pending-requests limit and the user's inbox. Before, the limit was a

@@ -1,3 +1,4 @@
+import { checkIncrements } from './bounded-increment.ts';
 import { checkSortedArguments } from './sorted-arguments.ts';
 import { checkManyEntries, checkTrim, indexIds, parseStreamId } from './stream-index.ts';
 import { rateDecision, rateSteps } from './rate-entry.ts';
@@ -199,11 +200,19 @@ export class MemoryStore implements Store {
   }
 
   async compareAndSet(key: string, guards: Guard[], set: Fields, options: CompareAndSetOptions = {}): Promise<CasResult> {
+    const increments = checkIncrements(options.increments);
     const hash = this.#of(key, 'hash');
     if (!hash) return { ok: false, fields: null, failedGuard: -1 };
     const failed = guards.findIndex((guard) => !guardHolds(hash.value, guard));
     if (failed !== -1) return { ok: false, fields: Object.fromEntries(hash.value), failedGuard: failed };
+    // As the Lua does: every bound checked before anything is written, a non-integer counter fails.
+    const over = increments.findIndex((inc) => {
+      const have = hash.value.get(inc.field) ?? '0';
+      return !/^\d+$/.test(have) || Number(have) + inc.by > inc.max;
+    });
+    if (over !== -1) return { ok: false, fields: Object.fromEntries(hash.value), failedGuard: guards.length + over };
     for (const [field, value] of Object.entries(set)) hash.value.set(field, value);
+    for (const inc of increments) hash.value.set(inc.field, String(Number(hash.value.get(inc.field) ?? '0') + inc.by));
     if (options.outbox !== undefined && options.outbox !== '') {
       // As the Lua does: HINCRBY of `seq` (a missing field counts from 0), then the entry under it.
       const seq = decimal(hash.value.get('seq') ?? '0') + 1;

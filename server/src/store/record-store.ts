@@ -10,8 +10,28 @@ export type Guard =
   | { field: string; op: 'lt' | 'gt'; value: number }
   | { field: string; op: 'absent' | 'present' };
 
+/**
+ * A bounded counter of a compare-and-set ({@link CompareAndSetOptions.increments}): the field (a
+ * missing one counts as 0) goes up by `by`, only while the result stays at most `max`. A mandate's
+ * spent total and spend count (docs/mandates.md) are such counters: checked and raised in the same
+ * atomic step, so concurrent spends can never add up past the bound.
+ */
+export interface BoundedIncrement {
+  field: string;
+  /** A safe integer ≥ 0. */
+  by: number;
+  /** A safe integer: the field after the increment must be ≤ this. */
+  max: number;
+}
+
 /** Options of {@link RecordStore.compareAndSet}. */
 export interface CompareAndSetOptions {
+  /**
+   * Counters raised with the swap, each only within its bound, checked after the guards: one over
+   * its bound fails the swap like a guard (nothing written), with `failedGuard` = the number of
+   * guards + the increment's index. A counter field that holds no whole number fails its bound.
+   */
+  increments?: BoundedIncrement[];
   /** Resets the record's TTL, seconds. */
   ttlSeconds?: number;
   /**
@@ -47,7 +67,7 @@ export interface CasResult {
   ok: boolean;
   /** The record after the call (after the write when `ok`), or null when there is none. */
   fields: Fields | null;
-  /** When not `ok`: index of the first guard that failed, or -1 when the record is missing. */
+  /** When not `ok`: index of the first guard that failed (guards, then increments after them), or -1 when the record is missing. */
   failedGuard?: number;
 }
 

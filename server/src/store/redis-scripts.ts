@@ -85,7 +85,9 @@ end
  */
 export const SCRIPTS = {
   // ARGV: ttl ms or '', not-after ms or '', outbox entry or '', guard count n, n × (field, op,
-  // value), then field/value pairs to write. One script, because a read-check-write over several
+  // value), increment count m, m × (field, by, max), then field/value pairs to write. The bounded
+  // increments (a mandate's spent total and count) are checked after the guards and raised with the
+  // write, so two spends can never both fit in the last room left. One script, because a read-check-write over several
   // commands would let two redeemers both see `approved` (DESIGN.md guarantee 7). The outbox entry
   // lands in the same step as the swap (`ob:<seq>`, `seq` counted here), so what must follow a
   // transition is never lost to a crash between the two (docs/reliability.md). Past `not-after`
@@ -112,7 +114,17 @@ for i = 0, n - 1 do
   elseif op == 'gt' then holds = num(have) > tonumber(want) end
   if not holds then return {'failed', i, redis.call('HGETALL', KEYS[1])} end
 end
-if #ARGV >= 5 + n * 3 then redis.call('HSET', KEYS[1], unpack(ARGV, 5 + n * 3)) end
+local base = 6 + n * 3
+local m = tonumber(ARGV[base - 1])
+for j = 0, m - 1 do
+  local have = redis.call('HGET', KEYS[1], ARGV[base + j * 3]) or '0'
+  if not string.find(have, '^%d+$') or tonumber(have) + tonumber(ARGV[base + 1 + j * 3]) > tonumber(ARGV[base + 2 + j * 3]) then
+    return {'failed', n + j, redis.call('HGETALL', KEYS[1])}
+  end
+end
+local rest = base + m * 3
+if #ARGV >= rest then redis.call('HSET', KEYS[1], unpack(ARGV, rest)) end
+for j = 0, m - 1 do redis.call('HINCRBY', KEYS[1], ARGV[base + j * 3], ARGV[base + 1 + j * 3]) end
 if ARGV[3] ~= '' then
   local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
   redis.call('HSET', KEYS[1], 'ob:' .. seq, ARGV[3])

@@ -1,5 +1,6 @@
 import { type Cluster, Redis, type RedisOptions } from 'ioredis';
 import { createHash } from 'node:crypto';
+import { checkIncrements } from './bounded-increment.ts';
 import { DEFAULT_REDIS_COMMAND_TIMEOUT_MS } from './redis-connect.ts';
 import { guardStoreMethods, registerGuard } from './redis-guard.ts';
 import { checkSortedArguments } from './sorted-arguments.ts';
@@ -147,7 +148,9 @@ export class RedisStore implements Store {
     const ttl = options.ttlSeconds === undefined ? '' : String(ttlMs(options.ttlSeconds));
     const notAfter = options.notAfterMs === undefined ? '' : String(Math.floor(options.notAfterMs));
     const flatGuards = guards.flatMap((g) => [g.field, g.op, 'value' in g ? String(g.value) : '']);
-    const reply = (await this.#scripts.countersignCompareAndSet(this.#key(key), ttl, notAfter, options.outbox ?? '', String(guards.length), ...flatGuards, ...pairs(set))) as [string, number?, string[]?];
+    const increments = checkIncrements(options.increments);
+    const flatIncrements = increments.flatMap((inc) => [inc.field, String(inc.by), String(inc.max)]);
+    const reply = (await this.#scripts.countersignCompareAndSet(this.#key(key), ttl, notAfter, options.outbox ?? '', String(guards.length), ...flatGuards, String(increments.length), ...flatIncrements, ...pairs(set))) as [string, number?, string[]?];
     if (reply[0] === 'late') throw new LateSwapError();
     if (reply[0] === 'missing') return { ok: false, fields: null, failedGuard: -1 };
     const fields = toFields(reply[2] ?? []);

@@ -4,7 +4,7 @@ import type { RecordStore } from './record-store.ts';
 import type { StreamStore } from './stream-store.ts';
 import type { WindowStore } from './window-store.ts';
 
-export type { CasResult, CompareAndSetOptions, Fields, Guard, RecordStore, ThrottleResult, ThrottleRule } from './record-store.ts';
+export type { BoundedIncrement, CasResult, CompareAndSetOptions, Fields, Guard, RecordStore, ThrottleResult, ThrottleRule } from './record-store.ts';
 export { LateSwapError } from './record-store.ts';
 export type { RateEntry, RateResult, SortedWindowEntry, SortedWindowResult, WindowEntry, WindowResult, WindowStore } from './window-store.ts';
 export type { IndexStore } from './index-store.ts';

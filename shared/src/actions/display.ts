@@ -1,4 +1,5 @@
 import type { FormattedAmount } from '../money/index.ts';
+import type { DisplayMandate } from './mandate.ts';
 
 /** One labelled line of an action as the person sees it. */
 export interface DisplayField {
@@ -53,6 +54,8 @@ export interface ActionDisplay {
   access?: DisplayAccess;
   /** `record_change` only: each changed field, before → after. */
   changes?: DisplayChange[];
+  /** `mandate` only: the standing permission's bounds. */
+  mandate?: DisplayMandate;
 }
 
 /** The records a deletion removes, as the person sees them. */

@@ -1,6 +1,8 @@
 export { accessChangeDetails, accessChangeKind, accessRole, displayAccessChange, type AccessChangeDetails } from './access-change.ts';
 export { deletionDetails, displayDeletion, MAX_NAMED_IDS, MAX_RECORD_COUNT, type DeletionDetails } from './deletion.ts';
 export type { ActionDisplay, DisplayAccess, DisplayChange, DisplayField, DisplayMember, DisplayMessage, DisplayRecords, DisplayValue } from './display.ts';
+export { displayMandate, mandateDetails, mandateExposure, mandateInstant, mandateLimit, MAX_MANDATE_PAYEES, MAX_MANDATE_SPENDS, type DisplayMandate, type DisplayMandateLimit, type MandateDetails } from './mandate.ts';
+export { MANDATE_PERIODS, periodAt, periodsTouched, type MandatePeriod } from './mandate-period.ts';
 export { displayMessage, MAX_RECIPIENTS, MAX_SAMPLE_RECIPIENTS, MESSAGE_CHANNELS, messageDetails, type MessageChannel, type MessageDetails } from './message.ts';
 export { displayRecordChange, fieldName, fieldValue, MAX_CHANGED_FIELDS, recordChangeDetails, type RecordChangeDetails } from './record-change.ts';
 export { counted, countText, firstFew, NAMED_IDS_SHOWN } from './words.ts';

@@ -3,6 +3,7 @@ import { formatAmount, type FormattedAmount } from '../money/index.ts';
 import { accessChangeDetails, displayAccessChange, type AccessChangeDetails } from './access-change.ts';
 import { deletionDetails, displayDeletion, type DeletionDetails } from './deletion.ts';
 import type { ActionDisplay } from './display.ts';
+import { displayMandate, mandateDetails, type MandateDetails } from './mandate.ts';
 import { displayMessage, messageDetails, type MessageDetails } from './message.ts';
 import { displayPayment, paymentDetails, type PaymentDetails } from './payment.ts';
 import { displayRecordChange, recordChangeDetails, type RecordChangeDetails } from './record-change.ts';
@@ -25,6 +26,7 @@ export const ACTION_TYPES = {
   message: { schema: messageDetails, display: displayMessage } satisfies ActionType<MessageDetails>,
   access_change: { schema: accessChangeDetails, display: displayAccessChange } satisfies ActionType<AccessChangeDetails>,
   record_change: { schema: recordChangeDetails, display: displayRecordChange } satisfies ActionType<RecordChangeDetails>,
+  mandate: { schema: mandateDetails, display: displayMandate } satisfies ActionType<MandateDetails>,
   tool_call: { schema: toolCallDetails, display: displayToolCall } satisfies ActionType<ToolCallDetails>,
 } as const;
 
@@ -32,7 +34,7 @@ export const ACTION_TYPES = {
 export const ACTION_TYPE_NAMES = Object.keys(ACTION_TYPES) as (keyof typeof ACTION_TYPES)[];
 
 /** One action of any registered type. */
-export const authorizationDetail = z.discriminatedUnion('type', [paymentDetails, deletionDetails, messageDetails, accessChangeDetails, recordChangeDetails, toolCallDetails]);
+export const authorizationDetail = z.discriminatedUnion('type', [paymentDetails, deletionDetails, messageDetails, accessChangeDetails, recordChangeDetails, mandateDetails, toolCallDetails]);
 
 /** A validated action of any registered type. */
 export type AuthorizationDetail = z.infer<typeof authorizationDetail>;
@@ -47,6 +49,11 @@ export const authorizationDetails = z
   .min(1)
   .max(10)
   .superRefine((details, ctx) => {
+    // A mandate is approved, held and spent on its own; in a batch, one redeem would consume it.
+    if (details.length > 1 && details.some((detail) => detail.type === 'mandate')) {
+      ctx.addIssue({ code: 'custom', message: 'a mandate must be the only action of its request' });
+      return;
+    }
     const totals = new Map<string, number>();
     for (const detail of details) {
       if (detail.type !== 'payment') continue;
@@ -75,6 +82,8 @@ export function displayAction(detail: AuthorizationDetail): ActionDisplay {
       return ACTION_TYPES.access_change.display(detail);
     case 'record_change':
       return ACTION_TYPES.record_change.display(detail);
+    case 'mandate':
+      return ACTION_TYPES.mandate.display(detail);
     case 'tool_call':
       return ACTION_TYPES.tool_call.display(detail);
   }

@@ -34,6 +34,15 @@ export const ERROR_CODES = {
   already_redeemed: 409,
   outcome_conflict: 409,
   request_not_pending: 409,
+  // Countersign: standing mandates (docs/mandates.md); a spend refused changes nothing
+  /** The spend does not fit the mandate: over its total or count for the period, outside the per-spend range, or a currency it does not list. */
+  mandate_exceeded: 403,
+  /** The spend's payee (id and name together) is not one the mandate allows. */
+  payee_not_allowed: 403,
+  /** The mandate is not running: before its `starts_at`, or past its `ends_at`. */
+  mandate_expired: 403,
+  /** The mandate was revoked; no spend lands after the revocation. */
+  mandate_revoked: 403,
   // Countersign: who must say yes (policy tiers, reviewers, velocity, push fatigue)
   /** Over a velocity limit of the policy (count or amount per currency in a sliding window). */
   velocity_exceeded: 429,

@@ -132,8 +132,8 @@ export interface ClientRequestView {
    * tier has none (and by servers before escalation), which reads as null.
    */
   escalation?: EscalationView | null;
-  /** Why it expired when that was not just its deadline: `escalation_exhausted` (every role of the chain let its window pass); left out otherwise. */
-  expiry_reason?: 'escalation_exhausted' | null;
+  /** Why it expired when that was not just its deadline: `escalation_exhausted` (every role of the chain let its window pass), `mandate_revoked` (a mandate stopped by its person or an operator); left out otherwise. */
+  expiry_reason?: 'escalation_exhausted' | 'mandate_revoked' | null;
 }
 
 /** Where a request stands on its tier's escalation chain: who holds it now, and until when. */

@@ -1,0 +1,11 @@
+export { checkMandateDates, MANDATE_START_LEEWAY_SECONDS } from './check-dates.ts';
+export { checkStaticBounds } from './check-bounds.ts';
+export { indexMandate } from './index-mandate.ts';
+export { listMandates, mandateStatus, mandateView } from './mandate-view.ts';
+export { presentedPayment } from './present-payment.ts';
+export { revokeMandate, type RevokedBy } from './revoke-mandate.ts';
+export { registerAdminMandateRoutes, registerDeviceMandateRoutes } from './routes.ts';
+export { revokeOptions, verifyRevoke } from './revoke-prompt.ts';
+export { spendMandate, spendRedemption } from './spend-mandate.ts';
+export { readMandateFields, reportSpendOutcome } from './spend-outcome.ts';
+export { pushSpendReceipt, sendSpendReceipt } from './spend-receipt.ts';
