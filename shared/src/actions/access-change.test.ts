@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { authorizationDetails, displayAction } from './registry.ts';
+import { actionProbe } from './action-probe.test-support.ts';
 
 /** The access change of DESIGN.md ("The action"), as an agent sends it. */
 const EXAMPLE = {
@@ -12,20 +12,7 @@ const EXAMPLE = {
   purpose: 'On-call cover',
 };
 
-/** Parsed as the server parses `authorization_details`: an array of one action. */
-function parse(overrides: Record<string, unknown>) {
-  return authorizationDetails.safeParse([{ ...EXAMPLE, ...overrides }]);
-}
-
-/** Each refusal as `path: message`; empty when accepted. */
-function problems(overrides: Record<string, unknown>): string[] {
-  const result = parse(overrides);
-  return result.success ? [] : result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
-}
-
-function shown(overrides: Record<string, unknown>) {
-  return displayAction(authorizationDetails.parse([{ ...EXAMPLE, ...overrides }])[0]!);
-}
+const { parse, problems, shown } = actionProbe(EXAMPLE);
 
 describe('the access_change type', () => {
   it('accepts the access change of DESIGN.md as sent', () => {

@@ -1,23 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { authorizationDetails, displayAction } from './registry.ts';
+import { actionProbe } from './action-probe.test-support.ts';
 
 /** The deletion of DESIGN.md ("The action"), as an agent sends it. */
 const EXAMPLE = { type: 'deletion', transaction_id: 'del_88', resource: { kind: 'customer', system: 'crm' }, ids: ['cus_1', 'cus_2'], count: 2, reversible: false, purpose: 'Erasure request 88' };
 
-/** Parsed as the server parses `authorization_details`: an array of one action. */
-function parse(overrides: Record<string, unknown>) {
-  return authorizationDetails.safeParse([{ ...EXAMPLE, ...overrides }]);
-}
-
-/** Each refusal as `path: message`; empty when accepted. */
-function problems(overrides: Record<string, unknown>): string[] {
-  const result = parse(overrides);
-  return result.success ? [] : result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
-}
-
-function shown(overrides: Record<string, unknown>) {
-  return displayAction(authorizationDetails.parse([{ ...EXAMPLE, ...overrides }])[0]!);
-}
+const { parse, problems, shown } = actionProbe(EXAMPLE);
 
 const ids = (n: number) => Array.from({ length: n }, (_, i) => `cus_${i + 1}`);
 
