@@ -8,6 +8,7 @@ import { consoleRoutes, testRequestRoutes } from './console/index.ts';
 import type { Deps } from './deps.ts';
 import { deviceRoutes } from './devices/index.ts';
 import { contentLengthLimit, errorHandler, MAX_BODY_BYTES, notFound, requestDeadline, securityHeaders } from './http/index.ts';
+import { registerDeviceMandateRoutes, reportSpendOutcome, spendMandate } from './mandates/index.ts';
 import { redemptionRoutes } from './redemption/index.ts';
 
 /** Where `pnpm build` puts the approver PWA. */
@@ -50,8 +51,8 @@ export function createApp(deps: Deps, options: AppOptions = {}): Hono {
   app.route('/', discoveryRoutes(deps));
   app.post('/bc-authorize', bcAuthorizeHandler(deps));
   app.post('/token', tokenHandler(deps));
-  app.route('/', redemptionRoutes(deps));
-  app.route('/api/device', deviceRoutes(deps));
+  app.route('/', redemptionRoutes(deps, { spendMandate, reportSpendOutcome }));
+  app.route('/api/device', deviceRoutes(deps, [registerDeviceMandateRoutes]));
   if (options.adminToken) {
     app.route('/api/admin/test-requests', testRequestRoutes(deps, options.adminToken));
     app.route('/api/admin', adminRoutes(deps, options.adminToken));

@@ -15,7 +15,6 @@ import { listInbox } from './inbox.ts';
 import { registerAccountRoutes } from './manage-routes.ts';
 import { requireSameOrigin, requireSession, startSession, type DeviceVariables } from './session.ts';
 import { verifyDecision } from './verify-decision.ts';
-import { registerDeviceMandateRoutes } from '../mandates/index.ts';
 import type { UserRecord } from '../users/index.ts';
 
 /**
@@ -46,8 +45,12 @@ function whoAmI(deps: Deps, user: UserRecord, device: DeviceRecord) {
  * session, wrong enrollment codes per source address (`device-limits.ts`), devices per user
  * (`device-cap.ts`). Every state-changing call needs `Origin: PUBLIC_URL`; all but enrollment
  * need the session.
+ *
+ * @param sessionRoutes - more routes behind the session and its allowance, registered by the
+ *   composition (`app.ts`) so that a capability built on devices (mandates) does not make this
+ *   folder import it back.
  */
-export function deviceRoutes(deps: Deps): Hono<{ Variables: DeviceVariables }> {
+export function deviceRoutes(deps: Deps, sessionRoutes: ((app: Hono<{ Variables: DeviceVariables }>, deps: Deps) => void)[] = []): Hono<{ Variables: DeviceVariables }> {
   const app = new Hono<{ Variables: DeviceVariables }>();
   app.use('*', requireSameOrigin(deps));
 
@@ -67,8 +70,8 @@ export function deviceRoutes(deps: Deps): Hono<{ Variables: DeviceVariables }> {
   app.use('*', requireSession(deps));
   // Every call from here on that changes state shares one allowance per session (see device-limits.ts).
   app.use('*', limitChanges(deps));
-  // The person's standing mandates: the list, one with its revoke prompt, the revocation (mandates/routes.ts).
-  registerDeviceMandateRoutes(app, deps);
+  // E.g. the person's standing mandates: the list, one with its revoke prompt, the revocation (mandates/routes.ts).
+  for (const register of sessionRoutes) register(app, deps);
 
   app.get('/me', async (c) => {
     const session = c.get('session');

@@ -1,11 +1,17 @@
-import { CountersignError, detailsHash, type AuthorizationDetails, type RedeemResponse, type Redemption } from '@countersign/shared';
+import { CountersignError, detailsHash, type AuthorizationDetails, type MandateDetails, type RedeemResponse, type Redemption } from '@countersign/shared';
 import type { ClientRecord } from '../clients/index.ts';
 import type { Deps } from '../deps.ts';
-import { spendMandate } from '../mandates/index.ts';
 import { isRequestId, loadRequest, mandateOf, requestOf, type ApprovalRequest } from '../requests/index.ts';
 import { verifyApprovalToken, type ApprovalClaims } from '../tokens/index.ts';
 import { checkPreconditions } from './check-preconditions.ts';
 import { newRedemptionId } from './redemption-id.ts';
+
+/**
+ * Spends a mandate's token on one presented payment (`server/src/mandates`, docs/mandates.md),
+ * given to the redemption routes by the composition (`app.ts`), so this folder does not import
+ * the mandates, which build on it.
+ */
+export type MandateSpender = (deps: Deps, client: ClientRecord, claims: ApprovalClaims, mandate: MandateDetails, presented: PresentedAction, currentVersions: Record<string, string>) => Promise<RedeemResponse>;
 
 /** The record a second redeem is answered with (`already_redeemed`). */
 export function redemptionOf(request: ApprovalRequest): Redemption {
@@ -114,7 +120,7 @@ export async function verifyRedemptionToken(deps: Deps, token: string): Promise<
  *   `records`), `already_redeemed` (409, with `redemption`).
  * @see DESIGN.md guarantees 2, 3, 6 and 7; RFC 8785
  */
-export async function redeemVerified(deps: Deps, client: ClientRecord, claims: ApprovalClaims, presented: PresentedAction, currentVersions: Record<string, string> = {}): Promise<RedeemResponse> {
+export async function redeemVerified(deps: Deps, client: ClientRecord, claims: ApprovalClaims, presented: PresentedAction, currentVersions: Record<string, string> = {}, spendMandate?: MandateSpender): Promise<RedeemResponse> {
   const now = deps.clock.now();
   if (claims.client_id !== client.client_id || claims.tenant !== client.tenant) {
     throw new CountersignError('unauthorized_client', 'This approval was not issued to this client.', { status: 403 });
@@ -124,7 +130,10 @@ export async function redeemVerified(deps: Deps, client: ClientRecord, claims: A
   if (!isRequestId(authReqId)) throw invalidToken('The approval no longer exists.');
   // A mandate's token is spent, one payment at a time, within its bounds (docs/mandates.md).
   const mandate = mandateOf(claims.authorization_details);
-  if (mandate) return spendMandate(deps, client, claims, mandate, presented, currentVersions);
+  if (mandate) {
+    if (!spendMandate) throw invalidToken('This server does not spend mandates.');
+    return spendMandate(deps, client, claims, mandate, presented, currentVersions);
+  }
 
   const presentedHash = await hashAsPresented(presented);
   try {

@@ -1,10 +1,15 @@
 import { CountersignError, type OutcomeReport } from '@countersign/shared';
 import type { ClientRecord } from '../clients/index.ts';
 import type { Deps } from '../deps.ts';
-import { reportSpendOutcome } from '../mandates/index.ts';
 import { fromFields, isRequestId, mandateOf, requestOf, type ApprovalRequest } from '../requests/index.ts';
-import { keys } from '../store/index.ts';
+import { keys, type Fields } from '../store/index.ts';
 import { parseRedemptionId } from './redemption-id.ts';
+
+/**
+ * Records the outcome of one of a mandate's spends (`server/src/mandates`), given by the
+ * composition (`app.ts`) so this folder does not import the mandates, which build on it.
+ */
+export type SpendOutcomeReporter = (deps: Deps, client: ClientRecord, fields: Fields, redemptionId: string, report: OutcomeReport) => Promise<{ redemption_id: string; auth_req_id: string; outcome: OutcomeReport }>;
 
 function sameOutcome(request: ApprovalRequest, report: OutcomeReport): boolean {
   const outcome = request.outcome;
@@ -25,7 +30,7 @@ function sameOutcome(request: ApprovalRequest, report: OutcomeReport): boolean {
  * @throws CountersignError `not_found` (404: unknown id or another client's), `outcome_conflict` (409).
  * @see DESIGN.md guarantee 8
  */
-export async function reportOutcome(deps: Deps, client: ClientRecord, redemptionId: string, report: OutcomeReport): Promise<{ redemption_id: string; auth_req_id: string; outcome: OutcomeReport }> {
+export async function reportOutcome(deps: Deps, client: ClientRecord, redemptionId: string, report: OutcomeReport, reportSpendOutcome?: SpendOutcomeReporter): Promise<{ redemption_id: string; auth_req_id: string; outcome: OutcomeReport }> {
   const notFound = new CountersignError('not_found', 'No such redemption.');
   const parsed = parseRedemptionId(redemptionId);
   if (!parsed) throw notFound;
@@ -34,7 +39,7 @@ export async function reportOutcome(deps: Deps, client: ClientRecord, redemption
   const fields = authReqId && isRequestId(authReqId) ? await deps.store.hashGet(keys.request(client.tenant, authReqId)) : null;
   const request = requestOf(fields);
   // A mandate's spends each have their own redemption id, kept in the mandate's record (docs/mandates.md).
-  if (request && request.client_id === client.client_id && mandateOf(request.authorization_details)) return reportSpendOutcome(deps, client, fields!, redemptionId, report);
+  if (reportSpendOutcome && request && request.client_id === client.client_id && mandateOf(request.authorization_details)) return reportSpendOutcome(deps, client, fields!, redemptionId, report);
   if (!request || request.client_id !== client.client_id || request.redemption_id !== redemptionId) throw notFound;
 
   const result = await deps.lifecycle.reportOutcome(request, redemptionId, report, deps.clock.now());

@@ -5,8 +5,8 @@ import type { Deps } from '../deps.ts';
 import { isJcsNumber, readForm, readJson, readJsonDocument } from '../http/index.ts';
 import { awaitingParties } from '../policy/index.ts';
 import { escalationView, loadRequest, settleExpiry } from '../requests/index.ts';
-import { redeemVerified, verifyRedemptionToken } from './redeem.ts';
-import { reportOutcome } from './report-outcome.ts';
+import { redeemVerified, verifyRedemptionToken, type MandateSpender } from './redeem.ts';
+import { reportOutcome, type SpendOutcomeReporter } from './report-outcome.ts';
 
 /**
  * Audits a refused redemption. It is filed in the tenant of the approval it names when the token
@@ -81,7 +81,7 @@ async function clientView(deps: Deps, client: ClientRecord, authReqId: string): 
  * (`limitClient`: `/redeem` and the outcome 429 `too_many_requests`, the view `slow_down` against
  * `/token`'s limit, as polling it is polling), nothing stored or audited over a limit.
  */
-export function redemptionRoutes(deps: Deps): Hono {
+export function redemptionRoutes(deps: Deps, options: { spendMandate?: MandateSpender; reportSpendOutcome?: SpendOutcomeReporter } = {}): Hono {
   const app = new Hono();
 
   app.post('/redeem', async (c) => {
@@ -100,7 +100,7 @@ export function redemptionRoutes(deps: Deps): Hono {
       // written; any other spelling (`49000.0`, `1.50`) cannot be the approved text.
       const numbersExact = inexactNumbers.every((number) => number.path[0] !== 'authorization_details' || isJcsNumber(number.text));
       const presented = { details: body.authorization_details, numbersExact, depth };
-      const result = await redeemVerified(deps, client, claims, presented, body.current_versions);
+      const result = await redeemVerified(deps, client, claims, presented, body.current_versions, options.spendMandate);
       return c.json(result, 200, { 'Cache-Control': 'no-store' });
     } catch (error) {
       await auditRefusal(deps, client, error, 'redeem', approval);
@@ -112,7 +112,7 @@ export function redemptionRoutes(deps: Deps): Hono {
     const { auth, rest: report } = splitAuth(await readJson(c, outcomeBody));
     const client = await authenticateClient(c, deps, auth);
     await limitClient(deps, 'outcome', client);
-    return c.json(await reportOutcome(deps, client, c.req.param('redemption_id'), report), 200, { 'Cache-Control': 'no-store' });
+    return c.json(await reportOutcome(deps, client, c.req.param('redemption_id'), report, options.reportSpendOutcome), 200, { 'Cache-Control': 'no-store' });
   });
 
   app.get('/requests/:auth_req_id', async (c) => {
