@@ -93,6 +93,26 @@ describe('createExpirySweeper', () => {
     ]);
   });
 
+  it('keeps walking the chain when the sweeps fell behind: a step already due is handed on at the next sweep, not lost', async () => {
+    const w = world();
+    const now = w.clock.now();
+    const record = testRequest('req_escalate_behind_abcdef', now, 300, { escalation: [{ at: now + 10_000, party: 'role:ops' }, { at: now + 20_000, party: 'role:risk' }], escalation_step: 0 });
+    await w.store.hashCreate(keys.request(record.tenant, record.auth_req_id), toFields(record), 900);
+    await trackDeadline(w.store, record, 1200);
+    await trackEscalation(w.store, record, 1200);
+
+    // No sweep ran while both windows passed (an outage): the first sweep hands it to ops only.
+    w.clock.advance(25);
+    await w.sweeper.sweep();
+    expect((await loadRequest(w.store, 'default', record.auth_req_id))?.escalation_step).toBe(1);
+    expect(await w.store.sortedRangeByScore(keys.escalations(), Number.POSITIVE_INFINITY, 10)).toEqual([deadlineMember(record)]);
+
+    await w.sweeper.sweep();
+    const after = await loadRequest(w.store, 'default', record.auth_req_id);
+    expect([after?.escalation_step, after?.parties]).toEqual([2, ['role:risk']]);
+    expect(await w.store.sortedRangeByScore(keys.escalations(), Number.POSITIVE_INFINITY, 10)).toEqual([]);
+  });
+
   it('settles the requests past their deadline and reads none of the 1000 still alive', async () => {
     const w = world();
     const due = [await w.request(10), await w.request(20), await w.request(30)];

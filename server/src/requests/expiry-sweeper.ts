@@ -143,10 +143,11 @@ export function createExpirySweeper(deps: () => Pick<Deps, 'store' | 'clock' | '
       const now = current.clock.now();
       const result = await current.lifecycle.escalate(request, now);
       // As it stands after the attempt (another sweep may have handed it on meanwhile): kept at its
-      // next step's time when one is still to come, else dropped.
+      // next step's time while one is still to come before its deadline, else dropped. A next step
+      // already due (the sweeps fell behind its window) is kept too, so the next sweep hands it on.
       const after = result.ok ? result.request : (requestOf(result.fields) ?? request);
       const next = after.state === 'pending' ? nextEscalation(after) : null;
-      if (!next || next.at <= now) return undefined;
+      if (!next || now >= after.expires_at) return undefined;
       if (!result.ok) await trackEscalation(current.store, after, current.config.requestExpiryMax + current.config.graceSeconds);
       return 'keep';
     });
