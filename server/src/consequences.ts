@@ -3,11 +3,10 @@ import { pushRequest } from './ciba/index.ts';
 import type { Deps } from './deps.ts';
 import { audienceOf, rolesOf } from './devices/index.ts';
 import { recordHistory } from './history/index.ts';
-import { releasePending, releaseUnused, roleOf } from './policy/index.ts';
+import { releasePending, releaseUnused } from './policy/index.ts';
 import {
   announceExpiry,
   trackApprovalDeadline,
-  trackEscalation,
   trackOutcomeDeadline,
   untrackDeadline,
   untrackEscalation,
@@ -26,7 +25,8 @@ import {
 } from './requests/index.ts';
 import { randomId } from './runtime/index.ts';
 import { keys } from './store/index.ts';
-import { blockClient, usersWithRole } from './users/index.ts';
+import { blockClient } from './users/index.ts';
+import { escalationConsequences } from './escalation-consequences.ts';
 import { indexMandate, pushSpendReceipt } from './mandates/index.ts';
 
 /** What the consequences need of the server's dependencies. */
@@ -145,6 +145,7 @@ export function consequencesOf(deps: ConsequenceDeps): Consequences {
     await Promise.all([untrackDeadline(deps.store, request), untrackEscalation(deps.store, request)]);
   };
   const indexTtl = deps.config.requestExpiryMax + deps.config.graceSeconds;
+  const escalation = escalationConsequences(deps, indexTtl, audienceOfEvent);
   const giveBackUnused: Consequence = ({ request }) => releaseUnused(deps.store, request);
   const tellClient: Consequence = ({ request }) => deps.notifier.requestSettled(request);
 
@@ -160,39 +161,8 @@ export function consequencesOf(deps: ConsequenceDeps): Consequences {
       ],
     },
     approveParty: { record: [audit, announceToAudience, history] },
-    // Handed to the next role of its chain (docs/escalation.md): out of the earlier role's queue and
-    // into the new one's, the next window tracked, everyone who saw it or sees it now told; then the
-    // new role's holders are pushed (a push of its own per step, never held back by the first's mark).
-    escalate: {
-      record: [
-        audit,
-        ({ transition: t, request }) => {
-          if (t.op !== 'escalate') return Promise.resolve();
-          const before = t.from.map(roleOf).filter((role): role is string => role !== null);
-          return Promise.all([
-            ...before.map((role) => deps.store.setRemove(keys.roleRequests(request.tenant, role), request.auth_req_id)),
-            ...rolesOf(request).map((role) => deps.store.setAdd(keys.roleRequests(request.tenant, role), request.auth_req_id, indexTtl)),
-          ]);
-        },
-        ({ request }) => trackEscalation(deps.store, request, indexTtl),
-        async (event) => {
-          const { tenant, auth_req_id, state } = event.request;
-          const t = event.transition;
-          const before = t.op === 'escalate' ? t.from.map(roleOf).filter((role): role is string => role !== null) : [];
-          const earlier = await Promise.all(before.map((role) => usersWithRole(deps.store, tenant, role)));
-          for (const sub of new Set([...(await audienceOfEvent(event)), ...earlier.flat()])) deps.events.publish(tenant, sub, { auth_req_id, state });
-        },
-      ],
-      then: [
-        async (event) => {
-          const { request, transition: t } = event;
-          if (t.op !== 'escalate') return;
-          // Never the person the request is for: nobody reviews their own request.
-          const holders = (await Promise.all(rolesOf(request).map((role) => usersWithRole(deps.store, request.tenant, role)))).flat();
-          await pushRequest(deps, request, [...new Set(holders)].filter((sub) => sub !== request.sub), t.step);
-        },
-      ],
-    },
+    // Handed to the next role of its chain (docs/escalation.md): escalation-consequences.ts.
+    escalate: { record: [audit, ...escalation.record], then: escalation.then },
     approve: {
       record: [
         audit,
