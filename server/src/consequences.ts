@@ -68,8 +68,10 @@ function auditEventsOf({ transition: t, request }: TransitionEvent): TransitionA
     case 'approve': {
       const by = approvalBy(t.party);
       const device = { client_id: request.client_id, sub: by?.sub ?? request.sub, ...(by ? { device_id: by.device_id, credential_id: by.credential_id } : {}), channel: 'device' as const };
-      if (t.op === 'approve') return [{ ...device, type: 'approved', detail: { party: t.party, tier: request.tier ?? 'standard' } }];
-      return [{ ...device, type: 'party_approved', detail: { party: t.party, waiting_for: t.waiting_for.join(' ') } }];
+      // A mandate's approval names the hash of its kept evidence, so its later export is tied to the chain.
+      const evidence: Record<string, string> = by?.evidence_hash ? { evidence_hash: by.evidence_hash } : {};
+      if (t.op === 'approve') return [{ ...device, type: 'approved', detail: { party: t.party, tier: request.tier ?? 'standard', ...evidence } }];
+      return [{ ...device, type: 'party_approved', detail: { party: t.party, waiting_for: t.waiting_for.join(' '), ...evidence } }];
     }
     case 'deny': {
       const device = { client_id: request.client_id, sub: t.sub, device_id: t.device_id, credential_id: t.credential_id, channel: 'device' as const };

@@ -12,3 +12,4 @@ export { intervalTicker, ManualClock, OffsetClock, silentLogger, systemClock, ty
 export { keys, MemoryStore, RedisStore, connectRedisStore, type Store } from './store/index.ts';
 export { KeyRing } from './tokens/index.ts';
 export { velocityMemberOf } from './policy/index.ts';
+export { EVIDENCE_FORMAT, exportMandateEvidence, verifyMandateEvidence, type EvidenceProblemCode, type EvidenceReport, type MandateEvidence } from './mandates/index.ts';

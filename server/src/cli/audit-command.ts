@@ -1,5 +1,6 @@
 import { parseOptions } from '../operator/parse-options.ts';
 import { verifyChain, type AuditLog, type ChainHead, type ChainReport } from '../audit/index.ts';
+import { runEvidenceCheck } from './evidence-command.ts';
 
 /** What {@link runAuditCommand} works with; `audit.ts` gives it the real ones, tests their own. */
 export interface AuditCommandContext {
@@ -26,7 +27,11 @@ export const AUDIT_USAGE = `usage:
       event trimmed, and the report says so.
   audit export --tenant T
       write T's chain to standard output as JSON lines, oldest first; a trimmed chain starts
-      with one {"retention_anchor": …} line, which verify --file reads.`;
+      with one {"retention_anchor": …} line, which verify --file reads.
+  audit verify-evidence --evidence mandate-evidence.json --file export.jsonl [--json]
+      check a mandate's dispute evidence (GET /api/admin/mandates/ID/evidence) offline: the
+      passkey signatures over its exact bounds, every spend and outcome, each event in the
+      tenant's chain export; exit 0 when it holds, 1 with findings (one line each), 2 on bad usage.`;
 
 const TENANT = /^[a-z0-9][a-z0-9-]{0,39}$/;
 
@@ -72,7 +77,7 @@ function describe(report: ChainReport): string {
 export async function runAuditCommand(argv: string[], context: AuditCommandContext): Promise<number> {
   let parsed;
   try {
-    parsed = parseOptions({ args: argv, allowPositionals: true, options: { tenant: { type: 'string' }, anchor: { type: 'string' }, file: { type: 'string' }, json: { type: 'boolean' } } });
+    parsed = parseOptions({ args: argv, allowPositionals: true, options: { tenant: { type: 'string' }, anchor: { type: 'string' }, file: { type: 'string' }, evidence: { type: 'string' }, json: { type: 'boolean' } } });
   } catch (error) {
     context.err(`${(error as Error).message}\n${AUDIT_USAGE}`);
     return 2;
@@ -84,10 +89,15 @@ export async function runAuditCommand(argv: string[], context: AuditCommandConte
     context.err(`${problem}\n${AUDIT_USAGE}`);
     return 2;
   };
+  if (command === 'verify-evidence' && rest.length === 0) {
+    if (!parsed.values.evidence || !file || tenant || parsed.values.anchor) return usage('verify-evidence takes --evidence and --file (the chain export), and [--json]');
+    return runEvidenceCheck({ evidence: context.readLines(parsed.values.evidence), chain: context.readLines(file), json: json === true, out: context.out, err: context.err });
+  }
   if ((command !== 'verify' && command !== 'export') || rest.length > 0) return usage(command ? `unknown command: ${[command, ...rest].join(' ')}` : 'a command is required');
   if (!tenant || !TENANT.test(tenant)) return usage('--tenant is required: lowercase letters, digits and -');
   if (anchor === null) return usage('--anchor must be SEQ:HASH as verify prints it');
   if (command === 'export' && (file || anchor || json)) return usage('export takes only --tenant');
+  if (parsed.values.evidence) return usage('--evidence belongs to verify-evidence');
 
   if (command === 'verify' && file) {
     const report = await verifyChain(tenant, context.readLines(file), anchor);

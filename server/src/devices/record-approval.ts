@@ -1,7 +1,8 @@
 import { CountersignError, type ApprovalParty } from '@countersign/shared';
 import type { Deps } from '../deps.ts';
-import { fromFields, type ApprovalRequest } from '../requests/index.ts';
+import { fromFields, mandateOf, type ApprovalRequest } from '../requests/index.ts';
 import { keys } from '../store/index.ts';
+import { approvalEvidence, evidenceHash } from './approval-evidence.ts';
 import type { VerifiedAssertion } from './verify-assertion.ts';
 
 /** Compare-and-swap attempts before giving up; each lost one means another party's approval landed. */
@@ -14,14 +15,23 @@ const ATTEMPTS = 8;
  * nor both miss it: one swap fails, re-reads and tries again). What follows (audit, history, the
  * queues, the deadline, the client's notification) is the transition's consequences.
  *
+ * A mandate's approval also keeps its evidence (the signed challenge input, the assertion, the
+ * public key): a standing permission is disputed long after its prompt, and its export must let
+ * anyone check the signature over the exact bounds again (docs/mandates.md "Evidence").
+ *
+ * @param response - the assertion as the device sent it (kept only for a mandate).
  * @throws CountersignError `party_already_approved` (409: this party, or this user for another
  *   party, already approved), `party_escalated` (409: handed to the next role meanwhile), `request_not_pending` (409), `expired_token`, `temporarily_unavailable`.
  * @see issue 4 "Reviewers"; docs/reliability.md "The request lifecycle" (every transition is one atomic swap)
  */
-export async function recordApproval(deps: Deps, verified: VerifiedAssertion, party: ApprovalParty): Promise<ApprovalRequest> {
+export async function recordApproval(deps: Deps, verified: VerifiedAssertion, party: ApprovalParty, response: Record<string, unknown>): Promise<ApprovalRequest> {
   const { request, device } = verified;
   const key = keys.request(request.tenant, request.auth_req_id);
-  const approval = { party, sub: verified.record.sub, device_id: device.device_id, credential_id: device.credential_id };
+  const kept = mandateOf(request.authorization_details)
+    ? approvalEvidence({ signed: verified.signed, response, publicKey: device.public_key, rpId: deps.config.rpId, origin: deps.config.publicUrl })
+    : null;
+  const evidence = kept ? { json: JSON.stringify(kept), hash: evidenceHash(kept) } : undefined;
+  const approval = { party, sub: verified.record.sub, device_id: device.device_id, credential_id: device.credential_id, ...(evidence ? { evidence } : {}) };
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     // The first attempt starts from the record as the assertion's check read it; a stale one fails the swap's guards.
     const fields = attempt === 0 ? verified.fields : await deps.store.hashGet(key);

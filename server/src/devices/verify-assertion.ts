@@ -5,6 +5,7 @@ import { isRequestId, requestOf, settleExpiry, type ApprovalRequest } from '../r
 import { keys, type Fields } from '../store/index.ts';
 import { checkPasskey, readChallenge } from './check-passkey.ts';
 import type { ChallengeRecord } from './decision-options.ts';
+import type { ApprovalEvidence } from './approval-evidence.ts';
 import { findDevice, listDevices, type DeviceRecord } from './device-record.ts';
 import type { DeviceSession } from './session.ts';
 
@@ -18,6 +19,8 @@ export interface VerifiedAssertion {
    */
   fields: Fields;
   device: DeviceRecord;
+  /** The challenge's input, whose SHA-256 the assertion signed. */
+  signed: ApprovalEvidence['signed'];
 }
 
 /**
@@ -87,5 +90,5 @@ export async function verifyAssertion(deps: Deps, session: DeviceSession, viewer
 
   const check = await checkPasskey(deps, device, response, expected, deps.clock.now());
   if (!check.ok) throw await refuse(check.reason, check.description, device, check.cause);
-  return { record, request, fields: fields!, device: check.device };
+  return { record, request, fields: fields!, device: check.device, signed };
 }

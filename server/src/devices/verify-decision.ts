@@ -72,5 +72,5 @@ export async function verifyDecision(deps: Deps, session: DeviceSession, viewer:
     }
     if (record.selected_code !== request.binding_code) return recordWrongPick(deps, session, verified);
   }
-  return recordApproval(deps, verified, party);
+  return recordApproval(deps, verified, party, response);
 }

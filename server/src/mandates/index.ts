@@ -9,3 +9,4 @@ export { revokeOptions, verifyRevoke } from './revoke-prompt.ts';
 export { spendMandate, spendRedemption } from './spend-mandate.ts';
 export { readMandateFields, reportSpendOutcome } from './spend-outcome.ts';
 export { pushSpendReceipt, sendSpendReceipt } from './spend-receipt.ts';
+export { EVIDENCE_FORMAT, exportMandateEvidence, verifyMandateEvidence, type EvidenceProblemCode, type EvidenceReport, type MandateEvidence } from './evidence/index.ts';

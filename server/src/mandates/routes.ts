@@ -6,6 +6,7 @@ import type { DeviceVariables } from '../devices/index.ts';
 import { readJson } from '../http/index.ts';
 import { isRequestId, requestOf } from '../requests/index.ts';
 import { keys } from '../store/index.ts';
+import { exportMandateEvidence } from './evidence/index.ts';
 import { listMandates, mandateView } from './mandate-view.ts';
 import { revokeMandate } from './revoke-mandate.ts';
 import { revokeOptions, verifyRevoke } from './revoke-prompt.ts';
@@ -58,14 +59,23 @@ export function registerDeviceMandateRoutes(app: Hono<{ Variables: DeviceVariabl
 
 /**
  * The operator's mandate routes, under `/api/admin` (behind its bearer token):
- * `POST /mandates/{auth_req_id}/revoke?tenant=…` → `{mandate: MandateView}`, audited `mandate_revoked` on the admin channel.
+ * - `POST /mandates/{auth_req_id}/revoke?tenant=…` → `{mandate: MandateView}`, audited `mandate_revoked` on the admin channel;
+ * - `GET /mandates/{auth_req_id}/evidence?tenant=…` → `MandateEvidence` (docs/mandates.md "Evidence"), as a download.
  */
 export function registerAdminMandateRoutes(app: Hono, deps: Deps): void {
-  app.post('/mandates/:auth_req_id/revoke', async (c) => {
-    const parsed = tenantName.safeParse(c.req.query('tenant') ?? 'default');
+  const tenantOf = (value: string | undefined) => {
+    const parsed = tenantName.safeParse(value ?? 'default');
     if (!parsed.success) throw new CountersignError('invalid_request', 'tenant is malformed.');
-    const request = await revokeMandate(deps, { tenant: parsed.data, auth_req_id: c.req.param('auth_req_id'), by: { channel: 'admin' } });
+    return parsed.data;
+  };
+  app.post('/mandates/:auth_req_id/revoke', async (c) => {
+    const request = await revokeMandate(deps, { tenant: tenantOf(c.req.query('tenant')), auth_req_id: c.req.param('auth_req_id'), by: { channel: 'admin' } });
     const fields = await deps.store.hashGet(keys.request(request.tenant, request.auth_req_id));
     return c.json({ mandate: fields ? mandateView(fields, deps.clock.now()) : null });
+  });
+
+  app.get('/mandates/:auth_req_id/evidence', async (c) => {
+    const evidence = await exportMandateEvidence(deps, tenantOf(c.req.query('tenant')), c.req.param('auth_req_id'));
+    return c.json(evidence, 200, { 'Cache-Control': 'no-store', 'Content-Disposition': `attachment; filename="${evidence.auth_req_id}-evidence.json"` });
   });
 }

@@ -18,6 +18,8 @@ export interface PartyApproval {
   device_id: string;
   credential_id: string;
   at: number;
+  /** A mandate's approval: base64url(SHA-256(JCS)) of its kept evidence (`evidence:<party>`), also in its audit event. */
+  evidence_hash?: string;
 }
 
 /** Who is looking at, or deciding, a request: a user of the request's tenant and their roles. */

@@ -6,7 +6,7 @@ export { escalationView } from './escalation-view.ts';
 export { requestDisplay } from './request-display.ts';
 export { holdLease, leaseTicker, type LeaseTickerOptions } from './sweep-lease.ts';
 export { deadlineMember, nextEscalation, parseDeadlineMember, trackApprovalDeadline, trackDeadline, trackEscalation, untrackDeadline, untrackEscalation, type RequestRef } from './request-deadlines.ts';
-export { approvalField, currentDeadline, effectiveState, fromFields, notificationTokenOf, requestOf, toFields, type ApprovalRequest, type EscalationStep } from './request-record.ts';
+export { approvalField, currentDeadline, evidenceField, effectiveState, fromFields, notificationTokenOf, requestOf, toFields, type ApprovalRequest, type EscalationStep } from './request-record.ts';
 export { createLifecycle, MANDATE_OPS, outboxOf, SPEND_GUARDS, TRANSITIONS, type SpendInput, wrongPickToken, type DenialCause, type Lifecycle, type LifecycleTimes, type PartyApprovalInput, type SwapResult, type Transition, type TransitionOp } from './lifecycle.ts';
 export { createOutbox, creationFields, type Consequence, type Consequences, type Outbox, type OutboxDeps, type OutboxOptions, type TransitionEvent } from './outbox.ts';
 export { createStoreClock, type StoreClock } from './store-clock.ts';

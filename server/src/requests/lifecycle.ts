@@ -1,7 +1,7 @@
 import type { ApprovalParty, OutcomeReport, RequestState } from '@countersign/shared';
 import type { BoundedIncrement, Fields, Guard } from '../store/index.ts';
 import { MANDATE_FIELDS, mandateOf, type MandateSpend } from './mandate-fields.ts';
-import { approvalField, fromFields, type ApprovalRequest } from './request-record.ts';
+import { approvalField, evidenceField, fromFields, type ApprovalRequest } from './request-record.ts';
 import type { RequestRef } from './request-deadlines.ts';
 
 /**
@@ -164,6 +164,8 @@ export interface PartyApprovalInput {
   sub: string;
   device_id: string;
   credential_id: string;
+  /** A mandate's approval: its evidence as JSON, written to `evidence:<party>`, and that JSON's hash (kept in the approval). */
+  evidence?: { json: string; hash: string };
 }
 
 /**
@@ -246,7 +248,8 @@ export function createLifecycle(swap: Swap, times: LifecycleTimes): Lifecycle {
           return held === undefined ? { field: approvalField(other), op: 'absent' } : { field: approvalField(other), op: 'eq', value: held };
         }),
       ];
-      const written = { [approvalField(approval.party)]: JSON.stringify({ sub: approval.sub, device_id: approval.device_id, credential_id: approval.credential_id, at: now }) };
+      const given = { sub: approval.sub, device_id: approval.device_id, credential_id: approval.credential_id, at: now, ...(approval.evidence ? { evidence_hash: approval.evidence.hash } : {}) };
+      const written = { [approvalField(approval.party)]: JSON.stringify(given), ...(approval.evidence ? { [evidenceField(approval.party)]: approval.evidence.json } : {}) };
       if (!last) {
         const waiting = others.filter((other) => fields[approvalField(other)] === undefined);
         return swap(ref, guards, written, { op: 'approveParty', at: now, party: approval.party, waiting_for: waiting });

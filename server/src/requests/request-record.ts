@@ -88,6 +88,15 @@ export function approvalField(party: ApprovalParty): string {
   return `approval:${party}`;
 }
 
+/**
+ * The hash field that keeps the evidence of one party's passkey approval of a mandate (JSON of
+ * `ApprovalEvidence`, devices/approval-evidence.ts), written with its `approval:<party>`. Read only
+ * by the mandate's evidence export, so it is not a member of {@link ApprovalRequest}.
+ */
+export function evidenceField(party: ApprovalParty): string {
+  return `evidence:${party}`;
+}
+
 const optionalNumber = (value: string | undefined) => (value === undefined ? undefined : Number(value));
 
 /**
