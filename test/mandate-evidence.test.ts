@@ -86,7 +86,7 @@ describe('mandate evidence (redis store)', () => {
 
     const forged = copy(evidence);
     const signature = Buffer.from(forged.approvals[0]!.evidence!.assertion.response.signature, 'base64url');
-    signature[signature.length - 1] ^= 0x01;
+    signature.writeUInt8(signature.readUInt8(signature.length - 1) ^ 0x01, signature.length - 1);
     forged.approvals[0]!.evidence!.assertion.response.signature = signature.toString('base64url');
     expect(await codes(forged, chain)).toEqual(['evidence_hash_mismatch']);
     // And with its evidence hash made to fit: the signature fails, and the chain knows the real hash.

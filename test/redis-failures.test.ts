@@ -4,7 +4,7 @@ import { Redis, type Cluster } from 'ioredis';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectRedis, connectRedisStore, RedisStore, runWithStoreDeadline, StoreUnavailableError } from '../server/src/store/index.ts';
+import { connectRedis, connectRedisStore, observeStoreErrors, RedisStore, runWithStoreDeadline, StoreUnavailableError } from '../server/src/store/index.ts';
 import { startRedisCluster, startRedisServer, stopRedisServer, testPrefix, type RedisServerProcess } from './support/cluster.ts';
 import { createHarness, type Harness } from './support/harness.ts';
 import { payment } from './support/payment.ts';
@@ -148,6 +148,9 @@ describe('a private Redis in trouble', () => {
   it('retries a read refused with BUSY while a slow script runs, and answers it once the script is done', async () => {
     const store = await connectRedisStore(`redis://127.0.0.1:${server.port}`, { prefix: testPrefix() });
     const admin = new Redis(server.port);
+    // What countersign_store_errors_total counts: every error met, the retried ones too.
+    const met: string[] = [];
+    observeStoreErrors(store, (kind) => void met.push(kind));
     try {
       await store.set('k', 'v');
       await admin.call('CONFIG', 'SET', 'busy-reply-threshold', '50');
@@ -156,6 +159,8 @@ describe('a private Redis in trouble', () => {
       await sleep(100);
       expect(await store.get('k')).toBe('v');
       expect(await busy).toBe(1);
+      expect(met.length).toBeGreaterThan(0);
+      expect(new Set(met)).toEqual(new Set(['not_now']));
     } finally {
       await admin.call('CONFIG', 'SET', 'busy-reply-threshold', '5000');
       admin.disconnect();

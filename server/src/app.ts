@@ -2,13 +2,14 @@ import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { adminRoutes } from './admin/index.ts';
+import { adminAuth, adminRoutes } from './admin/index.ts';
 import { bcAuthorizeHandler, discoveryRoutes, tokenHandler } from './ciba/index.ts';
 import { consoleRoutes, testRequestRoutes } from './console/index.ts';
 import type { Deps } from './deps.ts';
 import { deviceRoutes } from './devices/index.ts';
 import { contentLengthLimit, errorHandler, MAX_BODY_BYTES, notFound, requestDeadline, securityHeaders } from './http/index.ts';
 import { registerDeviceMandateRoutes, reportSpendOutcome, spendMandate } from './mandates/index.ts';
+import { httpMetrics, metricsRoute } from './metrics/index.ts';
 import { redemptionRoutes } from './redemption/index.ts';
 
 /** Where `pnpm build` puts the approver PWA. */
@@ -31,6 +32,8 @@ export function createApp(deps: Deps, options: AppOptions = {}): Hono {
   const app = new Hono();
   app.onError(errorHandler(deps.log));
   app.notFound(notFound);
+  // First, so it times the whole answer and sees the status the error handler chose.
+  app.use('*', httpMetrics(deps.metrics));
   // Set before the handler runs, so that @hono/node-server writes its prepared answer (security-headers.ts).
   app.use('*', securityHeaders({ https: deps.config.publicUrl.startsWith('https:') }));
   // A body announced as too large is refused on every route; one read is capped as it is read (read-body.ts).
@@ -56,6 +59,7 @@ export function createApp(deps: Deps, options: AppOptions = {}): Hono {
   if (options.adminToken) {
     app.route('/api/admin/test-requests', testRequestRoutes(deps, options.adminToken));
     app.route('/api/admin', adminRoutes(deps, options.adminToken));
+    app.route('/metrics', metricsRoute(deps.metrics, adminAuth(deps, options.adminToken)));
     // The operator console: a static page that asks for the admin token; off with the admin API.
     app.route('/console', consoleRoutes());
   }

@@ -7,19 +7,22 @@ import { pushRequestTo } from './ciba/index.ts';
 import { createJobQueue, type JobHandlers, type JobQueueOptions } from './jobs/index.ts';
 import { clientNotificationHandler, createClientNotifier, type ClientNotifierOptions } from './notifications/index.ts';
 import { createGuardedHttpsAgent } from './outbound/index.ts';
+import { countedAudit, createMetrics, pushServiceLabel, type Metrics } from './metrics/index.ts';
 import { loadPolicy, unreachableEscalation, type Policy } from './policy/index.ts';
 import { createPushNotifier, createWebPushSender, isAllowedPushEndpoint, loadVapidKeys, type PushSender } from './push/index.ts';
 import { wireLifecycle } from './consequences.ts';
 import { sendSpendReceipt } from './mandates/index.ts';
 import { createExpirySweeper, createStoreClock, leaseTicker, sendExpiryNotice, type ExpirySweeperOptions, type OutboxOptions } from './requests/index.ts';
 import { Background, consoleLogger, randomId, systemClock, type Clock, type IdGenerator, type Logger } from './runtime/index.ts';
-import type { Store } from './store/index.ts';
+import { keys, observeStoreErrors, type Store } from './store/index.ts';
 import { createTenantPolicies } from './tenant-policy/index.ts';
 import { KeyRing } from './tokens/index.ts';
 
 /** What {@link createDeps} may be given instead of its defaults (tests inject clocks and senders). */
 export interface DepsOverrides {
   clock?: Clock;
+  /** Metrics to count into (a registry shared by several instances in one process); new ones by default. */
+  metrics?: Metrics;
   ids?: IdGenerator;
   log?: Logger;
   pushSender?: PushSender;
@@ -64,10 +67,15 @@ export async function createDeps(config: Config, store: Store, overrides: DepsOv
   // refuses a socket to an internal address, should one of those names ever resolve to one.
   const sender = overrides.pushSender ?? createWebPushSender({ vapid, ...(config.production ? { agent: createGuardedHttpsAgent() } : {}) });
   const policy = { production: config.production, allowedHosts: config.pushAllowedHosts };
+  const metrics = overrides.metrics ?? createMetrics({ queueDepth: () => store.streamLength(keys.jobs()) });
+  observeStoreErrors(store, (kind) => metrics.storeErrors.inc({ kind }));
   const push = createPushNotifier({
     store,
     sender,
-    log: (entry) => log.info('push', { ...entry }),
+    log: (entry) => {
+      metrics.pushSends.inc({ outcome: entry.event.replace('push_', ''), service: pushServiceLabel(entry.push_service) });
+      log.info('push', { ...entry });
+    },
     allowEndpoint: (endpoint) => isAllowedPushEndpoint(endpoint, policy),
   });
   // This process among the instances sharing the store: the sweep lease's holder, the job queue's consumer.
@@ -102,7 +110,8 @@ export async function createDeps(config: Config, store: Store, overrides: DepsOv
     keyRing,
     vapidPublicKey: vapid.publicKey,
     push,
-    audit: createAuditLog(store, clock, config.retentionSeconds, { maxAgeSeconds: config.auditRetentionSeconds, log }),
+    audit: countedAudit(createAuditLog(store, clock, config.retentionSeconds, { maxAgeSeconds: config.auditRetentionSeconds, log }), metrics),
+    metrics,
     events: overrides.events ?? new EventBus(),
     background,
     log,
@@ -118,6 +127,10 @@ export async function createDeps(config: Config, store: Store, overrides: DepsOv
       consumer: instance,
       minIdleMs: config.jobTakeoverMs,
       ...overrides.jobs,
+      onRetry: (job, delayMs) => {
+        metrics.jobRetries.inc({ kind: job.kind });
+        overrides.jobs?.onRetry?.(job, delayMs);
+      },
       // Retries fall due on every instance's clock; one instance at a time moves them into the queue.
       promotionTicker: leaseTicker({ store, holder: instance, log, name: 'job-retries', ...(overrides.jobs?.ticker ? { ticker: overrides.jobs.ticker } : {}) }),
     }),

@@ -9,6 +9,7 @@ import type { Background, Clock, IdGenerator, Logger } from './runtime/index.ts'
 import type { Store } from './store/index.ts';
 import type { TenantPolicies } from './tenant-policy/index.ts';
 import type { KeyRing } from './tokens/index.ts';
+import type { Metrics } from './metrics/index.ts';
 
 /** Sends Web Push notifications to all of a user's devices. */
 export interface UserNotifier {
@@ -67,6 +68,8 @@ export interface Deps {
   /** Finds requests past their deadline and settles them; `main.ts` starts it, tests call `sweep()`. */
   sweeper: ExpirySweeper;
   audit: AuditLog;
+  /** Prometheus metrics of this instance (`GET /metrics`, docs/operations.md "Metrics"). */
+  metrics: Metrics;
   events: EventBus;
   background: Background;
   /**

@@ -81,6 +81,7 @@ export const WATCH = {
   streamAck: { writes: (key, group) => [{ key, kind: 'stream' }, { key, kind: 'group', group }] },
   streamClaim: { writes: (key, group) => [{ key, kind: 'group', group }] },
   streamPendingCount: 'read',
+  streamLength: 'read',
   streamConsumers: 'read',
   // Removes a consumer that holds nothing: the group changes, its pending entries do not.
   streamConsumerRemove: { writes: (key, group) => [{ key, kind: 'group', group }] },

@@ -5,7 +5,7 @@ import type { Fields } from '../store/index.ts';
 import { signTokenResponse } from '../tokens/index.ts';
 
 /** What {@link bindTokens} needs of the server's dependencies. */
-export type BindTokensDeps = Pick<Deps, 'clock' | 'config' | 'ids' | 'keyRing' | 'lifecycle'>;
+export type BindTokensDeps = Pick<Deps, 'clock' | 'config' | 'ids' | 'keyRing' | 'lifecycle'> & Partial<Pick<Deps, 'metrics'>>;
 
 /**
  * Signs the token response of an approved request and binds it to the request, once
@@ -27,7 +27,10 @@ export async function bindTokens(
   const jti = deps.ids(24);
   const tokens = await signTokenResponse(deps.keyRing, deps.config.publicUrl, request, jti, now);
   const result = await deps.lifecycle.issueToken(request, { jti, expires_in: tokens.expires_in }, extra(tokens), now);
-  return result.ok ? { ok: true, tokens } : { ok: false, fields: result.fields };
+  if (!result.ok) return { ok: false, fields: result.fields };
+  const approvedAt = Math.max(...(request.approvals ?? []).map((given) => given.at));
+  if (Number.isFinite(approvedAt)) deps.metrics?.approvalToToken.observe(Math.max(0, now - approvedAt) / 1000);
+  return { ok: true, tokens };
 }
 
 /**

@@ -68,6 +68,8 @@ export async function pushRequestTo(deps: Deps, job: RequestPushJob): Promise<Jo
     summary: `${step > 0 ? 'Escalated to you. ' : ''}${request.client_name}: ${requestSummary(request.authorization_details)}`,
     ttlSeconds: secondsUntil(request.expires_at, deps.clock.now()),
   });
+  // From the agent's request to a push service taking the push: the first push only (an escalation's is later by design).
+  if (result.sent > 0 && step === 0) deps.metrics.requestToPush.observe(Math.max(0, deps.clock.now() - request.created_at) / 1000);
   if (result.sent === 0 && result.failed > 0) {
     const wait = backoffDelay(job.attempt, DEFAULT_BACKOFF_MS);
     if (wait !== null) return { retryInMs: wait };

@@ -16,3 +16,4 @@ export { runWithStoreDeadline } from './store-deadline.ts';
 export { connectRedisStore, RedisStore, type ConnectRedisStoreOptions, type RedisStoreOptions } from './redis-store.ts';
 export { storeTargetOf } from './store-target.ts';
 export { checkPersistence, judgePersistence, readPersistence, type NodePersistence, type PersistenceVerdict } from './check-persistence.ts';
+export { observeStoreErrors } from './redis-guard.ts';

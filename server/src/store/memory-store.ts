@@ -546,6 +546,10 @@ export class MemoryStore implements Store {
     return true;
   }
 
+  async streamLength(key: string): Promise<number> {
+    return this.#of(key, 'stream')?.value.entries.length ?? 0;
+  }
+
   async streamPendingCount(key: string, group: string): Promise<number> {
     return this.#of(key, 'stream')?.value.groups?.get(group)?.pending.size ?? 0;
   }

@@ -60,6 +60,8 @@ export interface QueueStore {
    * in `deleted`. Answers null when the stream or the group does not exist.
    */
   streamClaim(key: string, group: string, consumer: string, options: { minIdleMs: number; count: number; cursor?: string }): Promise<StreamClaimResult | null>;
+  /** How many entries the stream holds (XLEN): for a queue, the jobs queued or running; 0 when there is no stream. */
+  streamLength(key: string): Promise<number>;
   /** How many entries are pending on the group's consumers (XPENDING summary); 0 when there is no group. */
   streamPendingCount(key: string, group: string): Promise<number>;
   /**

@@ -24,6 +24,7 @@ export const READ_OPERATIONS: ReadonlySet<keyof Store> = new Set<keyof Store>([
   'streamIndexRead',
   'streamRange',
   'streamPendingCount',
+  'streamLength',
 ]);
 
 /** Attempts of one store call at most, the first included. */
@@ -36,6 +37,8 @@ interface GuardState {
   cluster: Cluster | null;
   /** The command timeout: the deadline of a call made outside any unit of work. */
   timeoutMs: number;
+  /** Told of every Redis error a call meets, retried or not (the metrics' `countersign_store_errors_total`). */
+  onError?: (kind: RedisErrorKind | 'deadline' | 'other') => void;
 }
 
 const STATES = new WeakMap<object, GuardState>();
@@ -45,6 +48,17 @@ export function registerGuard(store: object, redis: Redis | Cluster): void {
   const cluster = redis instanceof Cluster ? redis : null;
   const timeoutMs = (cluster ? cluster.options.redisOptions?.commandTimeout : (redis as Redis).options.commandTimeout) ?? DEFAULT_REDIS_COMMAND_TIMEOUT_MS;
   STATES.set(store, { cluster, timeoutMs });
+}
+
+/**
+ * Tells `observer` of every Redis error the calls of `store` meet, by kind, those retried
+ * included: `deadline` for a call still waiting when its unit of work's deadline passed, `other`
+ * for an error that is not Redis being unavailable (a script error, a bug). Does nothing for a
+ * store that is not a `RedisStore`.
+ */
+export function observeStoreErrors(store: object, observer: (kind: RedisErrorKind | 'deadline' | 'other') => void): void {
+  const state = STATES.get(store);
+  if (state) state.onError = observer;
 }
 
 /**
@@ -98,8 +112,12 @@ async function callGuarded(store: object, original: (...args: unknown[]) => Prom
       } catch (error) {
         // Still waiting at the deadline: it may yet run (on the wire, or queued to go). Said even of
         // a read: the calls a request has in flight with it, which fail at the same moment, may be writes.
-        if (error instanceof StoreDeadlineError) throw new StoreUnavailableError('timeout', error);
+        if (error instanceof StoreDeadlineError) {
+          state.onError?.('deadline');
+          throw new StoreUnavailableError('timeout', error);
+        }
         const kind = redisErrorKind(error);
+        state.onError?.(kind ?? 'other');
         if (kind === null) throw error;
         if (!mayRetry(kind, read) || attempt === MAX_ATTEMPTS || !(await recover(kind, state, deadline, attempt))) {
           throw new StoreUnavailableError(kind === 'timeout' || (!read && outcomeUnknown(kind)) ? 'timeout' : 'unavailable', error);

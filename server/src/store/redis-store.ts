@@ -363,6 +363,10 @@ export class RedisStore implements Store {
     return Number(await script.call(this.#redis, this.#key(key), group, consumer, String(options.minIdleMs))) === 1;
   }
 
+  async streamLength(key: string): Promise<number> {
+    return Number(await this.#redis.call('XLEN', this.#key(key)));
+  }
+
   async streamPendingCount(key: string, group: string): Promise<number> {
     try {
       const [count] = (await this.#redis.call('XPENDING', this.#key(key), group)) as [number, ...unknown[]];

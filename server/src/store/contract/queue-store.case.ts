@@ -47,7 +47,9 @@ export function describeQueueStoreContract(name: string, makeStore: () => Promis
         expect(await store.streamGroupRead(k, GROUP, 'c1', 10)).toBeNull();
         expect(await store.streamClaim(k, GROUP, 'c1', { minIdleMs: 0, count: 10 })).toBeNull();
         expect(await store.streamPendingCount(k, GROUP)).toBe(0);
+        expect(await store.streamLength(k)).toBe(0);
         await store.streamAppend(k, { n: '0' });
+        expect(await store.streamLength(k)).toBe(1);
         expect(await store.streamGroupRead(k, GROUP, 'c1', 10)).toBeNull();
         expect(await store.streamAck(k, GROUP, ['1-0'])).toBe(0);
       });
@@ -58,6 +60,7 @@ export function describeQueueStoreContract(name: string, makeStore: () => Promis
         expect((await store.streamGroupRead(k, GROUP, 'c2', 10))?.map((entry) => entry.id)).toStrictEqual(ids.slice(3));
         expect(await store.streamGroupRead(k, GROUP, 'c1', 10)).toStrictEqual([]);
         expect(await store.streamPendingCount(k, GROUP)).toBe(5);
+        expect(await store.streamLength(k)).toBe(5);
         const later = await store.streamAppend(k, { n: '5' });
         expect((await store.streamGroupRead(k, GROUP, 'c2', 10))?.map((entry) => entry.id)).toStrictEqual([later]);
         await expect(store.streamGroupRead(k, GROUP, 'c1', 0)).rejects.toThrow(RangeError);
