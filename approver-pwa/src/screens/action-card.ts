@@ -3,6 +3,7 @@ import { h } from '../ui/dom.ts';
 import { accessPart } from './cards/access-part.ts';
 import type { CardPart } from './cards/card-part.ts';
 import { deletionPart } from './cards/deletion-part.ts';
+import { mandatePart } from './cards/mandate-part.ts';
 import { messagePart } from './cards/message-part.ts';
 import { recordChangePart } from './cards/record-change-part.ts';
 import { warningNotes } from './cards/warnings.ts';
@@ -10,7 +11,7 @@ import { argumentMembers } from './tool-arguments.ts';
 import './cards/cards.css';
 
 /** Test ids the screen uses for itself; a field with one of these labels gets a `field-` prefix. */
-const RESERVED_TESTIDS = new Set(['amount', 'amount-symbol', 'client-name', 'binding-message', 'time-left', 'result', 'approve', 'deny', 'report', 'tier', 'approvals', 'approval', 'warning', 'records', 'message', 'access', 'changes', 'change', 'totals', 'total']);
+const RESERVED_TESTIDS = new Set(['amount', 'amount-symbol', 'client-name', 'binding-message', 'time-left', 'result', 'approve', 'deny', 'report', 'tier', 'approvals', 'approval', 'warning', 'records', 'message', 'access', 'changes', 'change', 'totals', 'total', 'mandate']);
 
 /** The `data-testid` of a field from its label: `Payee` → `payee`, `Reference no.` → `reference-no`. */
 export function fieldTestId(label: string): string {
@@ -24,6 +25,7 @@ const PARTS: Record<string, (action: ActionDisplay) => CardPart | null> = {
   message: messagePart,
   access_change: accessPart,
   record_change: recordChangePart,
+  mandate: mandatePart,
 };
 
 /**
