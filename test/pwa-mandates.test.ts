@@ -192,7 +192,7 @@ describe('a standing mandate on the phone: approve, follow the payments, revoke'
     await page.getByTestId('revoke-dialog-confirm').click();
     await expect.poll(() => detail.getAttribute('data-status'), poll).toBe('revoked');
     expect(await signCount()).toBe(before + 2);
-    expect(await page.getByTestId('mandate-message').textContent()).toBe('Revoked. Bill payer can make no more payments under this mandate.');
+    expect(await page.getByTestId('mandate-message').textContent()).toBe('Stopped with your passkey.');
     expect(await page.getByTestId('mandate-status').textContent()).toBe('✕ Revoked');
     expect(await page.getByTestId('mandate-revoked-note').textContent()).toMatch(/^Revoked today, \d{2}:\d{2}\. Bill payer can make no more payments under it\./);
     expect(await page.getByTestId('revoke').count()).toBe(0);
@@ -209,6 +209,33 @@ describe('a standing mandate on the phone: approve, follow the payments, revoke'
     await expect.poll(() => item.getAttribute('data-status'), poll).toBe('revoked');
     expect(await item.getByTestId('mandate-status').textContent()).toBe('✕ Revoked');
     expect(await item.getByTestId('remaining').count()).toBe(0);
+    expect(app.errors).toEqual([]);
+  });
+
+  it('says so plainly when the mandate was stopped elsewhere before the person confirms, and asks for no passkey', async () => {
+    const details = mandate(harness.clock.now(), { transaction_id: 'mdt_2' });
+    const asked = await bcAuthorize(harness, client, { login_hint: sub, details });
+    expect(asked.status, JSON.stringify(asked.body)).toBe(200);
+    const authReqId = asked.body.auth_req_id as string;
+    await page.goto(`${origin}/#/requests/${authReqId}`);
+    await page.getByTestId(`code-${asked.body.binding_code}`).click();
+    await page.locator('[data-testid="result"][data-result="approved"]').waitFor();
+    await page.goto(`${origin}/#/mandates/${encodeURIComponent(authReqId)}`);
+    const detail = page.getByTestId('mandate-screen');
+    await expect.poll(() => detail.getAttribute('data-status'), poll).toBe('active');
+    expect(await page.getByTestId('spends-empty').textContent()).toBe('No payments yet.');
+    // No count in this one: no "payments left" line.
+    expect(await page.getByTestId('spends-left').count()).toBe(0);
+
+    // An operator stops it while the screen is open.
+    expect((await harness.admin('POST', `/mandates/${authReqId}/revoke`)).status).toBe(200);
+    const signed = await signCount();
+    await page.getByTestId('revoke').click();
+    await page.getByTestId('revoke-dialog-confirm').click();
+    await expect.poll(() => detail.getAttribute('data-status'), poll).toBe('revoked');
+    expect(await page.getByTestId('error').textContent()).toBe('This mandate is not active any more, so there is nothing to stop.');
+    expect(await page.getByTestId('error').getAttribute('role')).toBe('alert');
+    expect(await signCount()).toBe(signed);
     expect(app.errors).toEqual([]);
   });
 });

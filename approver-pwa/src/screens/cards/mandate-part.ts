@@ -47,7 +47,7 @@ export function mandatePart(action: ActionDisplay): CardPart | null {
     h(
       'p',
       { class: 'mandate-lead', testid: 'mandate-lead' },
-      'A standing permission: once you approve, the agent may make these payments without asking you each time, until it ends or you stop it under Mandates.',
+      'A standing permission: the agent may make these payments without asking you each time, until it ends or you stop it under Mandates.',
     ),
     ...mandate.limits.map((limit) =>
       bigFigure({

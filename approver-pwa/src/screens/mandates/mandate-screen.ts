@@ -109,7 +109,8 @@ export function mountMandateScreen(ctx: ScreenContext, authReqId: string): Dispo
       const revoked = await revokeMandate(authReqId, response);
       busy = false;
       render(revoked);
-      status.textContent = `Revoked. ${revoked.client_name} can make no more payments under this mandate.`;
+      // The revoked note says what it means; this line confirms, once, that it was just done.
+      status.textContent = 'Stopped with your passkey.';
       window.scrollTo(0, 0);
       focusHeading(ctx.root);
     } catch (error) {
