@@ -32,9 +32,9 @@ const PARTS: Record<string, (action: ActionDisplay) => CardPart | null> = {
  * One action as the server computed it: its warnings first (`Cannot be undone`), then the amount
  * large (ISO code first, so EUR and USD can't be mistaken, and the symbol form under it), then
  * every field in the server's order; a tool call's arguments as nested lists, long strings folded
- * with the full text one tap away. A deletion, a message, an access change and a record change
- * show their structured part (how many records, the message as sent, `viewer → admin`, a before →
- * after table) in place of the lines it covers.
+ * with the full text one tap away. A deletion, a message, an access change, a record change and a
+ * mandate show their structured part (how many records, the message as sent, `viewer → admin`, a
+ * before → after table, a standing permission's bounds) in place of the lines it covers.
  *
  * @param withHeading - give the card its own heading (when a request holds several actions).
  */
