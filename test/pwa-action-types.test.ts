@@ -1,4 +1,3 @@
-import { AxeBuilder } from '@axe-core/playwright';
 import { createAgentClient, type AgentClient } from '@countersign/agent';
 import { CountersignError, type AuthorizationDetails, type RequestDisplay } from '@countersign/shared';
 import { copyFile, mkdir } from 'node:fs/promises';
@@ -6,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, freePort, type Harness } from './support/harness.ts';
+import { expectAccessibleInBothSchemes } from './support/pwa-axe.ts';
 import { ARTIFACTS, enrollmentLink, launchChromium, openAppBrowser, screenshot, STEP_MS, widthAt360, type AppBrowser } from './support/pwa-browser.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -70,17 +70,6 @@ const BATCH = [
   { type: 'payment', transaction_id: 'txn_b3', amount_minor: 5000, currency: 'JPY', payee: { id: 'acct_79', name: 'Tanaka KK' }, purpose: 'Refund for order 1044' },
 ] as const;
 
-/** No axe-core (WCAG 2.x A/AA and best practices) violation on what is on screen, measured with reduced motion. */
-async function expectAccessible(page: Page, name: string): Promise<void> {
-  await page.emulateMedia({ reducedMotion: 'reduce' });
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  await page.emulateMedia({ reducedMotion: 'no-preference' });
-  expect(
-    violations.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`),
-    `${name}: axe-core violations`,
-  ).toEqual([]);
-}
-
 /** The computed font size of an element, in CSS px. */
 const fontSize = (locator: Locator) => locator.evaluate((element) => parseFloat(getComputedStyle(element).fontSize));
 
@@ -140,11 +129,8 @@ describe('what the person sees, per action type (phone)', () => {
     const width = await widthAt360(page);
     expect(width.overflowing, `${name}: nothing sticks out at 360 px`).toEqual([]);
     expect(width.scrollWidth).toBeLessThanOrEqual(360);
-    await expectAccessible(page, name);
     // The dark scheme has colours of its own (the warning, the roles, the table): axe measures them too.
-    await page.emulateMedia({ colorScheme: 'dark' });
-    await expectAccessible(page, `${name} (dark)`);
-    await page.emulateMedia({ colorScheme: 'light' });
+    await expectAccessibleInBothSchemes(page, name);
     // No button left hovered by the last tap.
     await page.mouse.move(1, 1);
     if (scrolled) await page.getByTestId('action').evaluate((card) => window.scrollTo(0, card.getBoundingClientRect().top + window.scrollY - 12));

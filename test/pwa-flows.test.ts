@@ -1,4 +1,3 @@
-import { AxeBuilder } from '@axe-core/playwright';
 import { CountersignError } from '@countersign/shared';
 import { createAgentClient, type AgentClient } from '@countersign/agent';
 import { randomBytes } from 'node:crypto';
@@ -8,6 +7,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, freePort, type Harness } from './support/harness.ts';
 import { payment } from './support/payment.ts';
+import { expectAccessible } from './support/pwa-axe.ts';
 import { ARTIFACTS, enrollmentLink, launchChromium, openAppBrowser, screenshot, STEP_MS, VIEWPORTS, widthAt360, type AppBrowser, type ViewportName } from './support/pwa-browser.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -17,19 +17,6 @@ const poll = { timeout: STEP_MS, interval: 50 };
 const ELEVATED = 150_000;
 /** EUR 12,000.00: the shipped policy's `high` tier (from EUR 10,000.00): number matching and a finance reviewer. */
 const HIGH = 1_200_000;
-
-/** No axe-core violation on what is on screen. */
-async function expectAccessible(page: Page, name: string): Promise<void> {
-  // With reduced motion: a colour transition (a button's hover) is never measured half-way.
-  const reduced = await page.evaluate(() => matchMedia('(prefers-reduced-motion: reduce)').matches);
-  await page.emulateMedia({ reducedMotion: 'reduce' });
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  await page.emulateMedia({ reducedMotion: reduced ? 'reduce' : 'no-preference' });
-  expect(
-    violations.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`),
-    `${name}: axe-core violations`,
-  ).toEqual([]);
-}
 
 /**
  * The approver's main journeys in headless Chromium at a phone's and a desktop's viewport, against

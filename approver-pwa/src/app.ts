@@ -6,6 +6,8 @@ import { mountDevicesScreen } from './screens/devices-screen.ts';
 import { mountEnrollScreen } from './screens/enroll-screen.ts';
 import { mountHistoryScreen } from './screens/history-screen.ts';
 import { mountInboxScreen } from './screens/inbox-screen.ts';
+import { mountMandateScreen } from './screens/mandates/mandate-screen.ts';
+import { mountMandatesScreen } from './screens/mandates/mandates-screen.ts';
 import { mountRequestScreen } from './screens/request-screen.ts';
 import type { Dispose, ScreenContext } from './screens/screen.ts';
 import { showLoadError, showNotEnrolled, showNotFound } from './screens/status-screens.ts';
@@ -16,8 +18,9 @@ import { setFlash } from './ui/flash.ts';
 /**
  * Mounts the screen for each route into `root`, disposing the previous one first. Screens of an
  * enrolled device wait for the session; without one they show "This device is not enrolled". The
- * main navigation (Requests, History, Devices) shows on the enrolled device's list screens; a
- * request's screen keeps to its one task, with a way back.
+ * main navigation (Requests, History, Mandates, Devices) shows on the enrolled device's list
+ * screens; a request's screen keeps to its one task, with a way back; a mandate's screen belongs
+ * to Mandates.
  */
 export function createApp(root: HTMLElement): (route: Route) => void {
   const events = createRequestEvents({ url: DEVICE_EVENTS_URL });
@@ -54,6 +57,8 @@ export function createApp(root: HTMLElement): (route: Route) => void {
       case 'request':
       case 'history':
       case 'devices':
+      case 'mandates':
+      case 'mandate':
         break;
     }
     let session: DeviceSession | null;
@@ -78,11 +83,11 @@ export function createApp(root: HTMLElement): (route: Route) => void {
         showNotEnrolled(root);
       },
     };
-    showNav(route.name === 'request' ? null : route.name);
+    showNav(route.name === 'request' ? null : route.name === 'mandate' ? 'mandates' : route.name);
     dispose = mount(ctx, route);
   }
 
-  function mount(ctx: ScreenContext, route: Extract<Route, { name: 'inbox' | 'request' | 'history' | 'devices' }>): Dispose {
+  function mount(ctx: ScreenContext, route: Extract<Route, { name: 'inbox' | 'request' | 'history' | 'devices' | 'mandates' | 'mandate' }>): Dispose {
     switch (route.name) {
       case 'inbox':
         return mountInboxScreen(ctx);
@@ -92,6 +97,10 @@ export function createApp(root: HTMLElement): (route: Route) => void {
         return mountHistoryScreen(ctx);
       case 'devices':
         return mountDevicesScreen(ctx);
+      case 'mandates':
+        return mountMandatesScreen(ctx);
+      case 'mandate':
+        return mountMandateScreen(ctx, route.authReqId);
     }
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRoute, requestHref } from './router.ts';
+import { mandateHref, parseRoute, requestHref } from './router.ts';
 
 describe('parseRoute', () => {
   it('opens the inbox for an empty fragment or #/', () => {
@@ -20,6 +20,12 @@ describe('parseRoute', () => {
     expect(parseRoute('#/history')).toEqual({ name: 'history' });
     expect(parseRoute('#/devices')).toEqual({ name: 'devices' });
     expect(parseRoute('#/history/x')).toEqual({ name: 'not_found' });
+  });
+
+  it('opens the mandates, and one mandate by its decoded id', () => {
+    expect(parseRoute('#/mandates')).toEqual({ name: 'mandates' });
+    expect(parseRoute(mandateHref('areq_1/2'))).toEqual({ name: 'mandate', authReqId: 'areq_1/2' });
+    expect(parseRoute('#/mandates/a/b')).toEqual({ name: 'not_found' });
   });
 
   it('refuses anything else', () => {

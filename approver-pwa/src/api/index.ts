@@ -18,3 +18,4 @@ export {
   type DeviceSession,
   type RequestView,
 } from './device-api.ts';
+export { getMandate, listMandates, revokeMandate, type MandateDetail } from './mandate-api.ts';

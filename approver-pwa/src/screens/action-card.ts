@@ -3,6 +3,7 @@ import { h } from '../ui/dom.ts';
 import { accessPart } from './cards/access-part.ts';
 import type { CardPart } from './cards/card-part.ts';
 import { deletionPart } from './cards/deletion-part.ts';
+import { mandatePart } from './cards/mandate-part.ts';
 import { messagePart } from './cards/message-part.ts';
 import { recordChangePart } from './cards/record-change-part.ts';
 import { warningNotes } from './cards/warnings.ts';
@@ -10,7 +11,7 @@ import { argumentMembers } from './tool-arguments.ts';
 import './cards/cards.css';
 
 /** Test ids the screen uses for itself; a field with one of these labels gets a `field-` prefix. */
-const RESERVED_TESTIDS = new Set(['amount', 'amount-symbol', 'client-name', 'binding-message', 'time-left', 'result', 'approve', 'deny', 'report', 'tier', 'approvals', 'approval', 'warning', 'records', 'message', 'access', 'changes', 'change', 'totals', 'total']);
+const RESERVED_TESTIDS = new Set(['amount', 'amount-symbol', 'client-name', 'binding-message', 'time-left', 'result', 'approve', 'deny', 'report', 'tier', 'approvals', 'approval', 'warning', 'records', 'message', 'access', 'changes', 'change', 'totals', 'total', 'mandate']);
 
 /** The `data-testid` of a field from its label: `Payee` → `payee`, `Reference no.` → `reference-no`. */
 export function fieldTestId(label: string): string {
@@ -24,15 +25,16 @@ const PARTS: Record<string, (action: ActionDisplay) => CardPart | null> = {
   message: messagePart,
   access_change: accessPart,
   record_change: recordChangePart,
+  mandate: mandatePart,
 };
 
 /**
  * One action as the server computed it: its warnings first (`Cannot be undone`), then the amount
  * large (ISO code first, so EUR and USD can't be mistaken, and the symbol form under it), then
  * every field in the server's order; a tool call's arguments as nested lists, long strings folded
- * with the full text one tap away. A deletion, a message, an access change and a record change
- * show their structured part (how many records, the message as sent, `viewer → admin`, a before →
- * after table) in place of the lines it covers.
+ * with the full text one tap away. A deletion, a message, an access change, a record change and a
+ * mandate show their structured part (how many records, the message as sent, `viewer → admin`, a
+ * before → after table, a standing permission's bounds) in place of the lines it covers.
  *
  * @param withHeading - give the card its own heading (when a request holds several actions).
  */

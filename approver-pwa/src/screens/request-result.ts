@@ -35,7 +35,8 @@ export const WRONG_CODE_TEXT = 'That was not the code shown by the agent, so the
  * Describes what became of a request; the words come from its state, never from the client. A
  * pending request this person has nothing left to approve on, with approvals given, is `waiting`.
  */
-export function describeResult(request: Pick<RequestDisplay, 'state' | 'outcome'> & Partial<Pick<RequestDisplay, 'approvals' | 'viewer' | 'client_name'>>, context: ResultContext = {}): ResultText {
+export function describeResult(request: Pick<RequestDisplay, 'state' | 'outcome'> & Partial<Pick<RequestDisplay, 'approvals' | 'viewer' | 'client_name' | 'actions'>>, context: ResultContext = {}): ResultText {
+  const standing = request.actions?.[0]?.type === 'mandate';
   switch (request.state) {
     case 'pending': {
       const approvals = request.approvals ?? [];
@@ -46,6 +47,8 @@ export function describeResult(request: Pick<RequestDisplay, 'state' | 'outcome'
       return { kind: 'pending', headline: 'Waiting for you', detail: 'Approve or deny this request.' };
     }
     case 'approved':
+      // A mandate is used many times, each spend shown under Mandates, never on this screen.
+      if (standing) return { kind: 'approved', headline: 'Approved', detail: 'The agent may now make payments within these bounds until the mandate ends. See each payment, or stop it, under Mandates.' };
       return { kind: 'approved', headline: 'Approved', detail: 'The agent may now carry out this action, once. This screen shows when it has.' };
     case 'denied':
       if (context.wrongCode) return { kind: 'denied', headline: 'Denied: wrong code', detail: WRONG_CODE_TEXT };
@@ -57,6 +60,7 @@ export function describeResult(request: Pick<RequestDisplay, 'state' | 'outcome'
           }
         : { kind: 'denied', headline: 'Denied', detail: 'The request will not go ahead.' };
     case 'expired':
+      if (standing) return { kind: 'expired', headline: 'Ended', detail: 'This mandate has ended or was stopped. No more payments can be made under it.' };
       return { kind: 'expired', headline: 'Expired', detail: 'This request is no longer valid. Nothing will happen.' };
     case 'redeemed': {
       const outcome = request.outcome;

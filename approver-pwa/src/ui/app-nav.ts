@@ -1,8 +1,8 @@
 /** The sections the main navigation leads to. */
-export type NavSection = 'inbox' | 'history' | 'devices';
+export type NavSection = 'inbox' | 'history' | 'mandates' | 'devices';
 
 /**
- * Shows the app shell's main navigation (Requests, History, Devices) for an enrolled device, with
+ * Shows the app shell's main navigation (Requests, History, Mandates, Devices) for an enrolled device, with
  * `aria-current="page"` on the section on screen; hides it where there is nothing to navigate
  * (not enrolled, enrolling, offline).
  *
