@@ -7,7 +7,7 @@ import { bcAuthorizeHandler, discoveryRoutes, tokenHandler } from './ciba/index.
 import { consoleRoutes, testRequestRoutes } from './console/index.ts';
 import type { Deps } from './deps.ts';
 import { deviceRoutes } from './devices/index.ts';
-import { contentLengthLimit, errorHandler, MAX_BODY_BYTES, notFound, requestDeadline, securityHeaders } from './http/index.ts';
+import { contentLengthLimit, errorHandler, MAX_BODY_BYTES, notFound, requestDeadline, requestLog, securityHeaders } from './http/index.ts';
 import { registerDeviceMandateRoutes, reportSpendOutcome, spendMandate } from './mandates/index.ts';
 import { httpMetrics, metricsRoute } from './metrics/index.ts';
 import { redemptionRoutes } from './redemption/index.ts';
@@ -32,8 +32,8 @@ export function createApp(deps: Deps, options: AppOptions = {}): Hono {
   const app = new Hono();
   app.onError(errorHandler(deps.log));
   app.notFound(notFound);
-  // First, so it times the whole answer and sees the status the error handler chose.
-  app.use('*', httpMetrics(deps.metrics));
+  // First, so they time the whole answer and see the status the error handler chose.
+  app.use('*', ...requestLog(deps.log), httpMetrics(deps.metrics));
   // Set before the handler runs, so that @hono/node-server writes its prepared answer (security-headers.ts).
   app.use('*', securityHeaders({ https: deps.config.publicUrl.startsWith('https:') }));
   // A body announced as too large is refused on every route; one read is capped as it is read (read-body.ts).

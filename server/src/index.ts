@@ -8,7 +8,7 @@ export { DEFAULT_RETRY_DELAYS_MS, type ClientNotifierOptions, type NotificationF
 export { endpointProblem, type HostResolver, type ResolvedAddress } from './outbound/index.ts';
 export type { ExpirySweeper, ExpirySweeperOptions } from './requests/index.ts';
 export { createPushNotifier, createWebPushSender, type PushSender } from './push/index.ts';
-export { intervalTicker, ManualClock, OffsetClock, silentLogger, systemClock, type Clock, type Logger, type Ticker } from './runtime/index.ts';
+export { createPinoLogger, intervalTicker, ManualClock, OffsetClock, REDACTED_PATHS, silentLogger, systemClock, type Clock, type Logger, type Ticker } from './runtime/index.ts';
 export { keys, MemoryStore, RedisStore, connectRedisStore, type Store } from './store/index.ts';
 export { KeyRing } from './tokens/index.ts';
 export { velocityMemberOf } from './policy/index.ts';

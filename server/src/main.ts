@@ -5,7 +5,7 @@ import { createApp } from './app.ts';
 import { loadConfig, type Config } from './config/index.ts';
 import { createDeps } from './create-deps.ts';
 import { seedDevelopment } from './seed-development.ts';
-import { consoleLogger, randomId } from './runtime/index.ts';
+import { createPinoLogger, randomId, type Logger } from './runtime/index.ts';
 import { connectRedisEventBus, type EventBus } from './events/index.ts';
 import { checkPersistence, connectRedis, MemoryStore, RedisStore, storeTargetOf, type Store } from './store/index.ts';
 
@@ -17,23 +17,23 @@ const REDIS_PREFIX = 'cs:';
  * carries live updates between the instances sharing it; otherwise the in-memory store and its
  * in-process bus (`events` undefined), in development only (see `storeTargetOf`).
  */
-async function openStore(config: Config): Promise<{ store: Store; events?: EventBus }> {
+async function openStore(config: Config, log: Logger): Promise<{ store: Store; events?: EventBus }> {
   const target = storeTargetOf(config);
   if (target) {
     const redis = await connectRedis(target, {
       commandTimeoutMs: config.redisCommandTimeoutMs,
-      onError: (error) => consoleLogger.error('redis error', { error: error.message }),
+      onError: (error) => log.error('redis error', { error: error.message }),
     });
     // A Redis that forgets on restart takes every approval and the audit trail with it: production
     // refuses it unless told that loss is accepted (docs/security.md "Redis persistence").
-    await checkPersistence(redis, { production: config.production, setting: config.redisPersistence, warn: (message) => consoleLogger.warn(message) }).catch((error: unknown) => {
+    await checkPersistence(redis, { production: config.production, setting: config.redisPersistence, warn: (message) => log.warn(message) }).catch((error: unknown) => {
       redis.disconnect();
       throw error;
     });
     const store = new RedisStore({ redis, prefix: REDIS_PREFIX });
-    return { store, events: await connectRedisEventBus({ redis, channel: `${REDIS_PREFIX}events`, log: consoleLogger }) };
+    return { store, events: await connectRedisEventBus({ redis, channel: `${REDIS_PREFIX}events`, log }) };
   }
-  consoleLogger.warn('REDIS_URL is unset: using the in-memory store. Everything is lost on restart; use it for development only.');
+  log.warn('REDIS_URL is unset: using the in-memory store. Everything is lost on restart; use it for development only.');
   return { store: new MemoryStore() };
 }
 
@@ -42,11 +42,23 @@ const SHUTDOWN_GRACE_MS = 5_000;
 /** Milliseconds after that for the queue, the background work and the store to close before the process exits anyway. */
 const SHUTDOWN_FORCE_MS = 10_000;
 
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** `LOG_LEVEL` (`info` by default); an unknown level stops the server with the ones it knows. */
+function logLevel(value: string | undefined): (typeof LOG_LEVELS)[number] {
+  if (value === undefined || value === '') return 'info';
+  const level = LOG_LEVELS.find((known) => known === value);
+  if (!level) throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got ${JSON.stringify(value)}`);
+  return level;
+}
+
 /** `pnpm start`: validate the configuration, open the store, load keys, serve. */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const { store, events } = await openStore(config);
-  const deps = await createDeps(config, store, events ? { events } : {});
+  // JSON lines for a log pipeline; readable lines on a developer's terminal.
+  const log = await createPinoLogger({ pretty: !config.production && process.stdout.isTTY === true, level: logLevel(process.env.LOG_LEVEL) });
+  const { store, events } = await openStore(config, log);
+  const deps = await createDeps(config, store, { log, ...(events ? { events } : {}) });
   const adminToken = config.adminToken ?? randomId(24);
   const app = createApp(deps, { adminToken });
   // Expire loudly: requests past their deadline are settled, and ping/push clients told, without a poll.

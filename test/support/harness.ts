@@ -1,5 +1,5 @@
 import { serve, type ServerType } from '@hono/node-server';
-import { createApp, createDeps, loadConfig, MemoryStore, OffsetClock, silentLogger, type ClientNotifierOptions, type Deps, type DepsOverrides, type PushSender, type Store } from '@countersign/server';
+import { createApp, createDeps, loadConfig, MemoryStore, OffsetClock, silentLogger, type ClientNotifierOptions, type Deps, type DepsOverrides, type Logger, type PushSender, type Store } from '@countersign/server';
 import type { Hono } from 'hono';
 import { createServer } from 'node:net';
 import { createSoftAuthenticator, type AssertionOverrides, type SoftAuthenticator, type SoftAuthenticatorOptions } from './soft-authenticator.ts';
@@ -34,6 +34,8 @@ export interface HarnessOptions {
   /** `PUBLIC_URL`; `http://localhost:8080` by default (requests go through `app.request`, no socket). */
   publicUrl?: string;
   pushSender?: PushSender;
+  /** The server's logger; silent by default. */
+  log?: Logger;
   env?: Record<string, string>;
   /** Ping and push delivery options (`fetch`, `timeoutMs`, `retryDelaysMs`). */
   notifications?: ClientNotifierOptions;
@@ -120,7 +122,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   const sleeps: number[] = [];
   const deps = await createDeps(config, store, {
     clock,
-    log: silentLogger,
+    log: options.log ?? silentLogger,
     ...(options.notifications ? { notifications: options.notifications } : {}),
     jobs: { onRetry: (_job, delayMs) => void sleeps.push(delayMs), ...options.jobs },
     ...(options.pushSender ? { pushSender: options.pushSender } : {}),

@@ -82,7 +82,10 @@ async function refusal(c: Context, deps: ClientAuthDeps, presented: PresentedCre
  */
 export async function authenticateClient(c: Context, deps: ClientAuthDeps, params: Record<string, string> = {}, options: { bodyless?: boolean } = {}): Promise<ClientRecord> {
   const outcome = await identify(c, deps, params, options.bodyless === true);
-  if ('client' in outcome) return outcome.client;
+  if ('client' in outcome) {
+    c.set('client_id', outcome.client.client_id);
+    return outcome.client;
+  }
   await enforceRate(deps, 'clientAuthFailures', sourceAddress(c, deps.config.trustedProxies), 'Too many failed client authentications from this address.');
   deps.log.warn('client authentication refused', { ...outcome.refused, endpoint: c.req.path });
   throw invalidClient();

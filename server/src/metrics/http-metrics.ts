@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
-import { routePath } from 'hono/route';
 import { performance } from 'node:perf_hooks';
+import { answeredRoute } from '../http/index.ts';
 import type { Metrics } from './metrics.ts';
 
 /**
@@ -15,11 +15,7 @@ export function httpMetrics(metrics: Metrics): MiddlewareHandler {
     try {
       await next();
     } finally {
-      // After the chain, the route index is the handler's that answered; a catch-all (the PWA's
-      // static files, the API's not-found, a middleware) is not a route of its own.
-      const pattern = routePath(c);
-      const route = !pattern || pattern.endsWith('*') ? 'unmatched' : pattern;
-      const labels = { method: c.req.method, route, status: String(c.res.status) };
+      const labels = { method: c.req.method, route: answeredRoute(c), status: String(c.res.status) };
       metrics.httpRequests.inc(labels);
       metrics.httpDuration.observe(labels, (performance.now() - started) / 1000);
     }

@@ -3,3 +3,4 @@ export { ManualClock, OffsetClock, secondsUntil, systemClock, type Clock } from 
 export { randomId, type IdGenerator } from './ids.ts';
 export { intervalTicker, type Ticker } from './ticker.ts';
 export { consoleLogger, silentLogger, type Logger } from './logger.ts';
+export { createPinoLogger, REDACTED_PATHS, type PinoLoggerOptions } from './pino-logger.ts';
