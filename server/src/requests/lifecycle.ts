@@ -213,7 +213,10 @@ export interface Lifecycle {
    * `transaction_id` not spent yet, and the period's total and count raised within their bounds.
    */
   spend(ref: RequestRef, input: SpendInput, now: number): Promise<SwapResult>;
-  /** `approved → expired` with `expiry_reason: mandate_revoked`, once: no spend lands after it. */
+  /**
+   * `approved → expired` with `expiry_reason: mandate_revoked`, once: no spend lands after it.
+   * Only a mandate's request (its record has `mandate_starts_at`), and only before its end.
+   */
   revoke(ref: RequestRef, by: { by: string; channel: 'device' | 'admin' }, now: number): Promise<SwapResult>;
   /** A spend's outcome `unknown → succeeded | failed`, once; the request's state is not touched. */
   reportSpendOutcome(ref: RequestRef, spend: { redemption_id: string; transaction_id: string }, report: OutcomeReport, now: number): Promise<SwapResult>;
@@ -370,7 +373,13 @@ export function createLifecycle(swap: Swap, times: LifecycleTimes): Lifecycle {
     revoke(ref, by, now) {
       return swap(
         ref,
-        [inState('approved')],
+        [
+          inState('approved'),
+          // Only a mandate's record has a start (written at its approval): a one-off approval is not revoked.
+          { field: MANDATE_FIELDS.startsAt, op: 'present' },
+          // A mandate past its end has ended (the sweep marks it `expired`): it is not revoked after the fact.
+          { field: 'approval_expires_at', op: 'gt', value: now },
+        ],
         { state: 'expired', expired_at: String(now), expiry_reason: 'mandate_revoked', revoked_at: String(now), revoked_by: by.by },
         { op: 'revoke', at: now, by: by.by, channel: by.channel },
         { ttlSeconds: times.retentionSeconds },
@@ -379,7 +388,12 @@ export function createLifecycle(swap: Swap, times: LifecycleTimes): Lifecycle {
     reportSpendOutcome(ref, spend, report, now) {
       return swap(
         ref,
-        [{ field: MANDATE_FIELDS.redemption(spend.redemption_id), op: 'eq', value: spend.transaction_id }, { field: MANDATE_FIELDS.outcome(spend.transaction_id), op: 'absent' }],
+        [
+          // The table's `from` (approved, expired), as guards: a spend is only ever recorded on an approved mandate.
+          ...(['pending', 'denied', 'redeemed'] as const).map((state): Guard => ({ field: 'state', op: 'ne', value: state })),
+          { field: MANDATE_FIELDS.redemption(spend.redemption_id), op: 'eq', value: spend.transaction_id },
+          { field: MANDATE_FIELDS.outcome(spend.transaction_id), op: 'absent' },
+        ],
         { [MANDATE_FIELDS.outcome(spend.transaction_id)]: JSON.stringify({ status: report.status, ...(report.reference ? { reference: report.reference } : {}), ...(report.reason ? { reason: report.reason } : {}), at: now }) },
         { op: 'reportSpendOutcome', at: now, redemption_id: spend.redemption_id, transaction_id: spend.transaction_id, status: report.status, ...(report.reference ? { reference: report.reference } : {}) },
       );
