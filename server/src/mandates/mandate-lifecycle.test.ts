@@ -5,7 +5,7 @@ import type { Store } from '../store/index.ts';
 import { changedFields, EARLIER, earlierRedemption, HASH, JTI, MANDATE_STATES, storeMandate, type MandateState } from './mandate-record.test-support.ts';
 
 /**
- * The mandate operations of the lifecycle (`spend`, `revoke`, `reportSpendOutcome`), as
+ * The mandate operations of the lifecycle (`spend`, `revoke`, `reportSpendOutcome`, `flagSpendOutcome`), as
  * server/src/requests/lifecycle.test.ts walks the others: every state of a mandate's record (the
  * fixed states and `revoked`) × every mandate operation, on the memory store and on Redis. An
  * operation applies exactly in the states its `from` lists, writes exactly its fields, its outbox
@@ -27,6 +27,8 @@ function apply(lifecycle: Lifecycle, op: MandateOp, ref: { tenant: string; auth_
       return lifecycle.revoke(ref, { by: 'dev_1', channel: 'device' }, now);
     case 'reportSpendOutcome':
       return lifecycle.reportSpendOutcome(ref, { redemption_id: earlierRedemption(ref.auth_req_id), transaction_id: EARLIER }, { status: 'succeeded', reference: 'pay_1' }, now);
+    case 'flagSpendOutcome':
+      return lifecycle.flagSpendOutcome(ref, { redemption_id: earlierRedemption(ref.auth_req_id), transaction_id: EARLIER, spent_at: now - 5000 }, now);
   }
 }
 
@@ -42,6 +44,9 @@ function written(op: MandateOp, authReqId: string, now: number, state: MandateSt
     case 'reportSpendOutcome':
       // The state is not touched: an outcome may come after the mandate ended or was revoked.
       return { state: state === 'revoked' ? 'expired' : state, fields: { [MANDATE_FIELDS.outcome(EARLIER)]: JSON.stringify({ status: 'succeeded', reference: 'pay_1', at: now }) } };
+    case 'flagSpendOutcome':
+      // Nor here: the flag says the outcome is overdue, it stays unknown.
+      return { state: state === 'revoked' ? 'expired' : state, fields: { [MANDATE_FIELDS.flagged(EARLIER)]: String(now) } };
   }
 }
 
@@ -73,8 +78,8 @@ describe.each(LIFECYCLE_STORES)('the mandate operations of the lifecycle on the 
       expect(after).toEqual(before);
       expect(w.delivered).toEqual([]);
       // Refused by a guard on the state (spend-mandate.ts answers a spend from it): a spend's and a
-      // revocation's first; an outcome's are one `ne` each for pending, denied and redeemed.
-      const stateGuard = op === 'reportSpendOutcome' ? ['pending', 'denied', 'redeemed'].indexOf(state) : 0;
+      // revocation's first; an outcome's (reported or flagged) are one `ne` each for pending, denied and redeemed.
+      const stateGuard = op === 'reportSpendOutcome' || op === 'flagSpendOutcome' ? ['pending', 'denied', 'redeemed'].indexOf(state) : 0;
       expect(result.ok === false && result.failedGuard).toBe(stateGuard);
       if (op === 'spend') expect(SPEND_GUARDS[stateGuard]).toBe('state');
       return;
@@ -86,7 +91,7 @@ describe.each(LIFECYCLE_STORES)('the mandate operations of the lifecycle on the 
     expect(outboxOf(after)).toEqual([]);
   });
 
-  it('a second revocation, spend of the same transaction_id or outcome of the same spend is refused and delivers nothing more', async () => {
+  it('a second revocation, spend of the same transaction_id, outcome or flag of the same spend is refused and delivers nothing more', async () => {
     const w = await world();
     const now = w.clock.now();
     for (const op of MANDATE_OPS) {
@@ -99,7 +104,7 @@ describe.each(LIFECYCLE_STORES)('the mandate operations of the lifecycle on the 
       expect(await w.store.hashGet(key)).toEqual(once);
     }
     await w.background.drain();
-    expect(w.delivered.map((entry) => entry.op)).toEqual(['spend', 'revoke', 'reportSpendOutcome']);
+    expect(w.delivered.map((entry) => entry.op)).toEqual(['spend', 'revoke', 'reportSpendOutcome', 'flagSpendOutcome']);
   });
 
   it('revokes no one-off approval, and no mandate past its end', async () => {
@@ -113,6 +118,17 @@ describe.each(LIFECYCLE_STORES)('the mandate operations of the lifecycle on the 
     }
     await w.background.drain();
     expect(w.delivered).toEqual([]);
+  });
+
+  it('flags no spend whose outcome has arrived', async () => {
+    const w = await world();
+    const now = w.clock.now();
+    const { ref, key } = await storeMandate(w.store, 'approved', now);
+    expect((await apply(w.lifecycle, 'reportSpendOutcome', ref, now)).ok).toBe(true);
+    await w.background.drain();
+    const reported = (await w.store.hashGet(key))!;
+    expect((await apply(w.lifecycle, 'flagSpendOutcome', ref, now)).ok).toBe(false);
+    expect(await w.store.hashGet(key)).toEqual(reported);
   });
 
   it('takes no outcome for a redemption id the mandate never spent', async () => {

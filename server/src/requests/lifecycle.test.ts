@@ -130,7 +130,7 @@ describe.each(LIFECYCLE_STORES)('the lifecycle on the %s store', (_kind, makeSto
 
   it('every operation is in the table, and the table names only real states', () => {
     for (const op of OPS) for (const state of [...TRANSITIONS[op].from, TRANSITIONS[op].to]) expect(STATES).toContain(state);
-    expect(OPS.sort()).toEqual(['approve', 'approveParty', 'deny', 'escalate', 'expire', 'flagOutcome', 'issueToken', 'propose', 'redeem', 'reportOutcome', 'reportSpendOutcome', 'revoke', 'spend']);
+    expect(OPS.sort()).toEqual(['approve', 'approveParty', 'deny', 'escalate', 'expire', 'flagOutcome', 'flagSpendOutcome', 'issueToken', 'propose', 'redeem', 'reportOutcome', 'reportSpendOutcome', 'revoke', 'spend']);
   });
 
   it('an approval read before an escalation does not land after it; the new holder’s does', async () => {
