@@ -1,5 +1,5 @@
-import type { MandateDetails } from '@countersign/shared';
-import { MANDATE_FIELDS, type MandateSpend } from '../requests/index.ts';
+import type { MandateDetails, MandatePeriod } from '@countersign/shared';
+import { MANDATE_FIELDS, periodKey, type MandateSpend } from '../requests/index.ts';
 import { testRequest } from '../requests/request-fixture.ts';
 import { toFields } from '../requests/request-record.ts';
 import { keys, type Fields, type Store } from '../store/index.ts';
@@ -36,12 +36,14 @@ let count = 0;
 /**
  * Stores a mandate's record in `state` with everything every mandate operation needs but the state
  * (a token, its start and end, the earlier spend `bill_0` and its counters), so only the state
- * decides. `oneOff`: an ordinary approved request instead (a payment, no mandate fields). Test code only.
+ * decides. `oneOff`: an ordinary approved request instead (a payment, no mandate fields); `period`:
+ * the mandate's period (none by default), the earlier spend counted in the period it falls in. Test code only.
  */
-export async function storeMandate(store: Store, state: MandateState, now: number, options: { oneOff?: boolean; endsAt?: number } = {}) {
+export async function storeMandate(store: Store, state: MandateState, now: number, options: { oneOff?: boolean; endsAt?: number; period?: MandatePeriod } = {}) {
   count += 1;
   const id = `req_mandate_${String(count).padStart(10, '0')}_${Math.random().toString(36).slice(2, 8)}`;
-  const details = mandateDetails(now);
+  const details = { ...mandateDetails(now), ...(options.period ? { period: options.period } : {}) };
+  const spentIn = periodKey(details, now - 5000);
   const realState = state === 'revoked' ? 'expired' : state;
   const request = testRequest(id, now - 10_000, 60, {
     authorization_details: options.oneOff ? [{ type: 'payment', transaction_id: 'pay_1', amount_minor: 100, currency: 'EUR', payee: { id: 'acct_77', name: 'ACME Utilities' }, purpose: 'One bill' }] as never : [details],
@@ -50,7 +52,7 @@ export async function storeMandate(store: Store, state: MandateState, now: numbe
     token_delivery_mode: 'poll',
     outcome: state === 'redeemed' ? { status: 'unknown' } : null,
   });
-  const earlier: MandateSpend = { redemption_id: earlierRedemption(id), transaction_id: EARLIER, amount_minor: 100, currency: 'EUR', payee: { id: 'acct_77', name: 'ACME Utilities' }, at: now - 5000, period: 'all', payment_hash: 'hash_of_bill_0', purpose: 'Electricity' };
+  const earlier: MandateSpend = { redemption_id: earlierRedemption(id), transaction_id: EARLIER, amount_minor: 100, currency: 'EUR', payee: { id: 'acct_77', name: 'ACME Utilities' }, at: now - 5000, period: spentIn, payment_hash: 'hash_of_bill_0', purpose: 'Electricity' };
   const later: Fields = {
     approval_expires_at: String(options.endsAt ?? Date.parse(details.ends_at)),
     token_jti: JTI,
@@ -60,8 +62,8 @@ export async function storeMandate(store: Store, state: MandateState, now: numbe
           [MANDATE_FIELDS.startsAt]: String(Date.parse(details.starts_at)),
           [MANDATE_FIELDS.spend(EARLIER)]: JSON.stringify(earlier),
           [MANDATE_FIELDS.redemption(earlier.redemption_id)]: EARLIER,
-          [MANDATE_FIELDS.total('all', 'EUR')]: '100',
-          [MANDATE_FIELDS.count('all')]: '1',
+          [MANDATE_FIELDS.total(spentIn, 'EUR')]: '100',
+          [MANDATE_FIELDS.count(spentIn)]: '1',
         }),
     ...(state !== 'pending' ? { decided_at: String(now - 8000), decided_by: 'dev_1' } : {}),
     ...(state === 'redeemed' ? { redemption_id: `rdm_one0000000000.${id}`, redeemed_at: String(now - 1000), outcome_status: 'unknown' } : {}),
