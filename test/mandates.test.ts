@@ -227,7 +227,7 @@ describe('standing mandates (redis store)', () => {
     expect((await pay(quiet.token, spendPayment('q1'))).status).toBe(200);
     expect((await pay(loud.token, spendPayment('l1', { amount_minor: 420 }))).status).toBe(200);
     await harness.drain();
-    expect(pushed).toEqual([{ kind: 'mandate_spend', auth_req_id: loud.auth_req_id, summary: 'EUR 4.20 paid to ACME Utilities under your standing permission for Bill payer' }]);
+    expect(pushed).toEqual([{ kind: 'mandate_spend', auth_req_id: loud.auth_req_id, summary: 'EUR 4.20 paid to ACME Utilities under your standing permission for Bill payer; EUR 32.80 left' }]);
   });
 
   it('audits the mandate, each spend and each refusal, in order', async () => {

@@ -3,11 +3,8 @@
  * HTTPS push receiver with a throwaway CA. The receiver decrypts like a browser (RFC 8291) and
  * checks the VAPID JWT (RFC 8292) and the RFC 8030 headers. No Redis: the in-memory store.
  */
-import { createECDH, randomBytes, type ECDH } from 'node:crypto';
-import ece from 'http_ece';
 import { importJWK, jwtVerify } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { pushSubscription, type PushSubscriptionJSON } from '@countersign/shared';
 import {
   createPushNotifier,
   createWebPushSender,
@@ -21,33 +18,10 @@ import {
   type PushNotifier,
 } from '../server/src/push/index.ts';
 import { keys, MemoryStore } from '../server/src/store/index.ts';
-import { startPushReceiver, type PushReceiver, type ReceivedPush } from './support/push-receiver.ts';
+import { browserSubscription, decrypt, startPushReceiver, type BrowserSubscription, type PushReceiver, type ReceivedPush } from './support/push-receiver.ts';
 
 const TENANT = 'acme';
 const SUB = 'alice';
-
-/** A subscription made the way a browser makes one: a P-256 ECDH key pair and 16 random auth bytes. */
-interface BrowserSubscription {
-  subscription: PushSubscriptionJSON;
-  ecdh: ECDH;
-  auth: Buffer;
-}
-
-function browserSubscription(endpoint: string): BrowserSubscription {
-  const ecdh = createECDH('prime256v1');
-  ecdh.generateKeys();
-  const auth = randomBytes(16);
-  const subscription = pushSubscription.parse({
-    endpoint,
-    expirationTime: null,
-    keys: { p256dh: ecdh.getPublicKey().toString('base64url'), auth: auth.toString('base64url') },
-  });
-  return { subscription, ecdh, auth };
-}
-
-function decrypt(push: ReceivedPush, browser: BrowserSubscription): Buffer {
-  return ece.decrypt(push.body, { version: 'aes128gcm', privateKey: browser.ecdh, authSecret: browser.auth });
-}
 
 async function verifyVapid(push: ReceivedPush, receiver: PushReceiver, vapid: LoadedVapidKeys) {
   const match = /^vapid t=([A-Za-z0-9_.-]+), k=([A-Za-z0-9_-]+)$/.exec(push.headers.authorization ?? '');

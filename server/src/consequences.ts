@@ -8,9 +8,11 @@ import {
   announceExpiry,
   trackApprovalDeadline,
   trackOutcomeDeadline,
+  trackSpendOutcomeDeadline,
   untrackDeadline,
   untrackEscalation,
   untrackOutcomeDeadline,
+  untrackSpendOutcomeDeadline,
   wrongPickToken,
   createLifecycle,
   createOutbox,
@@ -100,6 +102,8 @@ function auditEventsOf({ transition: t, request }: TransitionEvent): TransitionA
       return [{ client_id: request.client_id, sub: request.sub, channel: t.channel, ...(t.channel === 'device' ? { device_id: t.by } : {}), type: 'mandate_revoked', reason: 'mandate_revoked', detail: { by: t.by } }];
     case 'reportSpendOutcome':
       return [{ ...agent, type: 'outcome', detail: { redemption_id: t.redemption_id, transaction_id: t.transaction_id, status: t.status, ...(t.reference ? { reference: t.reference } : {}) } }];
+    case 'flagSpendOutcome':
+      return [{ ...agent, channel: 'system', type: 'outcome_unknown', detail: { redemption_id: t.redemption_id, transaction_id: t.transaction_id, seconds_since_redeemed: Math.floor((t.at - t.spent_at) / 1000) } }];
     case 'flagOutcome':
       return [{ ...agent, channel: 'system', type: 'outcome_unknown', detail: { redemption_id: t.redemption_id, seconds_since_redeemed: Math.floor((t.at - (request.redeemed_at ?? t.at)) / 1000) } }];
   }
@@ -199,10 +203,19 @@ export function consequencesOf(deps: ConsequenceDeps): Consequences {
     },
     reportOutcome: { record: [audit, ({ request }) => untrackOutcomeDeadline(deps.store, request), publishToPerson], then: [history] },
     flagOutcome: { record: [audit] },
-    // A mandate (docs/mandates.md): each spend audited and shown to the person at once, then the
-    // receipt pushed when the mandate asks for receipts; a revocation leaves the deadline index.
-    spend: { record: [audit, publishToPerson], then: [(event) => pushSpendReceipt(deps, event)] },
+    // A mandate (docs/mandates.md): each spend audited and shown to the person at once, waiting in
+    // the spends' outcome index as a redemption does, then the receipt pushed when the mandate asks
+    // for receipts; a revocation leaves the deadline index.
+    spend: {
+      record: [
+        audit,
+        ({ transition: t, request }) => (t.op === 'spend' ? trackSpendOutcomeDeadline(deps.store, request.tenant, t.redemption_id, t.at + deps.config.outcomeTimeoutSeconds * 1000, deps.config.retentionSeconds) : Promise.resolve()),
+        publishToPerson,
+      ],
+      then: [(event) => pushSpendReceipt(deps, event)],
+    },
     revoke: { record: [audit, untrack, publishToPerson, history] },
-    reportSpendOutcome: { record: [audit, publishToPerson] },
+    reportSpendOutcome: { record: [audit, ({ transition: t, request }) => (t.op === 'reportSpendOutcome' ? untrackSpendOutcomeDeadline(deps.store, request.tenant, t.redemption_id) : Promise.resolve()), publishToPerson] },
+    flagSpendOutcome: { record: [audit] },
   };
 }

@@ -1,12 +1,15 @@
 import { createAgentClient, type AgentClient } from '@countersign/agent';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type EnrolledUser, type Harness } from '../support/harness.ts';
+import { approvedMandate, mandate, spend, spendPayment } from '../support/mandate.ts';
 import { payment } from '../support/payment.ts';
+import { basic } from '../support/raw-request.ts';
 
 /**
  * Issue 4, "Outcome": a redemption with no outcome report after `OUTCOME_TIMEOUT` seconds is
  * flagged in the audit as `outcome_unknown`, exactly once, by the sweeper; a redemption whose
- * outcome arrived in time never is, and a late outcome is still recorded.
+ * outcome arrived in time never is, and a late outcome is still recorded. Each spend of a
+ * standing mandate (docs/mandates.md) is a redemption of its own, and is flagged the same way.
  */
 
 describe.each(['memory', 'redis'] as const)('outcome_unknown (%s store)', (storeKind) => {
@@ -79,5 +82,29 @@ describe.each(['memory', 'redis'] as const)('outcome_unknown (%s store)', (store
     harness.clock.advance(100);
     expect(await harness.deps.sweeper.sweep()).toBe(1);
     expect((await auditOf(second.auth_req_id)).filter((event) => event.type === 'outcome_unknown')).toHaveLength(1);
+  });
+
+  it('flags each spend of a mandate still without an outcome after OUTCOME_TIMEOUT, once, and never one reported in time', async () => {
+    const client = await harness.createClient('Bill payer');
+    const { token, auth_req_id } = await approvedMandate(harness, client, customer, mandate(harness.clock.now()));
+    const report = (redemptionId: string, body: Record<string, unknown>) => harness.call('POST', `/redemptions/${redemptionId}/outcome`, { body, headers: { authorization: basic(client) } });
+    const silent = (await spend(harness, client, token, spendPayment('bill_silent'))).body.redemption_id as string;
+    const reported = (await spend(harness, client, token, spendPayment('bill_reported'))).body.redemption_id as string;
+    harness.clock.advance(60);
+    expect((await report(reported, { status: 'succeeded', reference: 'pay_1' })).status).toBe(200);
+    harness.clock.advance(59);
+    expect(await harness.deps.sweeper.sweep()).toBe(0);
+
+    harness.clock.advance(1);
+    expect(await harness.deps.sweeper.sweep()).toBe(1);
+    expect(await harness.deps.sweeper.sweep()).toBe(0);
+    harness.clock.advance(3600);
+    expect(await harness.deps.sweeper.sweep()).toBe(0);
+
+    const flags = (await auditOf(auth_req_id)).filter((event) => event.type === 'outcome_unknown');
+    expect(flags).toEqual([expect.objectContaining({ channel: 'system', sub: customer.sub, detail: { redemption_id: silent, transaction_id: 'bill_silent', seconds_since_redeemed: 120 } })]);
+    // A late outcome is still taken, after the flag.
+    expect((await report(silent, { status: 'failed', reason: 'Card declined' })).status).toBe(200);
+    expect((await auditOf(auth_req_id)).map((event) => event.type).slice(-2)).toEqual(['outcome_unknown', 'outcome']);
   });
 });

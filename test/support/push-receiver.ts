@@ -1,10 +1,13 @@
 import { execFileSync } from 'node:child_process';
+import { createECDH, randomBytes, type ECDH } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, Agent } from 'node:https';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import ece from 'http_ece';
+import { pushSubscription, type PushSubscriptionJSON } from '@countersign/shared';
 
 /** One request the receiver got. */
 export interface ReceivedPush {
@@ -99,4 +102,29 @@ export async function startPushReceiver(): Promise<PushReceiver> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** A subscription made the way a browser makes one: a P-256 ECDH key pair and 16 random auth bytes. */
+export interface BrowserSubscription {
+  subscription: PushSubscriptionJSON;
+  ecdh: ECDH;
+  auth: Buffer;
+}
+
+/** A browser's subscription to `endpoint` (RFC 8291 §3: its `p256dh` key and `auth` secret), with the private half to decrypt. */
+export function browserSubscription(endpoint: string): BrowserSubscription {
+  const ecdh = createECDH('prime256v1');
+  ecdh.generateKeys();
+  const auth = randomBytes(16);
+  const subscription = pushSubscription.parse({
+    endpoint,
+    expirationTime: null,
+    keys: { p256dh: ecdh.getPublicKey().toString('base64url'), auth: auth.toString('base64url') },
+  });
+  return { subscription, ecdh, auth };
+}
+
+/** Decrypts a received push as the browser would (RFC 8291, `aes128gcm`); throws when it is not for `browser`. */
+export function decrypt(push: ReceivedPush, browser: BrowserSubscription): Buffer {
+  return ece.decrypt(push.body, { version: 'aes128gcm', privateKey: browser.ecdh, authSecret: browser.auth });
 }

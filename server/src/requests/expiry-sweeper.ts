@@ -4,7 +4,7 @@ import { keys } from '../store/index.ts';
 import { outboxOf } from './lifecycle.ts';
 import { settleExpiry } from './load-request.ts';
 import { requestOf } from './request-record.ts';
-import { flagUnknownOutcome } from './outcome-deadlines.ts';
+import { flagUnknownOutcome, flagUnknownSpendOutcome, parseSpendDeadlineMember } from './outcome-deadlines.ts';
 import { nextEscalation, parseDeadlineMember, trackApprovalDeadline, trackEscalation, type RequestRef } from './request-deadlines.ts';
 
 /** Options of {@link createExpirySweeper}. */
@@ -24,7 +24,7 @@ export interface ExpirySweeperOptions {
 
 /**
  * Finds requests whose decision deadline has passed and settles them, so that they expire loudly;
- * and redemptions whose outcome is overdue, and flags them `outcome_unknown`; and, every
+ * and redemptions (and mandates' spends) whose outcome is overdue, and flags them `outcome_unknown`; and, every
  * `retentionEveryMs`, trims audit events past the audit retention.
  */
 export interface ExpirySweeper {
@@ -82,9 +82,10 @@ export function createExpirySweeper(deps: () => Pick<Deps, 'store' | 'clock' | '
   /**
    * Handles the due entries of one index, batch by batch: each batch is handled concurrently first,
    * and the entries handled are removed afterwards (one round trip for the batch, pipelined), but
-   * for those whose handler answered `'keep'` (it moved the entry to a later deadline).
+   * for those whose handler answered `'keep'` (it moved the entry to a later deadline). `parse`
+   * reads a member (`<tenant>:<auth_req_id>` by default); one it cannot read is dropped.
    */
-  async function sweepIndex(key: string, handle: (ref: RequestRef) => Promise<unknown>): Promise<number> {
+  async function sweepIndex<Ref extends RequestRef>(key: string, handle: (ref: Ref) => Promise<unknown>, parse: (member: string) => Ref | null = parseDeadlineMember as (member: string) => Ref | null): Promise<number> {
     const current = deps();
     let handled = 0;
     for (let batch = 0; batch < MAX_BATCHES_PER_SWEEP; batch++) {
@@ -92,7 +93,7 @@ export function createExpirySweeper(deps: () => Pick<Deps, 'store' | 'clock' | '
       // The batch is settled concurrently (each one a compare-and-swap of its own request), then
       // removed from the index together; an entry whose handling failed stays for the next sweep.
       const results = await Promise.allSettled(due.map(async (member) => {
-        const ref = parseDeadlineMember(member);
+        const ref = parse(member);
         return ref ? handle(ref) : undefined;
       }));
       const done = due.filter((_, i) => results[i]!.status === 'fulfilled');
@@ -153,9 +154,11 @@ export function createExpirySweeper(deps: () => Pick<Deps, 'store' | 'clock' | '
     });
     // Flagging is a compare-and-swap on the request, so an entry handled twice is flagged once.
     const overdue = await sweepIndex(keys.outcomeDeadlines(), (ref) => flagUnknownOutcome(current, ref));
+    // The same for each spend of a mandate, a redemption of its own.
+    const overdueSpends = await sweepIndex(keys.spendOutcomeDeadlines(), (ref) => flagUnknownSpendOutcome(current, ref), parseSpendDeadlineMember);
     await trimAudit(current);
     if (unreconciled) throw unreconciled.error;
-    return expired + escalated + overdue;
+    return expired + escalated + overdue + overdueSpends;
   }
 
   /**

@@ -1,7 +1,7 @@
 export { announceExpiry, sendExpiryNotice, type AnnounceExpiryDeps, type SendExpiryNoticeDeps } from './announce-expiry.ts';
 export { createExpirySweeper, type ExpirySweeper, type ExpirySweeperOptions } from './expiry-sweeper.ts';
 export { isRequestId, loadRequest, settleExpiry, type SettleExpiryDeps } from './load-request.ts';
-export { flagUnknownOutcome, trackOutcomeDeadline, untrackOutcomeDeadline, type FlagOutcomeDeps } from './outcome-deadlines.ts';
+export { flagUnknownOutcome, flagUnknownSpendOutcome, trackOutcomeDeadline, trackSpendOutcomeDeadline, untrackOutcomeDeadline, untrackSpendOutcomeDeadline, type FlagOutcomeDeps } from './outcome-deadlines.ts';
 export { escalationView } from './escalation-view.ts';
 export { requestDisplay } from './request-display.ts';
 export { holdLease, leaseTicker, type LeaseTickerOptions } from './sweep-lease.ts';

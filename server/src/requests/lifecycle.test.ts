@@ -1,9 +1,8 @@
 import type { RequestState } from '@countersign/shared';
-import { afterAll, describe, expect, inject, it } from 'vitest';
-import { Background, ManualClock, silentLogger } from '../runtime/index.ts';
-import { connectRedisStore, keys, MemoryStore, type Fields, type Store } from '../store/index.ts';
-import { createLifecycle, MANDATE_OPS, outboxOf, TRANSITIONS, type Lifecycle, type SwapResult, type TransitionOp } from './lifecycle.ts';
-import { createOutbox, type Consequences } from './outbox.ts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { keys, type Fields, type Store } from '../store/index.ts';
+import { MANDATE_OPS, outboxOf, TRANSITIONS, type Lifecycle, type SwapResult, type TransitionOp } from './lifecycle.ts';
+import { LIFECYCLE_STORES, lifecycleWorld } from './lifecycle.test-support.ts';
 import { testRequest } from './request-fixture.ts';
 import { fromFields, toFields, type ApprovalRequest } from './request-record.ts';
 
@@ -79,31 +78,21 @@ function apply(lifecycle: Lifecycle, op: TransitionOp, request: ApprovalRequest,
     case 'propose':
       throw new Error('propose is the creation');
     default:
-      // The mandate operations have a table of their own (test/mandates.test.ts).
+      // The mandate operations have a table of their own (server/src/mandates/mandate-lifecycle.test.ts).
       throw new Error(`${op} is a mandate operation`);
   }
 }
 
-describe.each([
-  ['memory', async () => new MemoryStore()],
-  ['redis', () => connectRedisStore(inject('redisUrl'), { prefix: `test:lifecycle:${Math.random().toString(36).slice(2)}:` })],
-] as const)('the lifecycle on the %s store', (_kind, makeStore) => {
+describe.each(LIFECYCLE_STORES)('the lifecycle on the %s store', (_kind, makeStore) => {
   const stores: Store[] = [];
   afterAll(async () => {
     await Promise.all(stores.map((store) => store.close()));
   });
 
   async function world() {
-    const store: Store = await makeStore();
+    const store = await makeStore();
     stores.push(store);
-    const clock = new ManualClock();
-    const background = new Background(silentLogger);
-    const delivered: { op: TransitionOp; seq: number; state: RequestState }[] = [];
-    const record = async (event: { transition: { op: TransitionOp }; seq: number; request: ApprovalRequest }) => void delivered.push({ op: event.transition.op, seq: event.seq, state: event.request.state });
-    const consequences = Object.fromEntries(OPS.map((op) => [op, { record: [record] }])) as unknown as Consequences;
-    const outbox = createOutbox(() => ({ store, clock, log: silentLogger, background }), () => consequences, { swapDeadlineMs: 2000, reconcileAfterMs: 5000, nonce: () => Math.random().toString(36).slice(2, 11) });
-    const lifecycle = createLifecycle(outbox.swap, { approvalTokenTtl: 600, graceSeconds: 600, retentionSeconds: 3600 });
-    return { store, clock, background, delivered, lifecycle };
+    return lifecycleWorld(store);
   }
 
   const cases = STATES.flatMap((state) => SWAPS.map((op) => [state, op] as const));
@@ -141,7 +130,7 @@ describe.each([
 
   it('every operation is in the table, and the table names only real states', () => {
     for (const op of OPS) for (const state of [...TRANSITIONS[op].from, TRANSITIONS[op].to]) expect(STATES).toContain(state);
-    expect(OPS.sort()).toEqual(['approve', 'approveParty', 'deny', 'escalate', 'expire', 'flagOutcome', 'issueToken', 'propose', 'redeem', 'reportOutcome', 'reportSpendOutcome', 'revoke', 'spend']);
+    expect(OPS.sort()).toEqual(['approve', 'approveParty', 'deny', 'escalate', 'expire', 'flagOutcome', 'flagSpendOutcome', 'issueToken', 'propose', 'redeem', 'reportOutcome', 'reportSpendOutcome', 'revoke', 'spend']);
   });
 
   it('an approval read before an escalation does not land after it; the new holder’s does', async () => {

@@ -33,6 +33,7 @@ import type { RequestRef } from './request-deadlines.ts';
  *   approved ─spend────────→ approved     (one payment within the bounds: counters raised, spend recorded)
  *   approved ─revoke───────→ expired      (the person or an operator stops the mandate)
  *   approved | expired ─reportSpendOutcome→ (unchanged)  (a spend's outcome, once)
+ *   approved | expired ─flagSpendOutcome──→ (unchanged)  (a spend's outcome is overdue: flagged once, still unknown)
  *
  * The jobs that follow keep marks of their own on the record (`pushed_at:<sub>`, `notified_at`,
  * `notify_failed_at`, `expiry_pushed_at`), each written by a guarded write of its job so that a job
@@ -53,6 +54,7 @@ export const TRANSITIONS = {
   revoke: { from: ['approved'], to: 'expired' },
   // A spend's outcome may arrive after its mandate ended: the state is not guarded, nor changed.
   reportSpendOutcome: { from: ['approved', 'expired'], to: 'approved' },
+  flagSpendOutcome: { from: ['approved', 'expired'], to: 'approved' },
 } as const satisfies Record<string, { from: readonly RequestState[]; to: RequestState }>;
 
 /** The operations of {@link TRANSITIONS}. */
@@ -82,10 +84,12 @@ export type Transition =
   | { op: 'spend'; at: number; redemption_id: string; transaction_id: string; amount_minor: number; currency: string; payee_id: string }
   /** `by`: who revoked it (a device id, or `admin`); `channel` where from. */
   | { op: 'revoke'; at: number; by: string; channel: 'device' | 'admin' }
-  | { op: 'reportSpendOutcome'; at: number; redemption_id: string; transaction_id: string; status: OutcomeReport['status']; reference?: string };
+  | { op: 'reportSpendOutcome'; at: number; redemption_id: string; transaction_id: string; status: OutcomeReport['status']; reference?: string }
+  /** `spent_at`: when the spend was made (epoch ms), for the audit's `seconds_since_redeemed`. */
+  | { op: 'flagSpendOutcome'; at: number; redemption_id: string; transaction_id: string; spent_at: number };
 
 /** The operations only a mandate's request takes (docs/mandates.md). */
-export const MANDATE_OPS = ['spend', 'revoke', 'reportSpendOutcome'] as const satisfies readonly TransitionOp[];
+export const MANDATE_OPS = ['spend', 'revoke', 'reportSpendOutcome', 'flagSpendOutcome'] as const satisfies readonly TransitionOp[];
 
 /**
  * One spend as {@link Lifecycle.spend} applies it: the token and mandate it is made under, the
@@ -213,16 +217,27 @@ export interface Lifecycle {
    * `transaction_id` not spent yet, and the period's total and count raised within their bounds.
    */
   spend(ref: RequestRef, input: SpendInput, now: number): Promise<SwapResult>;
-  /** `approved → expired` with `expiry_reason: mandate_revoked`, once: no spend lands after it. */
+  /**
+   * `approved → expired` with `expiry_reason: mandate_revoked`, once: no spend lands after it.
+   * Only a mandate's request (its record has `mandate_starts_at`), and only before its end.
+   */
   revoke(ref: RequestRef, by: { by: string; channel: 'device' | 'admin' }, now: number): Promise<SwapResult>;
   /** A spend's outcome `unknown → succeeded | failed`, once; the request's state is not touched. */
   reportSpendOutcome(ref: RequestRef, spend: { redemption_id: string; transaction_id: string }, report: OutcomeReport, now: number): Promise<SwapResult>;
+  /** Flags a spend whose outcome is overdue, once (it stays `unknown`); the request's state is not touched. */
+  flagSpendOutcome(ref: RequestRef, spend: { redemption_id: string; transaction_id: string; spent_at: number }, now: number): Promise<SwapResult>;
 }
 
 const inState = (state: RequestState): Guard => ({ field: 'state', op: 'eq', value: state });
 /** Pins the escalation step a request was read at (absent until its first hand-over). */
 const stepGuard = (request: ApprovalRequest): Guard =>
   request.escalation_step ? { field: 'escalation_step', op: 'eq', value: String(request.escalation_step) } : { field: 'escalation_step', op: 'absent' };
+
+/**
+ * The states a spend's outcome is reported or flagged in (the table's `from`: approved, expired),
+ * as guards: a spend is only ever recorded on an approved mandate, so no other state holds one.
+ */
+const spendOutcomeStates: Guard[] = (['pending', 'denied', 'redeemed'] as const).map((state) => ({ field: 'state', op: 'ne', value: state }));
 
 /**
  * The {@link Lifecycle} over a {@link Swap}. Pure: the guards, the fields and the entry of each
@@ -370,7 +385,13 @@ export function createLifecycle(swap: Swap, times: LifecycleTimes): Lifecycle {
     revoke(ref, by, now) {
       return swap(
         ref,
-        [inState('approved')],
+        [
+          inState('approved'),
+          // Only a mandate's record has a start (written at its approval): a one-off approval is not revoked.
+          { field: MANDATE_FIELDS.startsAt, op: 'present' },
+          // A mandate past its end has ended (the sweep marks it `expired`): it is not revoked after the fact.
+          { field: 'approval_expires_at', op: 'gt', value: now },
+        ],
         { state: 'expired', expired_at: String(now), expiry_reason: 'mandate_revoked', revoked_at: String(now), revoked_by: by.by },
         { op: 'revoke', at: now, by: by.by, channel: by.channel },
         { ttlSeconds: times.retentionSeconds },
@@ -379,9 +400,26 @@ export function createLifecycle(swap: Swap, times: LifecycleTimes): Lifecycle {
     reportSpendOutcome(ref, spend, report, now) {
       return swap(
         ref,
-        [{ field: MANDATE_FIELDS.redemption(spend.redemption_id), op: 'eq', value: spend.transaction_id }, { field: MANDATE_FIELDS.outcome(spend.transaction_id), op: 'absent' }],
+        [
+          ...spendOutcomeStates,
+          { field: MANDATE_FIELDS.redemption(spend.redemption_id), op: 'eq', value: spend.transaction_id },
+          { field: MANDATE_FIELDS.outcome(spend.transaction_id), op: 'absent' },
+        ],
         { [MANDATE_FIELDS.outcome(spend.transaction_id)]: JSON.stringify({ status: report.status, ...(report.reference ? { reference: report.reference } : {}), ...(report.reason ? { reason: report.reason } : {}), at: now }) },
         { op: 'reportSpendOutcome', at: now, redemption_id: spend.redemption_id, transaction_id: spend.transaction_id, status: report.status, ...(report.reference ? { reference: report.reference } : {}) },
+      );
+    },
+    flagSpendOutcome(ref, spend, now) {
+      return swap(
+        ref,
+        [
+          ...spendOutcomeStates,
+          { field: MANDATE_FIELDS.redemption(spend.redemption_id), op: 'eq', value: spend.transaction_id },
+          { field: MANDATE_FIELDS.outcome(spend.transaction_id), op: 'absent' },
+          { field: MANDATE_FIELDS.flagged(spend.transaction_id), op: 'absent' },
+        ],
+        { [MANDATE_FIELDS.flagged(spend.transaction_id)]: String(now) },
+        { op: 'flagSpendOutcome', at: now, redemption_id: spend.redemption_id, transaction_id: spend.transaction_id, spent_at: spend.spent_at },
       );
     },
     flagOutcome(ref, redemptionId, now) {

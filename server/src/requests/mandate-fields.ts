@@ -11,6 +11,7 @@ import type { Fields } from '../store/index.ts';
  *   ms:x:<transaction_id>    the spend (JSON of {@link MandateSpend}): its idempotency record
  *   ms:r:<redemption_id>     → the spend's transaction_id (an outcome report finds its spend)
  *   ms:o:<transaction_id>    the spend's outcome (JSON of {@link SpendOutcome}), once reported
+ *   ms:f:<transaction_id>    epoch ms the spend was flagged `outcome_unknown` (its outcome overdue), once
  *   ms:t:<period>:<currency> minor units spent in the period (`all` without a period), a counter
  *   ms:n:<period>            spends made in the period, a counter
  *   revoked_at, revoked_by   set by the revocation (with `state: expired`, `expiry_reason: mandate_revoked`)
@@ -20,6 +21,7 @@ export const MANDATE_FIELDS = {
   spend: (transactionId: string) => `ms:x:${transactionId}`,
   redemption: (redemptionId: string) => `ms:r:${redemptionId}`,
   outcome: (transactionId: string) => `ms:o:${transactionId}`,
+  flagged: (transactionId: string) => `ms:f:${transactionId}`,
   total: (period: string, currency: string) => `ms:t:${period}:${currency}`,
   count: (period: string) => `ms:n:${period}`,
 } as const;

@@ -138,6 +138,13 @@ export const keys = {
    */
   outcomeDeadlines: () => 'deadlines:{outcome}',
   /**
+   * Sorted set: every spend of a mandate still waiting for its outcome, scored by when it is
+   * overdue (the spend's time + `OUTCOME_TIMEOUT`, epoch ms), member `<tenant>:<redemption_id>`
+   * (the spend's id names its mandate); read by the sweeper, which flags `outcome_unknown`. A slot
+   * of its own, as `deadlines`.
+   */
+  spendOutcomeDeadlines: () => 'deadlines:{spend-outcome}',
+  /**
    * Sorted set: every pending request whose escalation chain has a step still to come, scored by
    * when that step is due (epoch ms), member `<tenant>:<auth_req_id>`; read by the sweeper, which
    * hands the request to the step's role (docs/escalation.md). A slot of its own, as `deadlines`.
