@@ -124,6 +124,10 @@ interface Attack {
   challenge?: RegExp;
   /** Keys of single-use values this refusal is designed to consume. */
   consumes?: RegExp;
+  /** What the `error_description` must say, where a newcomer needs it said plainly (issue 16). */
+  description?: RegExp;
+  /** The exact `Allow` header of a 405. */
+  allow?: string;
 }
 
 // --------------------------------------------------------------------------------------------
@@ -828,9 +832,14 @@ const adminBodyAttacks: Attack[] = [
 ];
 
 const methodAttacks: Attack[] = [
-  { name: 'GET /bc-authorize', request: get(() => '/bc-authorize'), status: 404, error: 'not_found' },
-  { name: 'PUT /token', request: (w) => ({ ...token(() => ({ grant_type: CIBA }))(w), method: 'PUT' }), status: 404, error: 'not_found' },
-  { name: 'DELETE /requests/{id}', request: (w) => ({ ...get(() => `/requests/${w.pendingA}`)(w), method: 'DELETE' }), status: 404, error: 'not_found' },
+  // A known path with the wrong method: 405 with Allow, not a 404 that suggests a wrong URL (issue 16).
+  { name: 'GET /bc-authorize', request: get(() => '/bc-authorize'), status: 405, error: 'invalid_request', allow: 'POST', description: /^GET is not allowed here; this endpoint takes POST\.$/ },
+  { name: 'GET /token', request: get(() => '/token'), status: 405, error: 'invalid_request', allow: 'POST', description: /takes POST\./ },
+  { name: 'GET /redeem', request: get(() => '/redeem'), status: 405, error: 'invalid_request', allow: 'POST', description: /takes POST\./ },
+  { name: 'GET /redemptions/{id}/outcome', request: get((w) => `/redemptions/${w.redemptionA}/outcome`), status: 405, error: 'invalid_request', allow: 'POST', description: /takes POST\./ },
+  { name: 'PUT /token', request: (w) => ({ ...token(() => ({ grant_type: CIBA }))(w), method: 'PUT' }), status: 405, error: 'invalid_request', allow: 'POST', description: /^PUT is not allowed here/ },
+  { name: 'DELETE /requests/{id}', request: (w) => ({ ...get(() => `/requests/${w.pendingA}`)(w), method: 'DELETE' }), status: 405, error: 'invalid_request', allow: 'GET, HEAD, POST', description: /takes GET or POST\./ },
+  { name: 'POST /jwks.json', request: (w) => ({ ...get(() => '/jwks.json')(w), method: 'POST' }), status: 405, error: 'invalid_request', allow: 'GET, HEAD' },
   { name: 'an unknown device route', request: device((w) => ({ method: 'POST', path: '/admin', body: {}, as: w.alice })), status: 404, error: 'not_found' },
   { name: 'an unknown admin route', request: admin('DELETE', () => '/clients'), status: 404, error: 'not_found' },
   { name: 'an unknown API path', request: get(() => '/api/%zz'), status: 404, error: 'not_found' },
@@ -942,6 +951,8 @@ describe.each(['memory', 'redis'] as const)('bad input on every endpoint (%s sto
       expect(answer.body.error_description, 'error_description outside RFC 6749 §5.2, or echoing the input at length').toMatch(OAUTH_DESCRIPTION);
       expect(answer.text).not.toMatch(LEAK);
       if (attack.challenge) expect(answer.headers.get('www-authenticate') ?? '').toMatch(attack.challenge);
+      if (attack.description) expect(answer.body.error_description).toMatch(attack.description);
+      if (attack.allow !== undefined || attack.status === 405) expect(answer.headers.get('allow')).toBe(attack.allow);
       expectOnlyAllowedChanges(changes, { error: answer.body.error, ...(attack.consumes ? { consumes: attack.consumes } : {}) });
     });
   });

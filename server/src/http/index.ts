@@ -6,3 +6,4 @@ export { CONTENT_SECURITY_POLICY, securityHeaders, securityHeaderSet, type Secur
 export { answerClientErrors, nodeServerOptions, type TimeoutOptions } from './node-server.ts';
 export { sourceAddress, UNKNOWN_SOURCE } from './source-address.ts';
 export { requestDeadline } from './request-deadline.ts';
+export { allowedMethods } from './method-not-allowed.ts';
