@@ -124,6 +124,10 @@ interface Attack {
   challenge?: RegExp;
   /** Keys of single-use values this refusal is designed to consume. */
   consumes?: RegExp;
+  /** What the `error_description` must say, where a newcomer needs it said plainly (issue 16). */
+  description?: RegExp;
+  /** The exact `Allow` header of a 405. */
+  allow?: string;
 }
 
 // --------------------------------------------------------------------------------------------
@@ -251,7 +255,7 @@ const bcDetails: Attack[] = [
   { name: 'JSON nested 10,000 deep', request: bc(bcParams({ authorization_details: deep(10_000) })), status: 400, error: IAD },
   { name: 'an unknown type', request: bc(bcParams({ authorization_details: detailsWith({ type: 'transfer' }) })), status: 400, error: IAD },
   { name: 'no type', request: bc(bcParams({ authorization_details: detailsWith({ type: undefined }) })), status: 400, error: IAD },
-  { name: 'an unknown field', request: bc(bcParams({ authorization_details: detailsWith({ memo: 'x' }) })), status: 400, error: IAD },
+  { name: 'an unknown field', request: bc(bcParams({ authorization_details: detailsWith({ memo: 'x' }) })), status: 400, error: IAD, description: /^authorization_details\[0\]: `memo` is not a member of payment$/ },
   { name: 'an unknown field with a 5,000-character name, not echoed back', request: bc(bcParams({ authorization_details: detailsWith({ [`m${'"'.repeat(4999)}`]: 'x' }) })), status: 400, error: IAD },
   { name: 'an unknown field nested in payee', request: bc(bcParams({ authorization_details: detailsWith({ payee: { id: 'acct_77', name: 'ACME Ltd', iban: 'DE00' } }) })), status: 400, error: IAD },
   { name: 'a __proto__ member', request: bc(bcParams({ authorization_details: rawDetails('__proto__', '{"amount_minor":1}') })), status: 400, error: IAD },
@@ -278,9 +282,11 @@ const bcDetails: Attack[] = [
   { name: 'amount_minor in exponent notation that is fractional (4.905e2)', request: bc(bcParams({ authorization_details: rawDetails('amount_minor', '4.905e2') })), status: 400, error: IAD },
   { name: 'amount_minor with a fraction of zero (49000.0)', request: bc(bcParams({ authorization_details: rawDetails('amount_minor', '49000.0') })), status: 400, error: IAD },
   { name: 'amount_minor null', request: bc(bcParams({ authorization_details: detailsWith({ amount_minor: null }) })), status: 400, error: IAD },
-  { name: 'amount_minor missing', request: bc(bcParams({ authorization_details: detailsWith({ amount_minor: undefined }) })), status: 400, error: IAD },
+  { name: 'amount_minor missing', request: bc(bcParams({ authorization_details: detailsWith({ amount_minor: undefined }) })), status: 400, error: IAD, description: /^authorization_details\[0\]\.amount_minor is required \(minor units, an integer\)$/ },
+  // Issue 16: the member a newcomer guesses, named as not one, next to the one that is missing.
+  { name: 'amount instead of amount_minor', request: bc(bcParams({ authorization_details: detailsWith({ amount_minor: undefined, amount: 49000 }) })), status: 400, error: IAD, description: /^authorization_details\[0\]\.amount_minor is required \(minor units, an integer\); `amount` is not a member of payment$/ },
   { name: 'an unknown currency (XXX)', request: bc(bcParams({ authorization_details: detailsWith({ currency: 'XXX' }) })), status: 400, error: IAD },
-  { name: 'a lower-case currency (eur)', request: bc(bcParams({ authorization_details: detailsWith({ currency: 'eur' }) })), status: 400, error: IAD },
+  { name: 'a lower-case currency (eur)', request: bc(bcParams({ authorization_details: detailsWith({ currency: 'eur' }) })), status: 400, error: IAD, description: /^authorization_details\[0\]\.currency: must be an upper-case ISO 4217 code: EUR$/ },
   { name: 'a four-letter currency (EURO)', request: bc(bcParams({ authorization_details: detailsWith({ currency: 'EURO' }) })), status: 400, error: IAD },
   { name: 'a numeric currency (978)', request: bc(bcParams({ authorization_details: detailsWith({ currency: 978 }) })), status: 400, error: IAD },
   { name: 'a currency with padding (" EUR")', request: bc(bcParams({ authorization_details: detailsWith({ currency: ' EUR' }) })), status: 400, error: IAD },
@@ -828,9 +834,14 @@ const adminBodyAttacks: Attack[] = [
 ];
 
 const methodAttacks: Attack[] = [
-  { name: 'GET /bc-authorize', request: get(() => '/bc-authorize'), status: 404, error: 'not_found' },
-  { name: 'PUT /token', request: (w) => ({ ...token(() => ({ grant_type: CIBA }))(w), method: 'PUT' }), status: 404, error: 'not_found' },
-  { name: 'DELETE /requests/{id}', request: (w) => ({ ...get(() => `/requests/${w.pendingA}`)(w), method: 'DELETE' }), status: 404, error: 'not_found' },
+  // A known path with the wrong method: 405 with Allow, not a 404 that suggests a wrong URL (issue 16).
+  { name: 'GET /bc-authorize', request: get(() => '/bc-authorize'), status: 405, error: 'invalid_request', allow: 'POST', description: /^GET is not allowed here; this endpoint takes POST\.$/ },
+  { name: 'GET /token', request: get(() => '/token'), status: 405, error: 'invalid_request', allow: 'POST', description: /takes POST\./ },
+  { name: 'GET /redeem', request: get(() => '/redeem'), status: 405, error: 'invalid_request', allow: 'POST', description: /takes POST\./ },
+  { name: 'GET /redemptions/{id}/outcome', request: get((w) => `/redemptions/${w.redemptionA}/outcome`), status: 405, error: 'invalid_request', allow: 'POST', description: /takes POST\./ },
+  { name: 'PUT /token', request: (w) => ({ ...token(() => ({ grant_type: CIBA }))(w), method: 'PUT' }), status: 405, error: 'invalid_request', allow: 'POST', description: /^PUT is not allowed here/ },
+  { name: 'DELETE /requests/{id}', request: (w) => ({ ...get(() => `/requests/${w.pendingA}`)(w), method: 'DELETE' }), status: 405, error: 'invalid_request', allow: 'GET, HEAD, POST', description: /takes GET or POST\./ },
+  { name: 'POST /jwks.json', request: (w) => ({ ...get(() => '/jwks.json')(w), method: 'POST' }), status: 405, error: 'invalid_request', allow: 'GET, HEAD' },
   { name: 'an unknown device route', request: device((w) => ({ method: 'POST', path: '/admin', body: {}, as: w.alice })), status: 404, error: 'not_found' },
   { name: 'an unknown admin route', request: admin('DELETE', () => '/clients'), status: 404, error: 'not_found' },
   { name: 'an unknown API path', request: get(() => '/api/%zz'), status: 404, error: 'not_found' },
@@ -942,6 +953,8 @@ describe.each(['memory', 'redis'] as const)('bad input on every endpoint (%s sto
       expect(answer.body.error_description, 'error_description outside RFC 6749 §5.2, or echoing the input at length').toMatch(OAUTH_DESCRIPTION);
       expect(answer.text).not.toMatch(LEAK);
       if (attack.challenge) expect(answer.headers.get('www-authenticate') ?? '').toMatch(attack.challenge);
+      if (attack.description) expect(answer.body.error_description).toMatch(attack.description);
+      if (attack.allow !== undefined || attack.status === 405) expect(answer.headers.get('allow')).toBe(attack.allow);
       expectOnlyAllowedChanges(changes, { error: answer.body.error, ...(attack.consumes ? { consumes: attack.consumes } : {}) });
     });
   });

@@ -368,6 +368,6 @@ describe('POST /api/admin/test-requests', () => {
     // Raw JSON: JSON.parse makes it an own member, which a zod record skips without a word.
     const action = JSON.stringify(payment({ transaction_id: 'txn_t5' })[0]).replace('{', '{"__proto__":{"amount_minor":1},');
     const sent = await harness.call('POST', '/api/admin/test-requests', { body: `{"login_hint":"alice","authorization_details":[${action}]}`, headers: { authorization: `Bearer ${harness.adminToken}` } });
-    expect([sent.status, sent.body.error, sent.body.error_description]).toEqual([400, 'invalid_authorization_details', "authorization_details.0: Unrecognized key: '__proto__'"]);
+    expect([sent.status, sent.body.error, sent.body.error_description]).toEqual([400, 'invalid_authorization_details', 'authorization_details[0]: `__proto__` is not a member of payment']);
   });
 });

@@ -7,7 +7,7 @@ import { bcAuthorizeHandler, discoveryRoutes, tokenHandler } from './ciba/index.
 import { consoleRoutes, testRequestRoutes } from './console/index.ts';
 import type { Deps } from './deps.ts';
 import { deviceRoutes } from './devices/index.ts';
-import { contentLengthLimit, errorHandler, MAX_BODY_BYTES, notFound, requestDeadline, requestLog, securityHeaders } from './http/index.ts';
+import { allowedMethods, contentLengthLimit, errorHandler, MAX_BODY_BYTES, notFound, requestDeadline, requestLog, securityHeaders } from './http/index.ts';
 import { registerDeviceMandateRoutes, reportSpendOutcome, spendMandate } from './mandates/index.ts';
 import { httpMetrics, metricsRoute } from './metrics/index.ts';
 import { redemptionRoutes } from './redemption/index.ts';
@@ -51,10 +51,15 @@ export function createApp(deps: Deps, options: AppOptions = {}): Hono {
     }
   });
 
-  app.route('/', discoveryRoutes(deps));
-  app.post('/bc-authorize', bcAuthorizeHandler(deps));
-  app.post('/token', tokenHandler(deps));
-  app.route('/', redemptionRoutes(deps, { spendMandate, reportSpendOutcome }));
+  // The agents' and executors' endpoints, on a Hono of their own: a wrong method on one of them
+  // (`GET /bc-authorize`) is answered 405 with `Allow`, not 404 (method-not-allowed.ts).
+  const agent = new Hono();
+  agent.route('/', discoveryRoutes(deps));
+  agent.post('/bc-authorize', bcAuthorizeHandler(deps));
+  agent.post('/token', tokenHandler(deps));
+  agent.route('/', redemptionRoutes(deps, { spendMandate, reportSpendOutcome }));
+  app.use('*', allowedMethods(agent));
+  app.route('/', agent);
   app.route('/api/device', deviceRoutes(deps, [registerDeviceMandateRoutes]));
   if (options.adminToken) {
     app.route('/api/admin/test-requests', testRequestRoutes(deps, options.adminToken));

@@ -101,6 +101,8 @@ async function main(): Promise<void> {
       process.exit(1);
     }, SHUTDOWN_GRACE_MS + SHUTDOWN_FORCE_MS).unref();
   };
+  // Ctrl-C is SIGINT to the whole group: handled like SIGTERM. `pnpm start` execs tsx, so no shell is
+  // left to die of that signal and turn this exit 0 into pnpm's `exit code 130` (test/node-server.test.ts).
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }

@@ -79,9 +79,10 @@ describe.each(['memory', 'redis'] as const)('escalation (%s store)', (storeKind)
     await start();
     const id = await ask();
     const stored = (await harness.admin('GET', `/requests/${id}`)).body.request;
-    // The chain as fixed on the request at creation: seconds after it was made.
-    expect(stored.escalation).toEqual([{ at: stored.created_at + 60_000, party: 'role:ops' }, { at: stored.created_at + 180_000, party: 'role:manager' }]);
-    const created = stored.created_at as number;
+    // The chain as fixed on the request at creation: seconds after it was made (times as the admin API writes them).
+    const created = Date.parse(stored.created_at as string);
+    expect(stored.created_at).toBe(new Date(created).toISOString());
+    expect(stored.escalation).toEqual([{ at: new Date(created + 60_000).toISOString(), party: 'role:ops' }, { at: new Date(created + 180_000).toISOString(), party: 'role:manager' }]);
     expect(await clientView(id)).toMatchObject({ state: 'pending', awaiting: ['customer'], escalation: { step: 0, steps: 2, holder: ['customer'], next: 'role:ops' } });
     expect(await inbox(olga)).toEqual([]);
     // The customer opens it inside the window, and answers only after it passed.

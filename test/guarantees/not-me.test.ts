@@ -37,7 +37,9 @@ describe.each(['memory', 'redis'] as const)('"this wasn\'t me" (%s store)', (sto
     expect(view.body.request.viewer.can_report).toBe(true);
     const reported = await report(customer, id);
     expect([reported.status, reported.body.request.state]).toEqual([200, 'denied']);
-    expect((await requestOf(id)).fraud_reported_at).toBeTypeOf('number');
+    const reportedAt = (await requestOf(id)).fraud_reported_at as string;
+    expect(reportedAt).toBe(new Date(Date.parse(reportedAt)).toISOString());
+    expect(Date.parse(reportedAt)).toBeLessThanOrEqual(harness.clock.now());
     expect((await pollToken(harness, client, id)).body.error).toBe('access_denied');
     expect(audit.filter((event) => ['denied', 'fraud_reported'].includes(event.type)).map((event) => [event.type, event.channel, event.sub, event.client_id, event.detail])).toEqual([
       ['denied', 'device', 'customer_1', client.client_id, { party: 'customer', cause: 'fraud_reported' }],
@@ -67,7 +69,7 @@ describe.each(['memory', 'redis'] as const)('"this wasn\'t me" (%s store)', (sto
     harness.clock.advance(86_400);
     expect((await ask('txn_2')).body.error).toBe('client_blocked');
     const listed = await harness.admin('GET', `/users/${customer.sub}`);
-    expect(listed.body.blocks).toEqual([{ client_id: client.client_id, auth_req_id: id, blocked_at: expect.any(Number) }]);
+    expect(listed.body.blocks).toEqual([{ client_id: client.client_id, auth_req_id: id, blocked_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) }]);
     expect((await harness.admin('DELETE', `/users/${customer.sub}/blocks/${client.client_id}`)).status).toBe(204);
     expect((await harness.admin('DELETE', `/users/${customer.sub}/blocks/${client.client_id}`)).status).toBe(404);
     expect(audit.filter((event) => event.type === 'client_unblocked').map((event) => [event.sub, event.client_id, event.channel])).toEqual([[customer.sub, client.client_id, 'admin']]);

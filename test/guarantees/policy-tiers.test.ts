@@ -172,7 +172,7 @@ describe.each(['memory', 'redis'] as const)('a tier decided at request time (%s 
     const token = await pollToken(harness, client, id);
     expect([token.status, token.body.expires_in]).toEqual([200, 90]);
     const stored = await harness.admin('GET', `/requests/${id}`);
-    expect(stored.body.request.approval_expires_at - stored.body.request.decided_at).toBe(90_000);
+    expect(Date.parse(stored.body.request.approval_expires_at) - Date.parse(stored.body.request.decided_at)).toBe(90_000);
     const agent = createAgentClient({ issuer: harness.issuer, clientId: client.client_id, clientSecret: client.client_secret, fetch: harness.fetch });
     harness.clock.advance(90);
     const late = await agent.redeem(token.body.access_token, payment()).then(() => null, (error: CountersignError) => error);

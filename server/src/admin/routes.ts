@@ -5,6 +5,7 @@ import type { Deps } from '../deps.ts';
 import { createEnrollment } from '../devices/index.ts';
 import { readJson } from '../http/index.ts';
 import { adminAuth } from './admin-auth.ts';
+import { isoTimesInAnswers } from './iso-times.ts';
 import { listRequestsHandler } from './list-requests.ts';
 import { loadRequest, requestDisplay, settleExpiry } from '../requests/index.ts';
 import { registerTenantPolicyRoutes } from '../tenant-policy/index.ts';
@@ -25,7 +26,8 @@ function tenantOf(c: Context): string {
  * `PUT /users/{sub}/roles`), clear a client block, create enrollment links, read a request (with
  * its policy tier, parties and approvals) and its audit trail, and a tenant's own approval policy
  * (`/tenants/{tenant}/policy`, see `tenant-policy/routes.ts`) with its changes' audit
- * (`/audit?tenant=…&type=policy_changed`).
+ * (`/audit?tenant=…&type=policy_changed`). Every time in an answer is an RFC 3339 string
+ * (`iso-times.ts`).
  */
 export function adminRoutes(deps: Deps, adminToken: string): Hono {
   const app = new Hono();
@@ -36,6 +38,8 @@ export function adminRoutes(deps: Deps, adminToken: string): Hono {
     await next();
     c.header('Cache-Control', 'no-store');
   });
+  // Times as RFC 3339 strings, as the client API gives them, never the records' epoch milliseconds.
+  app.use('*', isoTimesInAnswers());
 
   app.post('/clients', async (c) => {
     const body = await readJson(c, createClientBody);

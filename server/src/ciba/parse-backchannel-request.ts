@@ -137,7 +137,7 @@ export function parseBackchannelRequest(form: Record<string, string>, client: Cl
   if (form.authorization_details === undefined) throw new CountersignError('invalid_request', 'authorization_details is required: say exactly what is to be approved.');
   const raw = readAuthorizationDetailsJson(form.authorization_details);
   const details = authorizationDetails.safeParse(raw);
-  if (!details.success) throw new CountersignError('invalid_authorization_details', describeIssue(details.error, 'authorization_details'));
+  if (!details.success) throw new CountersignError('invalid_authorization_details', describeIssue(details.error, 'authorization_details', raw));
   const bytes = Buffer.byteLength(canonicalize(details.data), 'utf8');
   if (bytes > MAX_DETAILS_BYTES) {
     throw new CountersignError('invalid_authorization_details', `authorization_details: must be at most ${MAX_DETAILS_BYTES} bytes as JCS (RFC 8785), so that its approval token and the action fit /redeem; these are ${bytes}`);

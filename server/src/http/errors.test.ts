@@ -1,10 +1,10 @@
-import { CountersignError } from '@countersign/shared';
+import { authorizationDetails, CountersignError, createClientBody } from '@countersign/shared';
 import { Hono } from 'hono';
 import { ReplyError } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import type { Logger } from '../runtime/index.ts';
 import { StoreUnavailableError } from '../store/index.ts';
-import { errorHandler } from './errors.ts';
+import { describeIssue, errorHandler } from './errors.ts';
 
 /** An app whose one route throws `error`, answered through the error handler; logs are kept. */
 async function answerTo(error: Error) {
@@ -83,5 +83,47 @@ describe('errorHandler and a Redis in trouble', () => {
     expect([status, body]).toEqual([500, { error: 'server_error', error_description: 'The server could not complete the request.' }]);
     expect(headers.get('retry-after')).toBeNull();
     expect(logged).toEqual(['error unhandled error']);
+  });
+});
+
+describe('describeIssue, for what a newcomer sends (issue 16)', () => {
+  const payment = { type: 'payment', transaction_id: 'txn_1042', amount_minor: 49000, currency: 'EUR', payee: { id: 'acct_77', name: 'ACME Ltd' }, purpose: 'Refund for order 1042' };
+  /** The description of `authorization_details` = [payment with `changes`], as /bc-authorize words it. */
+  const described = (changes: Record<string, unknown>) => {
+    const action: Record<string, unknown> = { ...payment, ...changes };
+    for (const [name, value] of Object.entries(action)) if (value === undefined) delete action[name];
+    const parsed = authorizationDetails.safeParse([action]);
+    if (parsed.success) throw new Error('the action was accepted');
+    return describeIssue(parsed.error, 'authorization_details', [action]);
+  };
+
+  it('names a required member that was sent under another name, and the name that is not one', () => {
+    expect(described({ amount_minor: undefined, amount: 49000 })).toBe('authorization_details[0].amount_minor is required (minor units, an integer); `amount` is not a member of payment');
+    expect(described({ amount_minor: undefined })).toBe('authorization_details[0].amount_minor is required (minor units, an integer)');
+    expect(described({ purpose: undefined, reason: 'Refund' })).toBe('authorization_details[0].purpose is required; `reason` is not a member of payment');
+  });
+
+  it('names unknown members alone, and in a nested object without a type', () => {
+    expect(described({ memo: 'x' })).toBe('authorization_details[0]: `memo` is not a member of payment');
+    expect(described({ memo: 'x', note: 'y' })).toBe('authorization_details[0]: `memo`, `note` are not members of payment');
+    expect(described({ payee: { name: 'ACME Ltd', account: 'acct_77' } })).toBe('authorization_details[0].payee.id is required; `account` is not a known member of authorization_details[0].payee');
+    expect(described({ [`m${'x'.repeat(4999)}`]: 'x' })).toBe(`authorization_details[0]: \`m${'x'.repeat(63)}\` is not a member of payment`);
+  });
+
+  it('says a currency in the wrong case must be upper-case ISO 4217, and refuses it still', () => {
+    expect(described({ currency: 'eur' })).toBe('authorization_details[0].currency: must be an upper-case ISO 4217 code: EUR');
+    expect(described({ currency: 'XXX' })).toBe('authorization_details[0].currency: must be an ISO 4217 currency code');
+  });
+
+  it('says what amount_minor is when it has the wrong type or a fraction', () => {
+    expect(described({ amount_minor: '49000' })).toBe('authorization_details[0].amount_minor: must be a JSON number (minor units, an integer)');
+    expect(described({ amount_minor: 490.5 })).toBe('authorization_details[0].amount_minor: must be a whole number of minor units');
+  });
+
+  it('words a JSON body the same way, without a prefix', () => {
+    const body = { nam: 'Agent D' };
+    const parsed = createClientBody.safeParse(body);
+    expect(parsed.success).toBe(false);
+    expect(describeIssue(parsed.error!, '', body)).toBe('name is required; `nam` is not a known member');
   });
 });

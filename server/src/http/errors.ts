@@ -5,12 +5,66 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { z } from 'zod';
 import type { Logger } from '../runtime/index.ts';
 import { redisFailureOf, type RedisFailure } from '../store/index.ts';
+import { formatJsonPath } from './strict-json.ts';
 
-/** A one-line description of the first zod issue, naming the field but never echoing its value. */
-export function describeIssue(error: z.ZodError, prefix = ''): string {
+/** The value at `path` inside `input`, or undefined where the path leaves it. */
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let value = input;
+  for (const step of path) {
+    if (typeof value !== 'object' || value === null || !Object.hasOwn(value, step)) return undefined;
+    value = (value as Record<PropertyKey, unknown>)[step];
+  }
+  return value;
+}
+
+/** Whether `path` names a member its parent object in `input` does not have (a required member left out). */
+function isMissing(input: unknown, path: readonly PropertyKey[]): boolean {
+  if (path.length === 0) return false;
+  const parent = valueAt(input, path.slice(0, -1));
+  return typeof parent === 'object' && parent !== null && !Array.isArray(parent) && !Object.hasOwn(parent, path[path.length - 1]!);
+}
+
+/** The action type an object names (`payment`), to say whose member an unknown one is not. */
+function typeOf(input: unknown, path: readonly PropertyKey[]): string | undefined {
+  const type = (valueAt(input, path) as { type?: unknown } | undefined)?.type;
+  return typeof type === 'string' && /^[a-z_]{1,32}$/.test(type) ? type : undefined;
+}
+
+/** "`amount` is not a member of payment": the unknown names, cut to 64 characters each, never their values. */
+function unknownMembers(keys: readonly string[], input: unknown, path: readonly PropertyKey[], where?: string): string {
+  const names = keys.slice(0, 3).map((key) => `\`${key.slice(0, 64)}\``).join(', ') + (keys.length > 3 ? ` and ${keys.length - 3} more` : '');
+  const type = typeOf(input, path);
+  const members = keys.length === 1 ? 'is not a member' : 'are not members';
+  return type ? `${names} ${members} of ${type}` : `${names} ${members.replace('member', 'known member')}${where ? ` of ${where}` : ''}`;
+}
+
+/** The path of an issue as JSON paths read (`authorization_details[0].amount_minor`). */
+function pathOf(path: readonly PropertyKey[], prefix: string): string {
+  return formatJsonPath(path.map((step) => (typeof step === 'symbol' ? String(step) : step)), prefix);
+}
+
+/**
+ * A one-line description of the first zod issue, naming the field but never echoing its value.
+ * With the `input` that was parsed, a member left out reads `authorization_details[0].amount_minor
+ * is required` (with what it is, when the schema says so in an `is required …` message), and one
+ * sent in its place under another name (`amount`), which zod reports as a separate issue, is named
+ * next to it: `; \`amount\` is not a member of payment`. Unknown members alone read the same way.
+ */
+export function describeIssue(error: z.ZodError, prefix = '', input?: unknown): string {
   const issue = error.issues[0];
   if (!issue) return 'invalid input';
-  const path = [prefix, ...issue.path.map(String)].filter(Boolean).join('.');
+  const path = pathOf(issue.path, prefix);
+  if (issue.code === 'unrecognized_keys') {
+    const members = unknownMembers(issue.keys, input, issue.path);
+    return path ? `${path}: ${members}` : members;
+  }
+  if (issue.code === 'invalid_type' && isMissing(input, issue.path)) {
+    const required = `${path} ${issue.message.startsWith('is required') ? issue.message : 'is required'}`;
+    // zod reports a strict object's unknown members after its other issues: name them with the missing one.
+    const parent = issue.path.slice(0, -1);
+    const unknown = error.issues.find((other) => other.code === 'unrecognized_keys' && other.path.length === parent.length && other.path.every((step, at) => step === parent[at]));
+    return unknown?.code === 'unrecognized_keys' ? `${required}; ${unknownMembers(unknown.keys, input, parent, pathOf(parent, prefix))}` : required;
+  }
   return path ? `${path}: ${issue.message}` : issue.message;
 }
 

@@ -8,3 +8,4 @@ export { sourceAddress, UNKNOWN_SOURCE } from './source-address.ts';
 export { requestDeadline } from './request-deadline.ts';
 export { answeredRoute } from './answered-route.ts';
 export { REQUEST_ID_HEADER, requestLog } from './request-log.ts';
+export { allowedMethods } from './method-not-allowed.ts';

@@ -160,7 +160,7 @@ export async function readJsonDocument<T extends z.ZodType>(c: Context, schema: 
     throw new CountersignError('invalid_request', `The body names the member ${formatJsonPath(read.path)} twice: each name in an object must be unique.`);
   }
   const parsed = schema.safeParse(read.value);
-  if (!parsed.success) throw new CountersignError('invalid_request', describeIssue(parsed.error));
+  if (!parsed.success) throw new CountersignError('invalid_request', describeIssue(parsed.error, '', read.value));
   return { data: parsed.data, inexactNumbers: read.inexactNumbers, depth: read.depth };
 }
 

@@ -1,4 +1,5 @@
 import { CountersignError, detailsHash, paymentDetails, type PaymentDetails } from '@countersign/shared';
+import { describeIssue } from '../http/index.ts';
 import type { PresentedAction } from '../redemption/index.ts';
 
 /** Deeper than a payment nests (the array, the action, its payee or precondition): not one. */
@@ -25,7 +26,7 @@ export async function presentedPayment(presented: PresentedAction): Promise<{ pa
   const [only] = details as unknown[];
   if (typeof only !== 'object' || only === null || (only as { type?: unknown }).type !== 'payment') throw invalid('A mandate covers payments: the spend must be one action of type payment.');
   const parsed = paymentDetails.safeParse(only);
-  if (!parsed.success) throw invalid(`The payment is not valid: ${parsed.error.issues[0]?.path.join('.') || 'payment'} ${parsed.error.issues[0]?.message ?? ''}`.trim().slice(0, 200));
+  if (!parsed.success) throw invalid(`The payment is not valid: ${describeIssue(parsed.error, 'authorization_details[0]', only)}`);
   if (!presented.numbersExact || presented.depth > MAX_PAYMENT_DEPTH) throw invalid('The payment must be written in its canonical form (numbers as JCS writes them).');
   const [asPresented, asParsed] = await Promise.all([detailsHash(details), detailsHash([parsed.data])]);
   if (asPresented !== asParsed) throw invalid('The payment must be written in its canonical form (text in NFC, without leading or trailing spaces).');

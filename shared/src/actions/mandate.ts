@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { formatAmount, isCurrencyCode, type FormattedAmount } from '../money/index.ts';
+import { currencyCode, formatAmount, type FormattedAmount } from '../money/index.ts';
 import { displayName, displayText, identifier } from '../schemas/text.ts';
 import type { ActionDisplay } from './display.ts';
 import { displayPrecondition, precondition } from './precondition.ts';
@@ -29,7 +29,7 @@ export const mandateInstant = z
 export const mandateLimit = z
   .strictObject({
     /** ISO 4217 alphabetic code. */
-    currency: z.string().refine(isCurrencyCode, 'must be an ISO 4217 currency code'),
+    currency: currencyCode,
     /** The smallest one spend may be, minor units. */
     per_spend_min_minor: minor,
     /** The largest one spend may be, minor units. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { formatAmount, isCurrencyCode } from '../money/index.ts';
+import { currencyCode, formatAmount, positiveMinorUnits } from '../money/index.ts';
 import { displayName, displayText, identifier } from '../schemas/text.ts';
 import type { ActionDisplay } from './display.ts';
 import { displayPrecondition, precondition } from './precondition.ts';
@@ -15,9 +15,9 @@ export const paymentDetails = z.strictObject({
   /** The client's idempotency key for this action. */
   transaction_id: identifier(64),
   /** Positive safe integer, in the currency's minor unit (cents for EUR). */
-  amount_minor: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+  amount_minor: positiveMinorUnits,
   /** ISO 4217 alphabetic code. */
-  currency: z.string().refine(isCurrencyCode, 'must be an ISO 4217 currency code'),
+  currency: currencyCode,
   payee: z.strictObject({
     id: identifier(64),
     /** What the person reads as the payee: one script (UTS #39), nothing invisible. */
