@@ -46,8 +46,8 @@ async function honoSecureHeaders(https: boolean): Promise<Record<string, string>
   return Object.fromEntries((await probe.request('/')).headers);
 }
 
-/** The header names every answer of the app carries besides its security headers, by kind of answer. */
-const OWN_HEADERS = ['content-type', 'content-length', 'cache-control', 'www-authenticate', 'last-modified', 'accept-ranges', 'service-worker-allowed', 'set-cookie', 'vary', 'content-encoding'];
+/** The header names every answer of the app carries besides its security headers, by kind of answer (`x-request-id`: every one, see http/request-log.ts). */
+const OWN_HEADERS = ['x-request-id', 'content-type', 'content-length', 'cache-control', 'www-authenticate', 'last-modified', 'accept-ranges', 'service-worker-allowed', 'set-cookie', 'vary', 'content-encoding'];
 /** What Node's HTTP server adds on its own. */
 const TRANSPORT_HEADERS = ['date', 'connection', 'keep-alive', 'transfer-encoding'];
 
@@ -293,7 +293,7 @@ describe('pnpm start, stopped from the terminal', () => {
   it.each(['SIGINT', 'SIGTERM'] as const)('stops cleanly and exits 0 on %s to the whole process group', async (signal) => {
     const run = await runUntilSignalled(signal);
     expect([run.code, run.signal], run.output).toEqual([0, null]);
-    expect(run.output).toContain('"message":"countersign stopping"');
+    expect(run.output).toContain('"msg":"countersign stopping"');
     expect(run.output).not.toContain('did not stop in time');
   }, 60_000);
 });
