@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,12 +13,16 @@ import { createSoftAuthenticator } from './support/soft-authenticator.ts';
 
 /**
  * The built server (issue 16, README "Running in production"): `pnpm build` emits
- * `server/dist/main.js`, which plain `node` runs without tsx and without the workspace's
- * source-condition, from a folder outside the repository, on a Redis of this file's own. The
+ * `server/dist/`, `pnpm deploy --prod` makes a runtime folder of it outside the repository, and
+ * plain `node dist/main.js` runs that without tsx, dev dependencies or the workspace's
+ * source-condition, on a Redis of this file's own. The
  * whole flow passes against it over HTTP; SIGTERM under load answers or refuses every request it
  * accepted, leaves no half-written record, and exits 0.
  */
-const MAIN = fileURLToPath(new URL('../server/dist/main.js', import.meta.url));
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+/** The runtime folder `pnpm deploy --prod` makes of the built server: its dist/ and its production dependencies only. */
+const DEPLOYED = mkdtempSync(join(tmpdir(), 'countersign-deployed-'));
+const MAIN = join(DEPLOYED, 'dist', 'main.js');
 const ADMIN_TOKEN = 'built-admin-token-0123456789abcdef';
 
 interface Running {
@@ -69,10 +73,17 @@ describe('the built server, run with plain node', () => {
   let redis: RedisServerProcess;
 
   beforeAll(async () => {
-    expect(existsSync(MAIN), 'pnpm build emits server/dist/main.js').toBe(true);
+    expect(existsSync(join(ROOT, 'server/dist/main.js')), 'pnpm build emits server/dist/main.js').toBe(true);
+    execFileSync('pnpm', ['--filter', '@countersign/server', 'deploy', '--prod', DEPLOYED], { cwd: ROOT, stdio: 'pipe', env: { ...process.env, NODE_OPTIONS: '' } });
+    // No development dependency made it: pino-pretty, tsx, vitest.
+    expect(['pino', 'prom-client', 'hono', '@countersign/shared'].map((name) => existsSync(join(DEPLOYED, 'node_modules', name)))).toEqual([true, true, true, true]);
+    expect(['pino-pretty', 'tsx', 'vitest'].map((name) => existsSync(join(DEPLOYED, 'node_modules', name)))).toEqual([false, false, false]);
     redis = await startRedisServer();
+  }, 60_000);
+  afterAll(async () => {
+    await stopRedisServer(redis);
+    rmSync(DEPLOYED, { recursive: true, force: true });
   });
-  afterAll(() => stopRedisServer(redis));
 
   it('passes the whole flow over HTTP, then stops on SIGTERM with exit code 0', async () => {
     const server = await startBuilt(`redis://127.0.0.1:${redis.port}/1`);
@@ -117,7 +128,9 @@ describe('the built server, run with plain node', () => {
 
   it('answers or refuses every request it accepted when SIGTERM comes under load, and leaves no half-written record', async () => {
     // Room for the whole burst: the shipped policy allows a person 10 pending requests.
-    const server = await startBuilt(`redis://127.0.0.1:${redis.port}/2`, { POLICY_FILE: testPolicy((policy) => void (policy.limits.max_pending_per_user = 500)) });
+    // Room for the whole burst (the shipped policy allows a person 10 pending requests), and a
+    // second of draining, as behind a load balancer that takes that long to see /readyz fail.
+    const server = await startBuilt(`redis://127.0.0.1:${redis.port}/2`, { POLICY_FILE: testPolicy((policy) => void (policy.limits.max_pending_per_user = 500)), SHUTDOWN_DRAIN_SECONDS: '1' });
     const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
     const json = { 'content-type': 'application/json' };
     const client = await (await fetch(`${server.url}/api/admin/clients`, { method: 'POST', headers: { ...admin, ...json }, body: JSON.stringify({ name: 'Load' }) })).json();
@@ -139,8 +152,12 @@ describe('the built server, run with plain node', () => {
     await new Promise((resolve) => setTimeout(resolve, 5));
     server.child.kill('SIGTERM');
     const late = Array.from({ length: 20 }, (_, n) => new Promise((resolve) => setTimeout(resolve, n * 5)).then(() => ask(200 + n)));
+    const ready = await fetch(`${server.url}/readyz`);
+    expect([ready.status, ready.headers.get('connection')]).toEqual([503, 'close']);
     const outcomes = [...first, ...(await Promise.all(burst)), ...(await Promise.all(late))];
     expect(await server.exited).toBe(0);
+    // Stopped: a new connection is refused, not accepted and dropped.
+    expect(await ask(999)).toEqual({ kind: 'failed', code: 'ECONNREFUSED' });
 
     // Accepted and answered (a request or a clear refusal), or never accepted (refused at connect): never cut midway.
     for (const outcome of outcomes) {

@@ -12,8 +12,10 @@ import { registerDeviceMandateRoutes, reportSpendOutcome, spendMandate } from '.
 import { httpMetrics, metricsRoute } from './metrics/index.ts';
 import { redemptionRoutes } from './redemption/index.ts';
 
-/** Where `pnpm build` puts the approver PWA. */
-export const PWA_DIST = fileURLToPath(new URL('../../approver-pwa/dist/', import.meta.url));
+/** The approver PWA the server's build bundles (`server/dist/pwa/`, see `server/copy-assets.mjs`), so a deployed server carries it. */
+const BUNDLED_PWA = fileURLToPath(new URL('./pwa/', import.meta.url));
+/** Where the approver PWA is: bundled with a built server, else where `pnpm build` puts it in the workspace. */
+export const PWA_DIST = existsSync(BUNDLED_PWA) ? BUNDLED_PWA : fileURLToPath(new URL('../../approver-pwa/dist/', import.meta.url));
 
 /** Options of {@link createApp}. */
 export interface AppOptions {
@@ -21,6 +23,11 @@ export interface AppOptions {
   adminToken?: string;
   /** A built PWA to serve at `/`; {@link PWA_DIST} by default, nothing when it is missing. */
   pwaRoot?: string | false;
+  /**
+   * True once the process is stopping (`main.ts`): `/readyz` answers 503 so a load balancer stops
+   * sending, and every answer carries `Connection: close` so no connection is kept for a next request.
+   */
+  draining?: () => boolean;
 }
 
 /**
@@ -41,8 +48,15 @@ export function createApp(deps: Deps, options: AppOptions = {}): Hono {
   // Every store call of one request shares one deadline, the Redis command timeout (request-deadline.ts).
   if (deps.store.kind === 'redis') app.use('*', requestDeadline(deps.config.redisCommandTimeoutMs));
 
+  const draining = options.draining ?? (() => false);
+  app.use('*', async (c, next) => {
+    await next();
+    if (draining()) c.header('Connection', 'close');
+  });
+
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', async (c) => {
+    if (draining()) return c.json({ error: 'temporarily_unavailable', error_description: 'The server is stopping.' }, 503, { 'Retry-After': '5' });
     try {
       await deps.store.get('readyz');
       return c.json({ status: 'ready', store: deps.store.kind });

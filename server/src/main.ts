@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { Server as NetServer } from 'node:net';
 import { serve } from '@hono/node-server';
 import { answerClientErrors, nodeServerOptions } from './http/index.ts';
 import { createApp } from './app.ts';
@@ -37,6 +38,8 @@ async function openStore(config: Config, log: Logger): Promise<{ store: Store; e
   return { store: new MemoryStore() };
 }
 
+/** Milliseconds after a stopping server stops listening before it closes the connections left idle. */
+const IDLE_CLOSE_MS = 1_000;
 /** Milliseconds a stopping server lets requests in flight finish before it cuts every connection. */
 const SHUTDOWN_GRACE_MS = 5_000;
 /** Milliseconds after that for the queue, the background work and the store to close before the process exits anyway. */
@@ -60,7 +63,8 @@ async function main(): Promise<void> {
   const { store, events } = await openStore(config, log);
   const deps = await createDeps(config, store, { log, ...(events ? { events } : {}) });
   const adminToken = config.adminToken ?? randomId(24);
-  const app = createApp(deps, { adminToken });
+  let stopping = false;
+  const app = createApp(deps, { adminToken, draining: () => stopping });
   // Expire loudly: requests past their deadline are settled, and ping/push clients told, without a poll.
   deps.sweeper.start();
   // Background work (pushes, client notifications, their retries) from the queue every instance shares.
@@ -77,32 +81,38 @@ async function main(): Promise<void> {
     console.error(error.code === 'EADDRINUSE' ? `Port ${config.port} is already in use; set PORT to a free one.` : `Cannot listen on port ${config.port}: ${error.message}`);
     process.exit(1);
   });
-  let stopping = false;
   const stop = () => {
     if (stopping) return;
     stopping = true;
-    deps.log.info('countersign stopping', { grace_seconds: SHUTDOWN_GRACE_MS / 1000 });
+    const drainMs = config.shutdownDrainSeconds * 1000;
+    deps.log.info('countersign stopping', { drain_seconds: config.shutdownDrainSeconds, grace_seconds: SHUTDOWN_GRACE_MS / 1000 });
     deps.sweeper.stop();
     // Takes no new job; the ones running finish. Jobs still queued stay for the other instances.
     const jobsStopped = deps.jobs.stop();
-    server.close(async () => {
-      await jobsStopped;
-      await deps.background.drain();
-      await deps.events.close();
-      await store.close();
-      process.exit(0);
-    });
-    // Idle keep-alive connections end now; requests in flight and the PWA's live-update streams (which
-    // never end on their own) get a grace period, then are cut, so a stop never waits on a browser.
-    http.closeIdleConnections();
-    setTimeout(() => http.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
     setTimeout(() => {
-      deps.log.error('countersign did not stop in time; exiting', { after_seconds: (SHUTDOWN_GRACE_MS + SHUTDOWN_FORCE_MS) / 1000 });
-      process.exit(1);
-    }, SHUTDOWN_GRACE_MS + SHUTDOWN_FORCE_MS).unref();
+      // Stops listening, and only that (net.Server's close): http.Server's own close also drops
+      // every connection without a request in flight, which includes one just accepted whose
+      // request has not been read yet; that request would be cut, unanswered. Connections end
+      // after their answer instead (`Connection: close`), idle ones when their keep-alive ends.
+      NetServer.prototype.close.call(http, async () => {
+        await jobsStopped;
+        await deps.background.drain();
+        await deps.events.close();
+        await store.close();
+        process.exit(0);
+      });
+      // Then, a moment later, the connections still idle (kept alive from before the stop): one
+      // accepted just now has sent its request by then and is not idle.
+      setTimeout(() => http.closeIdleConnections(), IDLE_CLOSE_MS).unref();
+      // Requests in flight and the PWA's live-update streams (which never end on their own) get a
+      // grace period, then are cut, so a stop never waits on a browser.
+      setTimeout(() => http.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
+      setTimeout(() => {
+        deps.log.error('countersign did not stop in time; exiting', { after_seconds: (drainMs + SHUTDOWN_GRACE_MS + SHUTDOWN_FORCE_MS) / 1000 });
+        process.exit(1);
+      }, SHUTDOWN_GRACE_MS + SHUTDOWN_FORCE_MS).unref();
+    }, drainMs);
   };
-  // Ctrl-C is SIGINT to the whole group: handled like SIGTERM. `pnpm start` execs tsx, so no shell is
-  // left to die of that signal and turn this exit 0 into pnpm's `exit code 130` (test/node-server.test.ts).
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }

@@ -43,6 +43,8 @@ export interface Config {
   redisCluster: { nodes: { host: string; port: number }[]; username?: string; password?: string; tls: boolean } | undefined;
   /** `REDIS_COMMAND_TIMEOUT_MS`: past it a Redis command fails and the request answers 503. */
   redisCommandTimeoutMs: number;
+  /** `SHUTDOWN_DRAIN_SECONDS`: how long a stopping server keeps taking requests before it stops listening. */
+  shutdownDrainSeconds: number;
   /** `JOB_TAKEOVER_MS`: how long a job taken by an instance waits before another takes it over. */
   jobTakeoverMs: number;
   /** `REDIS_PERSISTENCE`: what start-up demands of the Redis's persistence (see `store/check-persistence.ts`). */
@@ -122,6 +124,7 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
       : undefined,
     redisCommandTimeoutMs: env.REDIS_COMMAND_TIMEOUT_MS,
     jobTakeoverMs: env.JOB_TAKEOVER_MS,
+    shutdownDrainSeconds: env.SHUTDOWN_DRAIN_SECONDS,
     redisPersistence: env.REDIS_PERSISTENCE,
     adminToken: env.ADMIN_TOKEN,
     signingKey: env.SIGNING_KEY,

@@ -86,6 +86,11 @@ export const envSchema = z.object({
   APPROVAL_TOKEN_TTL: seconds(600, 86_400),
   /** The polling `interval` returned by `/bc-authorize`, seconds. */
   POLL_INTERVAL: seconds(5, 60),
+  /**
+   * Seconds a stopping server keeps taking requests (answering each with `Connection: close`, and
+   * `/readyz` with 503) before it stops listening: the time a load balancer takes to see it leave.
+   */
+  SHUTDOWN_DRAIN_SECONDS: z.coerce.number().int().min(0).max(300).default(0),
   /** Seconds after a redemption without an outcome report before the audit flags `outcome_unknown`. */
   OUTCOME_TIMEOUT: seconds(3600, 7 * 86_400),
   /** Days an audit event is kept: older ones are trimmed from the tenant's chain, oldest first (docs/audit.md "Retention"). */
