@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApiPath, operationKey, OPERATIONS } from '../server/src/openapi/index.ts';
 import { answer, bcAuthorize, device, pollToken } from './guarantees/policy-support.ts';
 import { createHarness, UNLIMITED_RATES, type EnrolledUser, type Harness } from './support/harness.ts';
+import { approvedMandate, mandate, spend, spendPayment } from './support/mandate.ts';
 import { payment } from './support/payment.ts';
 import { basic } from './support/raw-request.ts';
 
@@ -99,7 +100,10 @@ beforeAll(async () => {
     const response = await request(input as string, init);
     const url = new URL(input instanceof Request ? input.url : String(input));
     const method = (input instanceof Request ? input.method : init?.method) ?? 'GET';
-    seen.push({ method, path: url.pathname, status: response.status, contentType: response.headers.get('content-type') ?? '', text: await response.clone().text() });
+    const contentType = response.headers.get('content-type') ?? '';
+    // An event stream does not end: its status and type are checked, not its body.
+    const text = contentType.startsWith('text/event-stream') ? '' : await response.clone().text();
+    seen.push({ method, path: url.pathname, status: response.status, contentType, text });
     return response;
   }) as typeof harness.app.request;
   const served = await harness.call('GET', '/openapi.json');
@@ -204,7 +208,7 @@ describe('GET /openapi.json', () => {
     const redeemed = await redeem(token.body.authorization_details);
     expect(redeemed.status, JSON.stringify(redeemed.body)).toBe(200);
     expect((await redeem(token.body.authorization_details)).body.error).toBe('already_redeemed');
-    const outcome = (status: string) => h.call('POST', `/redemptions/${redeemed.body.redemption_id}/outcome`, { body: { status }, headers: { authorization: basic(client) } });
+    const outcome = (status: string, redemptionId: string = redeemed.body.redemption_id) => h.call('POST', `/redemptions/${redemptionId}/outcome`, { body: { status }, headers: { authorization: basic(client) } });
     expect((await outcome('succeeded')).status).toBe(200);
     expect((await outcome('failed')).body.error).toBe('outcome_conflict');
     await h.admin('GET', `/audit?auth_req_id=${authReqId}`);
@@ -243,6 +247,24 @@ describe('GET /openapi.json', () => {
     expect((await bcAuthorize(h, client, { login_hint: 'alice', details: payment({ transaction_id: 'txn_4', amount_minor: 400 }) })).body.error).toBe('client_blocked');
     expect((await h.admin('DELETE', `/users/alice/blocks/${client.client_id}`)).status).toBe(204);
 
+    // A standing mandate: approved, spent under, reported on, read, its evidence, revoked on the phone.
+    const standing = await approvedMandate(h, client, alice, mandate(h.clock.now()));
+    const spent = await spend(h, client, standing.token, spendPayment('bill_1'));
+    expect(spent.status, JSON.stringify(spent.body)).toBe(200);
+    expect((await outcome('succeeded', spent.body.redemption_id)).status).toBe(200);
+    await device(h, alice, 'GET', '/mandates');
+    const opened = await device(h, alice, 'GET', `/mandates/${standing.auth_req_id}`);
+    expect((await h.admin('GET', `/mandates/${standing.auth_req_id}/evidence`)).status).toBe(200);
+    const revokeResponse = await alice.authenticator.authenticate(opened.body.options.revoke);
+    expect((await device(h, alice, 'POST', `/mandates/${standing.auth_req_id}/revoke`, { response: revokeResponse })).status).toBe(200);
+    expect((await h.admin('POST', `/mandates/${standing.auth_req_id}/revoke`)).status).toBe(200);
+    expect((await spend(h, client, standing.token, spendPayment('bill_2'))).body.error).toBe('mandate_revoked');
+
+    // The live stream answers as an event stream (its body is never read to the end).
+    const stream = await h.app.request(`${h.issuer}/api/device/events`, { headers: { cookie: alice.cookie, accept: 'text/event-stream' } });
+    expect(stream.status).toBe(200);
+    await stream.body?.cancel();
+
     // The approver's account, and last the removal of this very device.
     await device(h, alice, 'GET', '/history');
     const devices = await device(h, alice, 'GET', '/devices');
@@ -264,8 +286,8 @@ describe('GET /openapi.json', () => {
     expect(problems).toEqual([]);
     // What the flow reached: every agent path, the device and admin paths above, and refusals.
     const operations = new Set([...checked].map((entry) => entry.split(' ').slice(0, 2).join(' ')));
-    expect(operations.size).toBeGreaterThanOrEqual(45);
-    for (const expected of ['POST /bc-authorize 200', 'POST /token 200', 'POST /token 400', 'POST /redeem 200', 'POST /redeem 400', 'POST /redeem 409', 'POST /redeem 415', 'POST /redemptions/{redemption_id}/outcome 409', 'GET /requests/{auth_req_id} 200', 'POST /requests/{auth_req_id} 401', 'GET /api/device/requests/{auth_req_id} 200', 'GET /api/device/requests 401', 'POST /api/device/enrollments/options 403', 'POST /api/device/requests/{auth_req_id}/decision 200', 'PUT /api/admin/tenants/{tenant}/policy 400', 'GET /api/admin/users/{sub} 401', 'DELETE /api/device/devices/{device_id} 204', 'POST /bc-authorize 403', 'POST /redeem 401', 'POST /api/device/requests/{auth_req_id}/report 200', 'POST /api/device/enrollments 201']) {
+    expect([...documentedRoutes(doc)].filter((route) => !operations.has(route))).toEqual([]);
+    for (const expected of ['POST /bc-authorize 200', 'POST /token 200', 'POST /token 400', 'POST /redeem 200', 'POST /redeem 400', 'POST /redeem 409', 'POST /redeem 415', 'POST /redemptions/{redemption_id}/outcome 409', 'GET /requests/{auth_req_id} 200', 'POST /requests/{auth_req_id} 401', 'GET /api/device/requests/{auth_req_id} 200', 'GET /api/device/requests 401', 'POST /api/device/enrollments/options 403', 'POST /api/device/requests/{auth_req_id}/decision 200', 'PUT /api/admin/tenants/{tenant}/policy 400', 'GET /api/admin/users/{sub} 401', 'DELETE /api/device/devices/{device_id} 204', 'POST /bc-authorize 403', 'POST /redeem 401', 'POST /api/device/requests/{auth_req_id}/report 200', 'POST /api/device/enrollments 201', 'POST /api/device/mandates/{auth_req_id}/revoke 200', 'GET /api/device/mandates/{auth_req_id} 200', 'GET /api/admin/mandates/{auth_req_id}/evidence 200', 'POST /api/admin/mandates/{auth_req_id}/revoke 200', 'POST /redeem 403', 'GET /api/device/events 200']) {
       expect(checked, expected).toContain(expected);
     }
   });
