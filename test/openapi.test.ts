@@ -1,93 +1,11 @@
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApiPath, operationKey, OPERATIONS } from '../server/src/openapi/index.ts';
 import { answer, bcAuthorize, device, pollToken } from './guarantees/policy-support.ts';
 import { createHarness, UNLIMITED_RATES, type EnrolledUser, type Harness } from './support/harness.ts';
 import { approvedMandate, mandate, spend, spendPayment } from './support/mandate.ts';
+import { check, checkSent, documentedRoutes, METHODS, refsOf, registeredRoutes, resolvePointer, validator, type Doc, type Seen } from './support/openapi-document.ts';
 import { payment } from './support/payment.ts';
 import { basic } from './support/raw-request.ts';
-
-// ajv-formats is CommonJS; its default export arrives wrapped once under vitest.
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv2020) => void;
-
-type Doc = { openapi: string; info: { title: string }; paths: Record<string, Record<string, any>>; components: Record<string, Record<string, unknown>> };
-
-/** One answer the app gave during the flow. */
-interface Seen {
-  method: string;
-  path: string;
-  status: number;
-  contentType: string;
-  text: string;
-}
-
-const DOC_ID = 'https://countersign.test/openapi.json';
-const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
-
-/** A JSON pointer segment inside a URI fragment (RFC 6901 §3 and §6). */
-const pointer = (segment: string) => encodeURIComponent(segment.replace(/~/g, '~0').replace(/\//g, '~1'));
-
-/** The documented path template that `path` (no query) matches, if any. */
-function templateOf(doc: Doc, path: string): string | undefined {
-  return Object.keys(doc.paths).find((template) => new RegExp(`^${template.replace(/[.]/g, '\\.').replace(/\{[^}]+\}/g, '[^/]+')}$`).test(path));
-}
-
-/** The routes hono registered, as `METHOD /openapi/{template}`: without middleware, the PWA's static files and the console's assets. */
-function registeredRoutes(harness: Harness): Set<string> {
-  return new Set(
-    harness.app.routes
-      .filter((route) => route.method !== 'ALL' && !route.path.includes('*') && route.path !== '/' && route.path !== '/console' && !route.path.startsWith('/console/'))
-      .map((route) => operationKey(route.method, openApiPath(route.path))),
-  );
-}
-
-function documentedRoutes(doc: Doc): Set<string> {
-  return new Set(Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).filter((key) => METHODS.includes(key)).map((method) => operationKey(method, path))));
-}
-
-/** Every `$ref` in `value`, with where it sits. */
-function refsOf(value: unknown, at = '#'): { ref: string; at: string }[] {
-  if (Array.isArray(value)) return value.flatMap((item, index) => refsOf(item, `${at}/${index}`));
-  if (value === null || typeof value !== 'object') return [];
-  return Object.entries(value).flatMap(([key, inner]) => (key === '$ref' && typeof inner === 'string' ? [{ ref: inner, at }] : refsOf(inner, `${at}/${key}`)));
-}
-
-function resolvePointer(doc: unknown, ref: string): unknown {
-  return ref
-    .slice(2)
-    .split('/')
-    .map((segment) => decodeURIComponent(segment).replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce<unknown>((node, segment) => (node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[segment] : undefined), doc);
-}
-
-/**
- * Checks one answer against the document: its path and method are documented, its status is one of
- * the operation's, and its body validates against that status's schema (JSON Schema 2020-12, the
- * dialect of OpenAPI 3.1, with ajv). Answers the operation's key and a problem, or null.
- */
-function check(doc: Doc, ajv: Ajv2020, seen: Seen): { key: string; problem: string | null } {
-  const template = templateOf(doc, seen.path);
-  const key = operationKey(seen.method, template ?? seen.path);
-  if (!template || !doc.paths[template]![seen.method.toLowerCase()]) return { key, problem: 'not documented' };
-  const response = doc.paths[template]![seen.method.toLowerCase()].responses[String(seen.status)];
-  if (!response) return { key, problem: `status ${seen.status} not documented: ${seen.text.slice(0, 200)}` };
-  if (!response.content) return { key, problem: seen.text === '' ? null : `documented without a body, answered ${seen.text.slice(0, 100)}` };
-  const mediaType = Object.keys(response.content).find((type) => seen.contentType.startsWith(type));
-  if (!mediaType) return { key, problem: `content type ${seen.contentType} not documented` };
-  const ref = `${DOC_ID}#/paths/${pointer(template)}/${seen.method.toLowerCase()}/responses/${seen.status}/content/${pointer(mediaType)}/schema`;
-  const validate = ajv.getSchema(ref) ?? ajv.compile({ $ref: ref });
-  const body = mediaType === 'application/json' ? JSON.parse(seen.text) : seen.text;
-  return { key, problem: validate(body) ? null : `${seen.status} body does not match: ${ajv.errorsText(validate.errors)} in ${seen.text.slice(0, 300)}` };
-}
-
-function validator(doc: Doc): Ajv2020 {
-  const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
-  addFormats(ajv);
-  ajv.addSchema(structuredClone(doc), DOC_ID);
-  return ajv;
-}
-
 let harness: Harness;
 let doc: Doc;
 const seen: Seen[] = [];
@@ -103,7 +21,9 @@ beforeAll(async () => {
     const contentType = response.headers.get('content-type') ?? '';
     // An event stream does not end: its status and type are checked, not its body.
     const text = contentType.startsWith('text/event-stream') ? '' : await response.clone().text();
-    seen.push({ method, path: url.pathname, status: response.status, contentType, text });
+    const headers = new Headers(init?.headers);
+    const sent = typeof init?.body === 'string' ? { contentType: headers.get('content-type') ?? '', text: init.body } : undefined;
+    seen.push({ method, path: url.pathname, status: response.status, contentType, text, ...(sent ? { sent } : {}) });
     return response;
   }) as typeof harness.app.request;
   const served = await harness.call('GET', '/openapi.json');
@@ -278,15 +198,23 @@ describe('GET /openapi.json', () => {
     const doc2 = validator(doc);
     const problems: string[] = [];
     const checked = new Set<string>();
+    const sentChecked = new Set<string>();
     for (const answered of seen) {
       const { key, problem } = check(doc, doc2, answered);
       checked.add(`${key} ${answered.status}`);
       if (problem) problems.push(`${key}: ${problem}`);
+      const sentProblem = checkSent(doc, doc2, answered);
+      if (sentProblem) problems.push(`${key}: ${sentProblem}`);
+      if (answered.sent && answered.status < 300) sentChecked.add(key);
     }
     expect(problems).toEqual([]);
     // What the flow reached: every agent path, the device and admin paths above, and refusals.
     const operations = new Set([...checked].map((entry) => entry.split(' ').slice(0, 2).join(' ')));
     expect([...documentedRoutes(doc)].filter((route) => !operations.has(route))).toEqual([]);
+    // And what accepted calls sent fits the documented request bodies, forms included.
+    for (const expected of ['POST /bc-authorize', 'POST /token', 'POST /redeem', 'POST /api/admin/clients', 'POST /api/device/enroll/verify', 'POST /api/device/requests/{auth_req_id}/decision']) {
+      expect(sentChecked, expected).toContain(expected);
+    }
     for (const expected of ['POST /bc-authorize 200', 'POST /token 200', 'POST /token 400', 'POST /redeem 200', 'POST /redeem 400', 'POST /redeem 409', 'POST /redeem 415', 'POST /redemptions/{redemption_id}/outcome 409', 'GET /requests/{auth_req_id} 200', 'POST /requests/{auth_req_id} 401', 'GET /api/device/requests/{auth_req_id} 200', 'GET /api/device/requests 401', 'POST /api/device/enrollments/options 403', 'POST /api/device/requests/{auth_req_id}/decision 200', 'PUT /api/admin/tenants/{tenant}/policy 400', 'GET /api/admin/users/{sub} 401', 'DELETE /api/device/devices/{device_id} 204', 'POST /bc-authorize 403', 'POST /redeem 401', 'POST /api/device/requests/{auth_req_id}/report 200', 'POST /api/device/enrollments 201', 'POST /api/device/mandates/{auth_req_id}/revoke 200', 'GET /api/device/mandates/{auth_req_id} 200', 'GET /api/admin/mandates/{auth_req_id}/evidence 200', 'POST /api/admin/mandates/{auth_req_id}/revoke 200', 'POST /redeem 403', 'GET /api/device/events 200']) {
       expect(checked, expected).toContain(expected);
     }

@@ -10,6 +10,8 @@ const json = (description: string, schema: z.ZodType) => ({ description, schema 
 /** The tenant of a read (`default` unless given). */
 const tenantQuery = z.object({ tenant: z.string().optional() });
 const policyHeaders = { ETag: 'The revision, quoted.' };
+/** A policy change is made against a revision: `expected_revision` in the body, or `If-Match` holding it quoted. */
+const ifMatch = z.object({ 'if-match': z.string().optional().describe('The expected revision, quoted (as the ETag).') });
 
 function admin(method: Method, path: string, operation: Omit<Operation, 'method' | 'path' | 'tag' | 'caller'>): Operation {
   const errors: ErrorSpec[] = [...COMMON_ERRORS, ...(operation.body ? BODY_ERRORS : []), ...ADMIN_ERRORS, ...operation.errors];
@@ -47,12 +49,14 @@ export const ADMIN_OPERATIONS: readonly Operation[] = [
   admin('put', '/tenants/:tenant/policy', {
     summary: "Set a tenant's policy (compare-and-swap on its revision)",
     body: { json: putPolicyBody },
+    headers: ifMatch,
     responses: { 200: { ...json('The new revision.', tenantPolicyView), headers: policyHeaders } },
     errors: ['invalid_policy', 'revision_conflict'],
   }),
   admin('delete', '/tenants/:tenant/policy', {
     summary: "Drop a tenant's own policy (back to the default)",
     body: { json: deletePolicyBody, optional: true },
+    headers: ifMatch,
     responses: { 200: { ...json('The new revision.', tenantPolicyView), headers: policyHeaders } },
     errors: ['revision_conflict'],
   }),

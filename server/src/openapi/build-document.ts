@@ -88,6 +88,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
       request: {
         ...(params.length ? { params: z.object(Object.fromEntries(params.map((name) => [name, z.string()]))) } : {}),
         ...(operation.query ? { query: operation.query } : {}),
+        ...(operation.headers ? { headers: operation.headers } : {}),
         ...(body ? { body: { required: !body.optional, content } } : {}),
       },
       responses: responsesOf(operation),

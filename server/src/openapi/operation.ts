@@ -33,6 +33,8 @@ export interface Operation {
   body?: { json?: z.ZodType; form?: z.ZodType; optional?: boolean };
   /** Query parameters, as one object of optional strings mostly. */
   query?: z.ZodObject;
+  /** Request headers the operation reads besides authentication (`If-Match`). */
+  headers?: z.ZodObject;
   responses: Record<number, DocumentedResponse>;
   errors: readonly ErrorSpec[];
 }
