@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { mandateView, orNull, requestDisplay, requestState } from './display-schemas.ts';
+import { actionDisplay, mandateView, orNull, requestDisplay, requestState } from './display-schemas.ts';
 
 // Answers of the operator API (DESIGN.md "Operator"), written from the records in
 // server/src/clients/, users/, tenant-policy/, audit/ and the handlers in server/src/admin/.
@@ -61,10 +61,25 @@ export const adminRequestView = z.looseObject({
   display: requestDisplay,
 });
 
-/** `GET /audit`: events in chain order (server/src/audit/stored-event.ts). */
-export const auditEvents = z.looseObject({
-  events: z.array(z.looseObject({ type: z.string(), at: z.string(), channel: z.string(), reason: z.string().optional() })),
+/** `StoredAuditEvent` (server/src/audit/audit-event.ts): one event of a tenant's hash chain. */
+export const auditEvent = z.looseObject({
+  id: z.string(),
+  seq: z.number().int().min(0),
+  prev_hash: z.string(),
+  type: z.string(),
+  reason: z.string().optional(),
+  tenant: z.string(),
+  auth_req_id: z.string().optional(),
+  client_id: z.string().optional(),
+  sub: z.string().optional(),
+  device_id: z.string().optional(),
+  channel: z.enum(['agent', 'device', 'admin', 'system', 'push', 'notification']),
+  at: z.iso.datetime(),
+  detail: z.record(z.string(), z.unknown()).optional(),
 });
+
+/** `GET /audit`: events in chain order. */
+export const auditEvents = z.looseObject({ events: z.array(auditEvent) });
 
 /** `TenantPolicyView` (server/src/tenant-policy/policy-view.ts); the revision is also the `ETag`. */
 export const tenantPolicyView = z.looseObject({
@@ -93,6 +108,22 @@ export const testRequestSamples = z.looseObject({
 /** `POST /mandates/{auth_req_id}/revoke` (admin): the mandate now revoked, or null once its record is gone. */
 export const adminMandateRevoked = z.looseObject({ mandate: orNull(mandateView) });
 
-/** `GET /mandates/{auth_req_id}/evidence`: the signed evidence bundle (docs/mandates.md). */
-export const mandateEvidence = z.looseObject({ auth_req_id: z.string() });
+/** `GET /mandates/{auth_req_id}/evidence`: `MandateEvidence` (server/src/mandates/evidence/export-evidence.ts, docs/mandates.md). */
+export const mandateEvidence = z.looseObject({
+  format: z.literal('countersign-mandate-evidence/1'),
+  exported_at: z.iso.datetime(),
+  tenant: z.string(),
+  auth_req_id: z.string(),
+  client_id: z.string(),
+  client_name: z.string(),
+  sub: z.string(),
+  authorization_details: z.array(z.looseObject({ type: z.string() })).min(1),
+  details_hash: z.string(),
+  display: actionDisplay,
+  status: z.enum(['pending', 'active', 'revoked', 'expired']),
+  revocation: z.looseObject({ at: z.string(), by: z.string() }).nullable(),
+  approvals: z.array(z.looseObject({ party: z.string(), sub: z.string(), device_id: z.string(), credential_id: z.string(), approved_at: z.string(), evidence_hash: z.string().nullable() })),
+  spends: z.array(z.looseObject({ redemption_id: z.string(), transaction_id: z.string(), amount_minor: z.number().int(), currency: z.string(), payee: z.looseObject({ id: z.string(), name: z.string() }), payment_hash: z.string() })),
+  audit: z.array(auditEvent),
+});
 
