@@ -165,6 +165,7 @@ describe('GET /openapi.json', () => {
     const third = await bcAuthorize(h, client, { login_hint: 'alice', details: payment({ transaction_id: 'txn_3', amount_minor: 400 }) });
     expect((await answer(h, alice, third.body.auth_req_id, { decision: 'deny', path: 'report' })).status).toBe(200);
     expect((await bcAuthorize(h, client, { login_hint: 'alice', details: payment({ transaction_id: 'txn_4', amount_minor: 400 }) })).body.error).toBe('client_blocked');
+    expect((await h.admin('GET', '/users/alice')).body.blocks).toEqual([expect.objectContaining({ client_id: client.client_id, auth_req_id: third.body.auth_req_id })]);
     expect((await h.admin('DELETE', `/users/alice/blocks/${client.client_id}`)).status).toBe(204);
 
     // A standing mandate: approved, spent under, reported on, read, its evidence, revoked on the phone.

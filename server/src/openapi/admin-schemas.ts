@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { actionDisplay, mandateView, orNull, requestDisplay, requestState } from './display-schemas.ts';
 
 // Answers of the operator API (DESIGN.md "Operator"), written from the records in
-// server/src/clients/, users/, tenant-policy/, audit/ and the handlers in server/src/admin/.
+// server/src/clients/, users/, tenant-policy/, audit/ and the handlers in server/src/admin/. The
+// records keep epoch ms; every `at` and `…_at` of an admin answer is RFC 3339 (admin/iso-times.ts).
 
 /** A registered client (`ClientRecord` without its secret's hash); `client_secret` once, at creation. */
 export const clientRecord = z.looseObject({
@@ -13,7 +14,7 @@ export const clientRecord = z.looseObject({
   token_delivery_mode: z.enum(['poll', 'ping', 'push']),
   profile: z.enum(['default', 'fapi-ciba']),
   backchannel_client_notification_endpoint: z.string().optional(),
-  created_at: z.number().int().describe('Epoch ms.'),
+  created_at: z.iso.datetime(),
   client_secret: z.string().optional(),
 });
 
@@ -22,12 +23,12 @@ export const userRecord = z.looseObject({
   tenant: z.string(),
   sub: z.string(),
   display_name: z.string(),
-  created_at: z.number().int().describe('Epoch ms.'),
+  created_at: z.iso.datetime(),
   roles: z.array(z.string()),
 });
 
 /** `GET /users/{sub}`: the user and the clients blocked for them ("this wasn't me"). */
-export const userWithBlocks = z.looseObject({ user: userRecord, blocks: z.array(z.looseObject({})) });
+export const userWithBlocks = z.looseObject({ user: userRecord, blocks: z.array(z.looseObject({ client_id: z.string(), auth_req_id: z.string(), blocked_at: z.iso.datetime() })) });
 
 /** `POST /users/{sub}/enrollments`: a single-use enrollment, 15 minutes. */
 export const enrollment = z.looseObject({
