@@ -10,6 +10,7 @@ import { deviceRoutes } from './devices/index.ts';
 import { allowedMethods, contentLengthLimit, errorHandler, MAX_BODY_BYTES, notFound, requestDeadline, requestLog, securityHeaders } from './http/index.ts';
 import { registerDeviceMandateRoutes, reportSpendOutcome, spendMandate } from './mandates/index.ts';
 import { httpMetrics, metricsRoute } from './metrics/index.ts';
+import { openApiRoute } from './openapi/index.ts';
 import { redemptionRoutes } from './redemption/index.ts';
 
 /** The approver PWA the server's build bundles (`server/dist/pwa/`, see `server/copy-assets.mjs`), so a deployed server carries it. */
@@ -74,6 +75,7 @@ export function createApp(deps: Deps, options: AppOptions = {}): Hono {
   agent.route('/', redemptionRoutes(deps, { spendMandate, reportSpendOutcome }));
   app.use('*', allowedMethods(agent));
   app.route('/', agent);
+  app.route('/', openApiRoute(deps));
   app.route('/api/device', deviceRoutes(deps, [registerDeviceMandateRoutes]));
   if (options.adminToken) {
     app.route('/api/admin/test-requests', testRequestRoutes(deps, options.adminToken));

@@ -4,7 +4,7 @@ export { indexMandate } from './index-mandate.ts';
 export { listMandates, mandateStatus, mandateView } from './mandate-view.ts';
 export { presentedPayment } from './present-payment.ts';
 export { revokeMandate, type RevokedBy } from './revoke-mandate.ts';
-export { registerAdminMandateRoutes, registerDeviceMandateRoutes } from './routes.ts';
+export { registerAdminMandateRoutes, registerDeviceMandateRoutes, revokeBody as revokeMandateBody } from './routes.ts';
 export { revokeOptions, verifyRevoke } from './revoke-prompt.ts';
 export { spendMandate, spendRedemption } from './spend-mandate.ts';
 export { readMandateFields, reportSpendOutcome } from './spend-outcome.ts';

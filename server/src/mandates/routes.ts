@@ -12,7 +12,7 @@ import { revokeMandate } from './revoke-mandate.ts';
 import { revokeOptions, verifyRevoke } from './revoke-prompt.ts';
 
 /** `POST /api/device/mandates/{auth_req_id}/revoke` body: the assertion made with `options.revoke`. */
-const revokeBody = z.strictObject({ response: z.record(z.string(), z.unknown()) });
+export const revokeBody = z.strictObject({ response: z.record(z.string(), z.unknown()) });
 
 /** The view of one of the session user's mandates; another user's, or none, is not found (DESIGN.md guarantee 5). */
 async function ownView(deps: Deps, tenant: string, sub: string, authReqId: string) {

@@ -3,5 +3,5 @@ export { jsonDiff, pointerToken, type JsonChange, type JsonValue } from './json-
 export { policyProblems, type PolicyProblem } from './policy-problems.ts';
 export { readRevision, readStoredRevision, swapRevision, type RevisionMeta, type StoredRevision } from './policy-record.ts';
 export { policyView, type PolicyViewDeps, type TenantPolicyView } from './policy-view.ts';
-export { registerTenantPolicyRoutes } from './routes.ts';
+export { deleteBody as deletePolicyBody, putBody as putPolicyBody, registerTenantPolicyRoutes } from './routes.ts';
 export { createTenantPolicies, type RatedPolicy, type TenantPolicies, type TenantPoliciesOptions } from './tenant-policies.ts';

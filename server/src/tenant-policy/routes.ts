@@ -14,9 +14,9 @@ const actorName = z.string().regex(/^[A-Za-z0-9._:@+-]{1,128}$/, 'must be 1 to 1
 const revision = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
 /** `PUT` body: the policy (validated on its own, so its problems can be listed), and what the change is made against. */
-const putBody = z.strictObject({ policy: z.unknown(), expected_revision: revision.optional(), actor: actorName.optional() });
+export const putBody = z.strictObject({ policy: z.unknown(), expected_revision: revision.optional(), actor: actorName.optional() });
 /** `DELETE` body (optional). */
-const deleteBody = z.strictObject({ expected_revision: revision.optional(), actor: actorName.optional() });
+export const deleteBody = z.strictObject({ expected_revision: revision.optional(), actor: actorName.optional() });
 
 /** The tenant named in the path; a malformed one is refused, never looked up. */
 function tenantOf(c: Context): string {
