@@ -110,7 +110,7 @@ async function main(): Promise<void> {
     report.meta.finishedAt = new Date().toISOString();
     const files = writeReport(report, resultsDir);
     console.log(`\n${files.table}\n`);
-    log(`results: ${files.json}, ${files.latest}; table written into ${files.docs}`);
+    log(`results: ${files.latest}; table written into ${files.docs}`);
     succeeded = true;
   } finally {
     await cleanup();

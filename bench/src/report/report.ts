@@ -182,14 +182,13 @@ export function buildReport(input: {
 const START = '<!-- bench:results:start -->';
 const END = '<!-- bench:results:end -->';
 
-/** Writes `bench/results/<timestamp>.json`, `latest.json`, and the table into docs/performance.md. */
-export function writeReport(report: Report, resultsDir: string): { json: string; latest: string; docs: string; table: string } {
-  const name = report.meta.startedAt.replace(/[:.]/g, '-');
-  const json = join(resultsDir, `${name}.json`);
+/**
+ * Writes `bench/results/latest.json` and the table into docs/performance.md. One results file:
+ * the runs before it are in git's history of that file, not beside it.
+ */
+export function writeReport(report: Report, resultsDir: string): { latest: string; docs: string; table: string } {
   const latest = join(resultsDir, 'latest.json');
-  const text = JSON.stringify(report, null, 2);
-  writeFileSync(json, text);
-  writeFileSync(latest, text);
+  writeFileSync(latest, JSON.stringify(report, null, 2));
   const table = markdown(report);
   const docs = join(REPO_ROOT, 'docs', 'performance.md');
   const block = `${START}\n${table}\n${END}`;
@@ -200,5 +199,5 @@ export function writeReport(report: Report, resultsDir: string): { json: string;
     document = `${document.trimEnd()}\n\n${block}\n`;
   }
   writeFileSync(docs, document);
-  return { json, latest, docs, table };
+  return { latest, docs, table };
 }
