@@ -11,6 +11,8 @@ import { loadRequest, requestDisplay, settleExpiry } from '../requests/index.ts'
 import { registerTenantPolicyRoutes } from '../tenant-policy/index.ts';
 import { ensureUser, findUser } from '../users/index.ts';
 import { registerUserRoutes } from './user-routes.ts';
+import { registerClientRoutes } from './client-routes.ts';
+import { registerOperatorUserRoutes } from './operator-user-routes.ts';
 import { registerAdminMandateRoutes } from '../mandates/index.ts';
 
 function tenantOf(c: Context): string {
@@ -59,6 +61,10 @@ export function adminRoutes(deps: Deps, adminToken: string): Hono {
     return c.json(user, created ? 201 : 200);
   });
 
+  // Listing users and clients, disabling, rotating, deleting clients, revoking devices, exports (issue 16).
+  // Before user-routes.ts: `GET /users` is the list, `GET /users/{sub}` one user.
+  registerOperatorUserRoutes(app, deps);
+  registerClientRoutes(app, deps);
   // Roles (reviewers) and the blocks of "this wasn't me": see user-routes.ts.
   registerUserRoutes(app, deps);
   // A tenant's own approval policy, its revisions and their audit: see tenant-policy/routes.ts.
