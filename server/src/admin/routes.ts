@@ -28,8 +28,10 @@ function tenantOf(c: Context): string {
  * `PUT /users/{sub}/roles`), clear a client block, create enrollment links, read a request (with
  * its policy tier, parties and approvals) and its audit trail, and a tenant's own approval policy
  * (`/tenants/{tenant}/policy`, see `tenant-policy/routes.ts`) with its changes' audit
- * (`/audit?tenant=…&type=policy_changed`). Every time in an answer is an RFC 3339 string
- * (`iso-times.ts`).
+ * (`/audit?tenant=…&type=policy_changed`); and the operator tools of issue 16: lists of users and
+ * clients a page at a time, disabling, rotating and deleting a client, a user's devices, revoking
+ * one, exporting a user (`client-routes.ts`, `operator-user-routes.ts`, docs/operator-tools.md).
+ * Every time in an answer is an RFC 3339 string (`iso-times.ts`).
  */
 export function adminRoutes(deps: Deps, adminToken: string): Hono {
   const app = new Hono();
