@@ -223,4 +223,11 @@ describe('operator admin API refusals', () => {
     expect((await harness.admin('GET', '/clients?tenant=acme')).body.clients.map((client: { client_id: string }) => client.client_id)).toEqual([id]);
     expect((await harness.admin('GET', '/clients')).body.clients.map((client: { client_id: string }) => client.client_id)).not.toContain(id);
   });
+
+  it('gives the console\'s own client no secret: its test requests stay impossible to execute', async () => {
+    await harness.enrollUser('console_target');
+    const asked = await harness.admin('POST', '/test-requests', { login_hint: 'console_target', sample: 'deletion' });
+    expect(asked.status, JSON.stringify(asked.body)).toBe(201);
+    expect(await harness.admin('POST', `/clients/${asked.body.client_id}/secret`)).toMatchObject({ status: 400, body: { error: 'invalid_request', error_description: expect.stringContaining('console') } });
+  });
 });

@@ -60,7 +60,8 @@ export function clientView(client: ClientRecord): ClientView {
  * - `POST /clients/{client_id}/disable`, `/enable` → `ClientView` (audited `client_disabled`,
  *   `client_enabled` when it changed anything): see `setClientDisabled` for what disabling does.
  * - `POST /clients/{client_id}/secret` → `{...ClientView, client_secret}`: a new secret, shown this
- *   once; the old one stops working (audited `client_secret_rotated`).
+ *   once; the old one stops working (audited `client_secret_rotated`). Refused for the console's
+ *   own client, whose secret nobody may hold.
  * - `DELETE /clients/{client_id}` → 204 (audited `client_deleted`).
  *
  * @throws CountersignError `not_found`, `invalid_request` (tenant, limit, cursor, q; a secret for a key-based client).
@@ -91,7 +92,14 @@ export function registerClientRoutes(app: Hono, deps: Deps): void {
 
   app.post('/clients/:client_id/secret', async (c) => {
     const tenant = tenantOf(c);
-    const result = await rotateClientSecret(deps, tenant, clientIdOf(c), deps.clock.now());
+    const clientId = clientIdOf(c);
+    // The console's client (`console/console-client.ts`, its id under this config key; read here
+    // directly, since the console imports the admin API) has no secret on purpose: a test request
+    // must never be redeemable. A secret given to it would make every test request executable.
+    if ((await deps.store.get(keys.config(`console-client:${tenant}`))) === clientId) {
+      throw new CountersignError('invalid_request', "The console's own client has no secret, so that test requests can never be executed.");
+    }
+    const result = await rotateClientSecret(deps, tenant, clientId, deps.clock.now());
     if (!result) throw new CountersignError('not_found', 'No such client.');
     await deps.audit.record({ type: 'client_secret_rotated', tenant, client_id: result.client.client_id, channel: 'admin' });
     return c.json({ ...clientView(result.client), client_secret: result.client_secret });
