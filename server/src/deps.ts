@@ -13,7 +13,7 @@ import type { Metrics } from './metrics/index.ts';
 
 /** Sends Web Push notifications to all of a user's devices. */
 export interface UserNotifier {
-  notifyUser(input: { tenant: string; sub: string; auth_req_id: string; summary: string; ttlSeconds: number; kind?: 'approval_request' | 'request_expired' | 'mandate_spend' }): Promise<{ sent: number; removed: number; failed: number }>;
+  notifyUser(input: { tenant: string; sub: string; auth_req_id: string; summary: string; ttlSeconds: number; kind?: 'approval_request' | 'request_expired' | 'mandate_spend' | 'device_removed' }): Promise<{ sent: number; removed: number; failed: number }>;
 }
 
 /**

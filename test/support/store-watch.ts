@@ -66,6 +66,7 @@ export const WATCH = {
   setMembers: 'read',
   sortedAdd: { writes: (key, member, score) => [{ key, kind: 'sorted', scores: [[member, score]] }] },
   sortedRangeByScore: 'read',
+  sortedRangeAfter: 'read',
   sortedRemove: { writes: (key) => [{ key, kind: 'sorted' }] },
   streamAppend: { writes: (key) => [{ key, kind: 'stream' }], appended: (id, key) => ({ key, ids: [id] }) },
   streamAppendManyAfter: {

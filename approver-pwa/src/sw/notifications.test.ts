@@ -28,6 +28,11 @@ describe('notificationFor', () => {
   it('shows an unknown kind as a new request', () => {
     expect(notificationFor(readPayload(data({ kind: 'something_new', auth_req_id: 'req_1' }))).title).toBe('Approval requested');
   });
+  it('shows a device removed by an administrator as a notice that leads to the devices screen', () => {
+    const { title, options } = notificationFor(readPayload(data({ kind: 'device_removed', auth_req_id: 'dev_lost_phone', summary: 'Your device "Pixel" was removed by an administrator.' })));
+    expect(title).toBe('A device was removed');
+    expect(options).toMatchObject({ body: 'Your device "Pixel" was removed by an administrator.', tag: 'device:dev_lost_phone', requireInteraction: true, data: { url: '/#/devices' } });
+  });
 
   it('escapes an id into the fragment', () => {
     expect(notificationFor(readPayload(data({ auth_req_id: 'a/b?c' }))).options.data).toEqual({ url: '/#/requests/a%2Fb%3Fc' });

@@ -18,6 +18,10 @@ export const EXPIRED_TITLE = 'Request expired';
 export const EXPIRED_BODY = 'Nothing will happen. The agent has to ask again.';
 /** The body when the payload is missing or unreadable: there is still something to look at. */
 export const FALLBACK_BODY = 'Open Countersign to see what is asked of you.';
+/** The title when an administrator removed one of the user's devices (the payload's summary names it). */
+export const DEVICE_REMOVED_TITLE = 'A device was removed';
+/** Where a device-removed notification leads: the user's devices. */
+export const DEVICES_URL = '/#/devices';
 /** Where a notification without a request leads. */
 export const INBOX_URL = '/#/';
 /** The tag of a notification without a request. */
@@ -35,6 +39,8 @@ export function requestUrl(authReqId: string): string {
 
 /** The kinds of push this worker knows; anything else is shown as a new request (it is safer to look). */
 const EXPIRED_KIND = 'request_expired';
+/** An operator removed one of the user's devices; `auth_req_id` then holds that device's id. */
+const DEVICE_REMOVED_KIND = 'device_removed';
 
 /** The payload, or `null` when it is missing, not JSON or not the expected shape. */
 export function readPayload(data: { json(): unknown } | null | undefined): PushPayload | null {
@@ -43,7 +49,7 @@ export function readPayload(data: { json(): unknown } | null | undefined): PushP
     const value = data.json() as Partial<PushPayload> | null;
     if (value && typeof value.auth_req_id === 'string' && value.auth_req_id !== '') {
       return {
-        kind: value.kind === EXPIRED_KIND ? EXPIRED_KIND : 'approval_request',
+        kind: value.kind === EXPIRED_KIND || value.kind === DEVICE_REMOVED_KIND ? value.kind : 'approval_request',
         auth_req_id: value.auth_req_id,
         summary: typeof value.summary === 'string' ? value.summary : '',
       };
@@ -61,6 +67,13 @@ export function readPayload(data: { json(): unknown } | null | undefined): PushP
  * nobody sees expires silently. An expiry replaces it quietly, since nothing can be done any more.
  */
 export function notificationFor(payload: PushPayload | null): { title: string; options: NotificationOptions } {
+  if (payload?.kind === DEVICE_REMOVED_KIND) {
+    // Not a request: a notice, shown until seen (a removal the person did not ask for must not pass unnoticed).
+    return {
+      title: DEVICE_REMOVED_TITLE,
+      options: { body: payload.summary, tag: `device:${payload.auth_req_id}`, requireInteraction: true, icon: '/icons/icon-192.png', lang: 'en', data: { url: DEVICES_URL } satisfies NotificationData },
+    };
+  }
   const expired = payload?.kind === EXPIRED_KIND;
   return {
     title: expired ? EXPIRED_TITLE : NOTIFICATION_TITLE,

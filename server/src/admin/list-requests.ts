@@ -4,6 +4,7 @@ import type { Deps } from '../deps.ts';
 import { loadRequest, parseDeadlineMember, requestDisplay, settleExpiry } from '../requests/index.ts';
 import { secondsUntil } from '../runtime/index.ts';
 import { keys } from '../store/index.ts';
+import { encodeCursor, matchesQuery, readPageQuery } from './page.ts';
 
 /** The most requests one answer lists (`limit`); 100 by default. */
 export const MAX_LIST_LIMIT = 500;
@@ -31,8 +32,12 @@ export interface PendingRequestSummary {
 }
 
 /**
- * `GET /api/admin/requests?state=pending[&tenant=…][&limit=…]`: the tenant's pending requests,
- * soonest deadline first, answered as `{requests: PendingRequestSummary[], truncated}`.
+ * `GET /api/admin/requests?state=pending[&tenant=…][&limit=…][&q=…][&cursor=…]`: the tenant's
+ * pending requests, soonest deadline first, answered as `{requests: PendingRequestSummary[],
+ * truncated, next_cursor}`. `q` keeps those whose sub, client id, client name or binding message
+ * contains it (case-insensitive); `next_cursor` (opaque, null on the last page) is the `cursor` of
+ * the next page: the deadline and member of the last request listed, so a request decided
+ * meanwhile moves nothing.
  *
  * Where the list comes from, and what it costs: the expiry sweeper's deadline index
  * (`keys.deadlines()`, a sorted set of every pending request of the deployment scored by
@@ -54,13 +59,17 @@ export function listRequestsHandler(deps: Deps) {
     const tenant = tenantName.safeParse(c.req.query('tenant') ?? 'default');
     if (!tenant.success) throw new CountersignError('invalid_request', 'tenant is malformed.');
     const limit = readLimit(c.req.query('limit'));
+    const { q, after } = readPageQuery(c, { limitParam: null });
+    const cursor = after === null ? null : parseCursor(after);
 
     const members = await deps.store.sortedRangeByScore(keys.deadlines(), Number.POSITIVE_INFINITY, MAX_SCANNED);
     const requests: PendingRequestSummary[] = [];
     let truncated = members.length === MAX_SCANNED;
+    let last: string | null = null;
     for (const member of members) {
       const ref = parseDeadlineMember(member);
       if (!ref || ref.tenant !== tenant.data) continue;
+      if (cursor && !(await isAfter(deps, ref, member, cursor))) continue;
       if (requests.length === limit) {
         truncated = true;
         break;
@@ -68,6 +77,8 @@ export function listRequestsHandler(deps: Deps) {
       const found = await loadRequest(deps.store, ref.tenant, ref.auth_req_id);
       const request = found ? await settleExpiry(deps, found) : null;
       if (request?.state !== 'pending') continue;
+      if (!matchesQuery(q, request.sub, request.client_id, request.client_name, request.binding_message)) continue;
+      last = `${request.expires_at}:${member}`;
       const display = requestDisplay(request, deps.clock.now());
       requests.push({
         auth_req_id: request.auth_req_id,
@@ -82,8 +93,23 @@ export function listRequestsHandler(deps: Deps) {
         seconds_left: secondsUntil(request.expires_at, deps.clock.now()),
       });
     }
-    return c.json({ requests, truncated });
+    return c.json({ requests, truncated, next_cursor: truncated && last !== null ? encodeCursor(last) : null });
   };
+}
+
+/** A page's cursor: `<expires_at>:<deadline member>`, the last request the page before listed. */
+function parseCursor(after: string): { expiresAt: number; member: string } {
+  const match = /^(\d{1,16}):(.+)$/.exec(after);
+  if (!match) throw new CountersignError('invalid_request', 'cursor is not one this server gave (use next_cursor as it is).');
+  return { expiresAt: Number(match[1]), member: match[2]! };
+}
+
+/** Whether a deadline index member sorts after the cursor: by deadline, then by member, as the index does. */
+async function isAfter(deps: Deps, ref: { tenant: string; auth_req_id: string }, member: string, cursor: { expiresAt: number; member: string }): Promise<boolean> {
+  if (member === cursor.member) return false;
+  const request = await loadRequest(deps.store, ref.tenant, ref.auth_req_id);
+  if (!request) return false;
+  return request.expires_at > cursor.expiresAt || (request.expires_at === cursor.expiresAt && member > cursor.member);
 }
 
 function readLimit(value: string | undefined): number {

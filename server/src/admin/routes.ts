@@ -11,6 +11,8 @@ import { loadRequest, requestDisplay, settleExpiry } from '../requests/index.ts'
 import { registerTenantPolicyRoutes } from '../tenant-policy/index.ts';
 import { ensureUser, findUser } from '../users/index.ts';
 import { registerUserRoutes } from './user-routes.ts';
+import { registerClientRoutes } from './client-routes.ts';
+import { registerOperatorUserRoutes } from './operator-user-routes.ts';
 import { registerAdminMandateRoutes } from '../mandates/index.ts';
 
 function tenantOf(c: Context): string {
@@ -26,8 +28,10 @@ function tenantOf(c: Context): string {
  * `PUT /users/{sub}/roles`), clear a client block, create enrollment links, read a request (with
  * its policy tier, parties and approvals) and its audit trail, and a tenant's own approval policy
  * (`/tenants/{tenant}/policy`, see `tenant-policy/routes.ts`) with its changes' audit
- * (`/audit?tenant=…&type=policy_changed`). Every time in an answer is an RFC 3339 string
- * (`iso-times.ts`).
+ * (`/audit?tenant=…&type=policy_changed`); and the operator tools of issue 16: lists of users and
+ * clients a page at a time, disabling, rotating and deleting a client, a user's devices, revoking
+ * one, exporting a user (`client-routes.ts`, `operator-user-routes.ts`, docs/operator-tools.md).
+ * Every time in an answer is an RFC 3339 string (`iso-times.ts`).
  */
 export function adminRoutes(deps: Deps, adminToken: string): Hono {
   const app = new Hono();
@@ -59,6 +63,10 @@ export function adminRoutes(deps: Deps, adminToken: string): Hono {
     return c.json(user, created ? 201 : 200);
   });
 
+  // Listing users and clients, disabling, rotating, deleting clients, revoking devices, exports (issue 16).
+  // Before user-routes.ts: `GET /users` is the list, `GET /users/{sub}` one user.
+  registerOperatorUserRoutes(app, deps);
+  registerClientRoutes(app, deps);
   // Roles (reviewers) and the blocks of "this wasn't me": see user-routes.ts.
   registerUserRoutes(app, deps);
   // A tenant's own approval policy, its revisions and their audit: see tenant-policy/routes.ts.

@@ -37,7 +37,15 @@ export type AuditType =
   // Standing mandates (issue 15, docs/mandates.md): one payment spent within a mandate's bounds
   // (`detail` {redemption_id, transaction_id, amount_minor, currency, payee_id}), a mandate stopped.
   | 'spent'
-  | 'mandate_revoked';
+  | 'mandate_revoked'
+  // Operator tools (issue 16, admin API, channel `admin`): a client disabled, enabled again, deleted
+  // or given a new secret; a user's data exported. An operator's device removal is `device_removed`
+  // with `detail.by` = `operator`.
+  | 'client_disabled'
+  | 'client_enabled'
+  | 'client_deleted'
+  | 'client_secret_rotated'
+  | 'user_exported';
 
 /** One value of an event's `detail`: a scalar, or a list of JSON values (a policy change's diff). */
 export type AuditDetailValue = string | number | boolean | readonly AuditDetailItem[];

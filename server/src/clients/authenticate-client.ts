@@ -41,13 +41,15 @@ async function refusal(c: Context, deps: ClientAuthDeps, presented: PresentedCre
     // Without a body, a client_secret_post client's secret can only travel in the header.
     const sameSecret = bodyless && registered === 'client_secret_post' && presented.method === 'client_secret_basic';
     if (registered !== presented.method && !sameSecret) return 'method_not_registered';
-    return matches ? null : 'wrong_secret';
+    if (!matches) return 'wrong_secret';
+    return client.disabled_at === undefined ? null : 'client_disabled';
   }
   if (!client) return 'unknown_client';
   if (client.token_endpoint_auth_method !== 'private_key_jwt') return 'method_not_registered';
   const nowMs = deps.clock.now();
   const result = await verifyClientAssertion(presented.assertion, client, { audience: audiences(c, deps.config.publicUrl), nowMs });
   if (!result.verified) return result.reason;
+  if (client.disabled_at !== undefined) return 'client_disabled';
   // Last, once every check has passed: a refused assertion does not use up its jti.
   if (!(await useJtiOnce(deps.store, 'assertion', client.client_id, result.jti, result.exp, nowMs))) return 'jti_replayed';
   return null;
@@ -75,7 +77,7 @@ async function refusal(c: Context, deps: ClientAuthDeps, presented: PresentedCre
  *   JSON body (`client_id`, `client_secret`, `client_assertion_type`, `client_assertion`).
  * @returns the client's record.
  * @throws CountersignError `invalid_client` (401, with `WWW-Authenticate`) for missing or wrong
- *   credentials, an unknown client, or a method the client did not register (which check failed
+ *   credentials, an unknown client, a disabled one (`disabled_at`), or a method the client did not register (which check failed
  *   goes to the log only); `too_many_requests` (429, `Retry-After`) instead once the source
  *   address is over its limit of failures; `invalid_request` for two methods at once.
  * @see RFC 6749 §2.3 and §5.2, RFC 7523 §2.2 and §3, OpenID Connect Core 1.0 §9, RFC 7591 §2

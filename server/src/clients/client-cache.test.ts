@@ -36,6 +36,21 @@ describe('createClientCache', () => {
     expect(gets()).toBe(2);
   });
 
+  it('forgets a client an operator changed: this instance reads it again at once, another within the TTL', async () => {
+    const { store, gets } = countingStore();
+    const clock = new ManualClock();
+    await store.set(keys.client('cli_a'), JSON.stringify(record('cli_a')));
+    const [here, elsewhere] = [createClientCache({ store, clock, ttlMs: 5000 }), createClientCache({ store, clock, ttlMs: 5000 })];
+    await Promise.all([here.find('cli_a'), elsewhere.find('cli_a')]);
+    await store.set(keys.client('cli_a'), JSON.stringify({ ...record('cli_a'), disabled_at: 1 }));
+    here.forget('cli_a');
+    expect((await here.find('cli_a'))?.disabled_at).toBe(1);
+    expect((await elsewhere.find('cli_a'))?.disabled_at).toBeUndefined();
+    clock.advance(5);
+    expect((await elsewhere.find('cli_a'))?.disabled_at).toBe(1);
+    expect(gets()).toBe(4);
+  });
+
   it('never keeps a miss: a client registered after a failed lookup is found at once', async () => {
     const { store, gets } = countingStore();
     const cache = createClientCache({ store, clock: new ManualClock() });

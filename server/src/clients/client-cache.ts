@@ -28,6 +28,11 @@ export interface ClientCache {
    * The record is frozen: it is shared by every request that finds it.
    */
   find(clientId: string): Promise<ClientRecord | null>;
+  /**
+   * Drops this instance's copy of one client, after an operator changed or deleted it (disabled,
+   * secret rotated): the next call reads the store. Other instances see the change within `ttlMs`.
+   */
+  forget(clientId: string): void;
 }
 
 interface Entry {
@@ -41,9 +46,9 @@ interface Entry {
  * client-authenticated endpoint pays before anything else.
  *
  * Staleness: a record is served for at most `ttlMs` (5 s by default) after this instance read it,
- * measured on the injected clock. Client records are written once, at registration, and never
- * changed or deleted by the server today, so nothing can go stale; a change added later is seen
- * by every instance within `ttlMs` (or needs an invalidation of its own). A miss (unknown `client_id`) is never cached: a client registered on another instance
+ * measured on the injected clock. An operator's change to a client (disabled, enabled,
+ * secret rotated, deleted: `clients/manage-clients.ts`) is seen at once by the instance that made
+ * it (`forget`) and by every other instance within `ttlMs`. A miss (unknown `client_id`) is never cached: a client registered on another instance
  * authenticates here at once, and a flood of unknown ids cannot fill the cache. At most
  * `maxEntries` records are kept; past that the one read from the store longest ago is dropped.
  */
@@ -55,6 +60,9 @@ export function createClientCache(options: ClientCacheOptions): ClientCache {
   const inFlight = new Map<string, Promise<ClientRecord | null>>();
 
   return {
+    forget(clientId) {
+      entries.delete(clientId);
+    },
     find(clientId) {
       const cached = entries.get(clientId);
       const age = cached ? options.clock.now() - cached.readAt : -1;

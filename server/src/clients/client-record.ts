@@ -21,6 +21,13 @@ export interface ClientRecord {
   backchannel_client_notification_endpoint?: string;
   /** Epoch ms. */
   created_at: number;
+  /**
+   * Epoch ms when an operator disabled the client (`POST /api/admin/clients/{id}/disable`): while
+   * set, every call it authenticates is refused `invalid_client`. Absent on an enabled client.
+   */
+  disabled_at?: number;
+  /** Epoch ms of the last secret rotation (`POST /api/admin/clients/{id}/secret`); absent before the first. */
+  secret_rotated_at?: number;
 }
 
 /** The hash a client secret is stored as. */

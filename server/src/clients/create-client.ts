@@ -1,4 +1,4 @@
-import type { RecordStore } from '../store/index.ts';
+import type { IndexStore, RecordStore } from '../store/index.ts';
 import { keys } from '../store/index.ts';
 import { randomId } from '../runtime/index.ts';
 import { hashSecret, type ClientRecord } from './client-record.ts';
@@ -11,7 +11,7 @@ export type NewClient = Omit<ClientRecord, 'client_id' | 'secret_hash' | 'create
  * Registers a client and returns its record and, for a secret-based client, its secret. The secret
  * is returned once, here, and stored only as a hash; a `private_key_jwt` client has none.
  */
-export async function createClient(store: RecordStore, input: NewClient, nowMs: number): Promise<{ record: ClientRecord; client_secret: string | undefined }> {
+export async function createClient(store: RecordStore & IndexStore, input: NewClient, nowMs: number): Promise<{ record: ClientRecord; client_secret: string | undefined }> {
   const method = input.token_endpoint_auth_method ?? 'client_secret_basic';
   const client_secret = method === 'private_key_jwt' ? undefined : randomId(32);
   const record: ClientRecord = {
@@ -23,6 +23,8 @@ export async function createClient(store: RecordStore, input: NewClient, nowMs: 
     created_at: nowMs,
   };
   await store.set(keys.client(record.client_id), JSON.stringify(record));
+  // Listed once written: the list never names a client that cannot be found.
+  await store.sortedAdd(keys.tenantClients(record.tenant), record.client_id, 0);
   return { record, client_secret };
 }
 

@@ -7,3 +7,4 @@ export { hashSecret, secretMatches, type ClientRecord } from './client-record.ts
 export { createClient, findClient, type NewClient } from './create-client.ts';
 export { CLIENT_CHALLENGE, readCredentials, type PresentedCredentials } from './read-credentials.ts';
 export { JWT_BEARER_ASSERTION_TYPE, MAX_ASSERTION_LIFETIME_SECONDS, verifyClientAssertion, type AssertionResult } from './verify-client-assertion.ts';
+export { deleteClient, findTenantClient, rotateClientSecret, setClientDisabled, type ManageClientDeps } from './manage-clients.ts';

@@ -27,6 +27,7 @@ export function consoleRoutes(): Hono {
     // Modules console.js imports (same origin, so script-src 'self' allows them).
     '/console-dom.js': asset('console-dom.js', 'text/javascript; charset=utf-8'),
     '/console-samples.js': asset('console-samples.js', 'text/javascript; charset=utf-8'),
+    '/console-directory.js': asset('console-directory.js', 'text/javascript; charset=utf-8'),
     '/console.css': asset('console.css', 'text/css; charset=utf-8'),
   };
   const app = new Hono();

@@ -9,3 +9,4 @@ export { endSession, requireSameOrigin, requireSession, startSession, type Devic
 export { verifyDecision, type DecisionExtras } from './verify-decision.ts';
 export { checkPasskey, readChallenge } from './check-passkey.ts';
 export { auditRefusal } from './verify-assertion.ts';
+export { listOperatorDevices, revokeDevice, type OperatorDeviceView } from './operator-devices.ts';

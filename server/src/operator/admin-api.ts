@@ -35,13 +35,16 @@ export interface AdminAnswer<T> {
   body: T;
 }
 
+/** The HTTP methods the admin API answers. */
+export type AdminMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
 /** The admin API as the CLI uses it. */
 export interface AdminApi {
   /**
    * Calls `method path` with an optional JSON body.
    * @throws AdminApiError for any non-2xx answer and when the server cannot be reached.
    */
-  call<T = unknown>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<AdminAnswer<T>>;
+  call<T = unknown>(method: AdminMethod, path: string, body?: unknown): Promise<AdminAnswer<T>>;
 }
 
 /** Creates the admin API client. */
@@ -49,7 +52,7 @@ export function createAdminApi(options: AdminApiOptions): AdminApi {
   const fetcher = options.fetch ?? fetch;
   const base = options.baseUrl.replace(/\/+$/, '');
   return {
-    async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<AdminAnswer<T>> {
+    async call<T>(method: AdminMethod, path: string, body?: unknown): Promise<AdminAnswer<T>> {
       const url = `${base}/api/admin${path}`;
       let response: Response;
       try {

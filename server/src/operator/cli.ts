@@ -1,7 +1,10 @@
-#!/usr/bin/env -S npx tsx
+#!/usr/bin/env node
 /**
- * The operator's command-line tool: `tsx server/src/operator/cli.ts <command>`. It talks to a
- * running server's admin API (`COUNTERSIGN_URL`, `ADMIN_TOKEN`); see `USAGE` in `run-cli.ts`.
+ * The operator's command-line tool, `countersign-admin <command>`: the `bin` of the server package,
+ * built to plain JavaScript (`pnpm --filter ./server build` → `server/dist/operator/cli.js`, which
+ * needs Node and `qrcode-terminal`, nothing else), or run from source with `tsx
+ * server/src/operator/cli.ts`. It talks to a running server's admin API (`COUNTERSIGN_URL`,
+ * `ADMIN_TOKEN`) from any folder; see `USAGE` in `usage.ts`.
  */
 import { runCli } from './run-cli.ts';
 

@@ -5,7 +5,13 @@ import { clientCreate } from './commands/client-create.ts';
 import { enroll } from './commands/enroll.ts';
 import { requestsPending } from './commands/requests-pending.ts';
 import { userAdd } from './commands/user-add.ts';
+import { clientDelete, clientRotateSecret, clientSetDisabled, clientsList } from './commands/clients-manage.ts';
+import { deviceRevoke, devicesList } from './commands/devices-manage.ts';
+import { userExport, userRoles, userShow, userUnblock, usersList } from './commands/users-manage.ts';
 import type { Output } from './output.ts';
+import { USAGE } from './usage.ts';
+
+export { USAGE } from './usage.ts';
 
 /** The commands, by their words. */
 const COMMANDS: Record<string, Command> = {
@@ -14,30 +20,20 @@ const COMMANDS: Record<string, Command> = {
   enroll,
   'requests pending': requestsPending,
   'audit follow': auditFollow,
+  'clients list': clientsList,
+  'client disable': clientSetDisabled(true),
+  'client enable': clientSetDisabled(false),
+  'client rotate-secret': clientRotateSecret,
+  'client delete': clientDelete,
+  'users list': usersList,
+  'user show': userShow,
+  'user roles': userRoles,
+  'user unblock': userUnblock,
+  'user export': userExport,
+  'devices list': devicesList,
+  'device revoke': deviceRevoke,
 };
 
-/** The help text. */
-export const USAGE = `Usage: countersign-admin <command> [options] [--json]
-
-Commands:
-  client create --name <name> [--mode poll|ping|push] [--endpoint <url>] [--tenant <t>]
-      Register a client (an agent or backend); prints its id and secret, once.
-  user add <sub> [--name <display name>] [--tenant <t>]
-      Add a user; <sub> is what agents send as login_hint.
-  enroll <sub> [--tenant <t>] [--no-qr]
-      Create a one-time enrollment link: the link on stdout, a QR code of it on stderr.
-  requests pending [--tenant <t>] [--limit <n>]
-      List pending requests, soonest deadline first.
-  audit follow --auth-req-id <id> [--tenant <t>] [--interval <s>] [--until-settled]
-      Print a request's audit trail and follow it as it grows.
-
-Environment:
-  COUNTERSIGN_URL   the server, e.g. https://approve.example.com (default http://localhost:8080)
-  ADMIN_TOKEN       the server's admin token
-
-Output: aligned columns on a terminal, tab-separated fields when piped; --json for JSON
-(one object per line for audit follow). Exit codes: 0 done, 1 refused or unreachable, 2 usage.
-`;
 
 /** What {@link runCli} runs with: the process's, or a test's. */
 export interface CliEnvironment {

@@ -49,8 +49,10 @@ export interface NotifyUserInput {
   /**
    * `approval_request` (the default, `Urgency: high`) or `request_expired` (`Urgency: normal`). Both
    * use the request's `Topic`, so an expiry notice replaces an approval request still undelivered.
+   * `device_removed` (`Urgency: normal`) tells the user's other devices an operator removed one:
+   * its `auth_req_id` holds the removed device's id (the notification's tag), not a request's.
    */
-  kind?: 'approval_request' | 'request_expired' | 'mandate_spend';
+  kind?: 'approval_request' | 'request_expired' | 'mandate_spend' | 'device_removed';
 }
 
 /** Counts of one {@link PushNotifier.notifyUser} call, one per subscription. */
@@ -101,7 +103,7 @@ export function createPushNotifier(options: PushNotifierOptions): PushNotifier {
       if (!(ttlSeconds > 0)) return result;
 
       const payload = buildPushPayload({ auth_req_id: input.auth_req_id, summary: input.summary, ...(input.kind ? { kind: input.kind } : {}) });
-      const urgency = input.kind === 'request_expired' ? 'normal' : 'high';
+      const urgency = input.kind === 'request_expired' || input.kind === 'device_removed' ? 'normal' : 'high';
       const topic = topicFor(input.auth_req_id);
       const subscriptions = await listPushSubscriptions(store, input.tenant, input.sub);
 

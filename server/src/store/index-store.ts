@@ -25,6 +25,13 @@ export interface IndexStore {
    * returned, not the size of the set, so a deadline index can be read every second.
    */
   sortedRangeByScore(key: string, maxScore: number, limit: number): Promise<string[]>;
+  /**
+   * Up to `limit` members of a sorted set whose members all have score 0, in byte order, strictly
+   * after `after` (from the first when null): ZRANGE … BYLEX LIMIT, O(log N + limit). What the
+   * operator's paginated lists read (`keys.tenantUsers`, `keys.tenantClients`): the cursor is the
+   * last member of the page before, so a member added or removed meanwhile moves no other.
+   */
+  sortedRangeAfter(key: string, after: string | null, limit: number): Promise<string[]>;
   /** Removes a member from a sorted set (ZREM); answers whether it was there. The last one removes the set. */
   sortedRemove(key: string, member: string): Promise<boolean>;
 }

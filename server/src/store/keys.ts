@@ -62,6 +62,15 @@ export const keys = {
   clientBlocks: (tenant: string, sub: string) => `blocks:{${tenant}:${sub}}`,
   /** String: a client record (JSON), found by `client_id` alone at authentication. */
   client: (clientId: string) => `client:{${clientId}}`,
+  /**
+   * Sorted set, every score 0: the `client_id`s of a tenant's clients, written when a client is
+   * registered and removed when it is deleted; the operator's client list pages through it in
+   * byte order (`Store.sortedRangeAfter`). Clients registered before it existed are not in it (a
+   * new project needs no backfill; see docs/operator-tools.md). In the tenant's tag.
+   */
+  tenantClients: (tenant: string) => `clients:{${tenant}}`,
+  /** Sorted set, every score 0: the `sub`s of a tenant's users, written when a user is created; as `tenantClients`. */
+  tenantUsers: (tenant: string) => `users:{${tenant}}`,
   /** String: a user record (JSON). */
   user: (tenant: string, sub: string) => `user:{${tenant}:${sub}}`,
   /** Set: a user's device ids. */

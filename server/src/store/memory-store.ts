@@ -348,6 +348,14 @@ export class MemoryStore implements Store {
     return members;
   }
 
+  async sortedRangeAfter(key: string, after: string | null, limit: number): Promise<string[]> {
+    checkSortedArguments(0, limit);
+    const order = this.#of(key, 'sorted')?.value.order ?? [];
+    const start = after === null ? 0 : lowerBound(order, { score: 0, member: after });
+    const from = order[start]?.member === after ? start + 1 : start;
+    return order.slice(from, from + limit).map((entry) => entry.member);
+  }
+
   async sortedRemove(key: string, member: string): Promise<boolean> {
     const sorted = this.#of(key, 'sorted')?.value;
     const score = sorted?.scores.get(member);

@@ -229,6 +229,11 @@ export class RedisStore implements Store {
     return (await this.#redis.call('ZRANGE', this.#key(key), '-inf', scoreArg(maxScore), 'BYSCORE', 'LIMIT', '0', String(limit))) as string[];
   }
 
+  async sortedRangeAfter(key: string, after: string | null, limit: number): Promise<string[]> {
+    checkSortedArguments(0, limit);
+    return (await this.#redis.call('ZRANGE', this.#key(key), after === null ? '-' : `(${after}`, '+', 'BYLEX', 'LIMIT', '0', String(limit))) as string[];
+  }
+
   async sortedRemove(key: string, member: string): Promise<boolean> {
     return (await this.#redis.zrem(this.#key(key), member)) > 0;
   }

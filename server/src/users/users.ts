@@ -20,7 +20,7 @@ export interface UserRecord {
 export async function ensureUser(store: RecordStore & IndexStore, input: { tenant: string; sub: string; display_name?: string; roles?: string[] }, nowMs: number): Promise<{ user: UserRecord; created: boolean }> {
   const user: UserRecord = { tenant: input.tenant, sub: input.sub, display_name: input.display_name ?? input.sub, created_at: nowMs, roles: input.roles ?? [] };
   const created = await store.set(keys.user(input.tenant, input.sub), JSON.stringify(user), { onlyIfAbsent: true });
-  if (created) await Promise.all(user.roles.map((role) => store.setAdd(keys.roleMembers(user.tenant, role), user.sub)));
+  if (created) await Promise.all([store.sortedAdd(keys.tenantUsers(user.tenant), user.sub, 0), ...user.roles.map((role) => store.setAdd(keys.roleMembers(user.tenant, role), user.sub))]);
   return { user: created ? user : (await findUser(store, input.tenant, input.sub))!, created };
 }
 

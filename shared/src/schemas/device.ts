@@ -79,8 +79,8 @@ export type Decision = z.infer<typeof decisionBody>['decision'];
 
 /** The Web Push payload (≤ 2 KB of JSON): the request id and a one-line summary. */
 export interface PushPayload {
-  /** `approval_request` for a new request; `request_expired` once it (or its approval) expired unused; `mandate_spend`: a receipt for one spend of a mandate that asks for receipts. */
-  kind: 'approval_request' | 'request_expired' | 'mandate_spend';
+  /** `approval_request` for a new request; `request_expired` once it (or its approval) expired unused; `mandate_spend`: a receipt for one spend of a mandate that asks for receipts; `device_removed`: an operator removed one of the user's devices (`auth_req_id` then holds that device's id). */
+  kind: 'approval_request' | 'request_expired' | 'mandate_spend' | 'device_removed';
   auth_req_id: string;
   /** One line, already cut to fit the payload limit. */
   summary: string;

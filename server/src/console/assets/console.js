@@ -1,11 +1,13 @@
 // The operator console: a small page behind the admin token. It sends a test approval request to
-// a user and follows it through its states (the admin request view and its audit trail).
+// a user and follows it through its states (the admin request view and its audit trail); the
+// clients and users of the tenant are in console-directory.js.
 //
 // Served from the same origin as the admin API, under the server's CSP (script-src 'self': this
 // file, no inline script; style-src 'self': no style attributes). Every value from the server is
 // put into the page as text (textContent), never as markup.
 
 import { $, el } from './console-dom.js';
+import { startDirectory } from './console-directory.js';
 import { isSampleType, loadSamples, samplesLoaded, showActionFields } from './console-samples.js';
 
 const TOKEN_KEY = 'countersign.console.admin-token';
@@ -65,6 +67,7 @@ async function showConsole() {
   if (!$('binding-message').value) $('binding-message').value = `Test ${String(Math.floor(Math.random() * 10000)).padStart(4, '0')}`;
   if (!samplesLoaded()) await loadSamples(api, handleAuthError);
   await refreshPending();
+  startDirectory({ api, handleAuthError, tenant });
   clearInterval(pendingTimer);
   pendingTimer = setInterval(() => void refreshPending(), 5000);
 }

@@ -53,6 +53,15 @@ export function describeIndexStoreContract(name: string, makeStore: () => Promis
         const k = await filled([['default:b', T], ['acme:z', T], ['default:a', T], ['acme:a', T - 1]]);
         expect(await store.sortedRangeByScore(k, T, 10)).toStrictEqual(['acme:a', 'acme:z', 'default:a', 'default:b']);
       });
+      it('sortedRangeAfter pages through members of score 0 in byte order, strictly after the cursor', async () => {
+        const k = await filled([['bob', 0], ['alice', 0], ['carol', 0], ['dave', 0]]);
+        expect(await store.sortedRangeAfter(k, null, 2)).toStrictEqual(['alice', 'bob']);
+        expect(await store.sortedRangeAfter(k, 'bob', 2)).toStrictEqual(['carol', 'dave']);
+        // A cursor that is no longer a member still pages on from where it would sort.
+        expect(await store.sortedRangeAfter(k, 'b', 10)).toStrictEqual(['bob', 'carol', 'dave']);
+        expect(await store.sortedRangeAfter(k, 'dave', 2)).toStrictEqual([]);
+        expect(await store.sortedRangeAfter(key('none'), null, 2)).toStrictEqual([]);
+      });
       it('limit answers only the lowest scores', async () => {
         const k = await filled(Array.from({ length: 20 }, (_, i): [string, number] => [`m${String(i).padStart(2, '0')}`, T + (19 - i)]));
         expect(await store.sortedRangeByScore(k, T + 100, 3)).toStrictEqual(['m19', 'm18', 'm17']);
