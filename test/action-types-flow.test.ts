@@ -11,7 +11,7 @@ type Client = { client_id: string; client_secret: string };
 /** One new action type as this suite drives it. */
 interface TypeCase {
   type: string;
-  /** DESIGN.md's example of the type (one action). */
+  /** The example of the type in docs/ciba.md (one action). */
   details: AuthorizationDetails;
   /** The tier the shipped policy gives it: `elevated` asks for number matching. */
   tier: 'standard' | 'elevated';
@@ -97,7 +97,7 @@ interface SentPush {
 }
 
 /**
- * Issue 14: each new action type (deletion, message, access_change, record_change) goes through
+ * Each action type beyond payment (deletion, message, access_change, record_change) goes through
  * every path a payment does, on the real server with either store (the run's Redis, and memory):
  * proposed and pushed, shown on the phone as the server computes it, approved with the passkey
  * (number matching where the shipped policy's tier asks for it), the token carrying the action,

@@ -11,7 +11,7 @@ import { harnessClient } from './support/harness-client.ts';
 import { servePingInbox, type PingEndpoint } from './support/ping-endpoint.ts';
 
 /**
- * `@countersign/ai-sdk` (issue 13): the Vercel AI SDK's own `generateText` and its own mock
+ * `@countersign/ai-sdk`: the Vercel AI SDK's own `generateText` and its own mock
  * model (`MockLanguageModelV4` of `ai/test`, scripted turns, no network) against a real server
  * on the run's Redis, with the person's phone played by the harness's software passkey. Every
  * assertion on "it ran" counts the real executions of the tool and the refunds in the ledger.

@@ -12,10 +12,11 @@ import { payment } from './support/payment.ts';
 import { testPolicy } from './guarantees/policy-support.ts';
 
 /**
- * Background work done once across instances, at least once in total, and safe to repeat (issue 6):
- * client notifications (CIBA ping and push) and pushes to the person's devices are jobs of a Redis
- * Streams consumer group that every instance reads. Two server instances share one Redis, or the
- * 3-master cluster; an instance "dies" by dropping its connections in the middle of a job.
+ * Background work done once across instances, at least once in total, and safe to repeat
+ * (docs/reliability.md "Job consumers"): client notifications (CIBA ping and push) and pushes to
+ * the person's devices are jobs of a Redis Streams consumer group that every instance reads. Two
+ * server instances share one Redis, or the 3-master cluster; an instance "dies" by dropping its
+ * connections in the middle of a job.
  *
  * Retries are due on the injected clock, so the backoff costs no time; only the take-over of a dead
  * instance's job waits for real, because Redis measures how long a job has been held by its own

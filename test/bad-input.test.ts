@@ -6,7 +6,7 @@ import { expectOnlyAllowedChanges } from './support/allowed-changes.ts';
 import { watchStore, type StoreWatch } from './support/store-watch.ts';
 
 /**
- * Bad input on every endpoint of DESIGN.md's HTTP surface, as `createApp` serves it: malformed
+ * Bad input on every endpoint of docs/design.md "HTTP surface", as `createApp` serves it: malformed
  * JSON and forms, unknown fields, impossible amounts, unknown currencies, over-long and deceptive
  * text, wrong content types, missing or wrong credentials, other people's ids.
  *
@@ -55,7 +55,7 @@ interface World {
 
 const TENANT_ACME = 'acme';
 
-/** The payment of DESIGN.md, with overrides. */
+/** The payment of docs/ciba.md, with overrides. */
 function payment(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     type: 'payment',
@@ -124,7 +124,7 @@ interface Attack {
   challenge?: RegExp;
   /** Keys of single-use values this refusal is designed to consume. */
   consumes?: RegExp;
-  /** What the `error_description` must say, where a newcomer needs it said plainly (issue 16). */
+  /** What the `error_description` must say, where a newcomer needs it said plainly. */
   description?: RegExp;
   /** The exact `Allow` header of a 405. */
   allow?: string;
@@ -283,7 +283,7 @@ const bcDetails: Attack[] = [
   { name: 'amount_minor with a fraction of zero (49000.0)', request: bc(bcParams({ authorization_details: rawDetails('amount_minor', '49000.0') })), status: 400, error: IAD },
   { name: 'amount_minor null', request: bc(bcParams({ authorization_details: detailsWith({ amount_minor: null }) })), status: 400, error: IAD },
   { name: 'amount_minor missing', request: bc(bcParams({ authorization_details: detailsWith({ amount_minor: undefined }) })), status: 400, error: IAD, description: /^authorization_details\[0\]\.amount_minor is required \(minor units, an integer\)$/ },
-  // Issue 16: the member a newcomer guesses, named as not one, next to the one that is missing.
+  // The member a newcomer guesses, named as not one, next to the one that is missing.
   { name: 'amount instead of amount_minor', request: bc(bcParams({ authorization_details: detailsWith({ amount_minor: undefined, amount: 49000 }) })), status: 400, error: IAD, description: /^authorization_details\[0\]\.amount_minor is required \(minor units, an integer\); `amount` is not a member of payment$/ },
   { name: 'an unknown currency (XXX)', request: bc(bcParams({ authorization_details: detailsWith({ currency: 'XXX' }) })), status: 400, error: IAD },
   { name: 'a lower-case currency (eur)', request: bc(bcParams({ authorization_details: detailsWith({ currency: 'eur' }) })), status: 400, error: IAD, description: /^authorization_details\[0\]\.currency: must be an upper-case ISO 4217 code: EUR$/ },
@@ -311,7 +311,8 @@ const bcDetails: Attack[] = [
   { name: 'a transaction_id of 65 characters', request: bc(bcParams({ authorization_details: detailsWith({ transaction_id: 't'.repeat(65) }) })), status: 400, error: IAD },
   { name: 'no transaction_id', request: bc(bcParams({ authorization_details: detailsWith({ transaction_id: undefined }) })), status: 400, error: IAD },
   { name: 'a second, invalid action after a valid one', request: bc(bcParams({ authorization_details: JSON.stringify([payment({ transaction_id: txn() }), payment({ transaction_id: txn(), currency: 'XXX' })]) })), status: 400, error: IAD },
-  // Issue 10, item 5: two readers of the same bytes must never see two actions.
+  // Two readers of the same bytes must never see two actions (docs/security.md "The executor
+  // redeems exactly what was approved, byte for byte").
   { name: 'amount_minor named twice (the last would win in JSON.parse)', request: bc(bcParams({ authorization_details: rawDetails('amount_minor', '49000,"amount_minor":4900000') })), status: 400, error: IAD },
   { name: 'a payee id named twice inside payee', request: bc(bcParams({ authorization_details: rawDetails('payee', '{"id":"acct_77","name":"ACME Ltd","id":"acct_666"}') })), status: 400, error: IAD },
   { name: 'a member named twice, once spelled with an escape ("\\u0061mount_minor")', request: bc(bcParams({ authorization_details: rawDetails('amount_minor', '49000,"\\u0061mount_minor":1') })), status: 400, error: IAD },
@@ -434,7 +435,7 @@ const redeemAttacks: Attack[] = [
   { name: 'details with an unknown field', request: json('POST', redeemPath, redeemBody({ authorization_details: [payment({ transaction_id: 'txn_approved_a', memo: 'x' })] })), status: 400, error: 'approval_mismatch' },
   { name: 'details as an object, not an array', request: json('POST', redeemPath, redeemBody({ authorization_details: APPROVED_DETAILS[0] })), status: 400, error: 'approval_mismatch' },
   { name: 'no details', request: json('POST', redeemPath, (w) => ({ token: w.approvedToken })), status: 400, error: 'invalid_request' },
-  // Issue 10, item 5: the executor redeems exactly what was approved, byte for byte.
+  // The executor redeems exactly what was approved, byte for byte (docs/security.md).
   { name: 'a body with token named twice', request: json('POST', redeemPath, (w) => `{"token":"${w.approvedToken}","token":"${w.approvedToken}","authorization_details":${JSON.stringify(APPROVED_DETAILS)}}`), status: 400, error: 'invalid_request' },
   { name: 'details with amount_minor named twice', request: json('POST', redeemPath, (w) => `{"token":"${w.approvedToken}","authorization_details":${JSON.stringify(APPROVED_DETAILS).replace('"amount_minor":49000', '"amount_minor":49000,"amount_minor":49000')}}`), status: 400, error: 'invalid_request' },
   { name: 'the approved amount spelled 49000.0', request: json('POST', redeemPath, (w) => `{"token":"${w.approvedToken}","authorization_details":${JSON.stringify(APPROVED_DETAILS).replace('"amount_minor":49000', '"amount_minor":49000.0')}}`), status: 400, error: 'approval_mismatch' },
@@ -834,7 +835,7 @@ const adminBodyAttacks: Attack[] = [
 ];
 
 const methodAttacks: Attack[] = [
-  // A known path with the wrong method: 405 with Allow, not a 404 that suggests a wrong URL (issue 16).
+  // A known path with the wrong method: 405 with Allow, not a 404 that suggests a wrong URL.
   { name: 'GET /bc-authorize', request: get(() => '/bc-authorize'), status: 405, error: 'invalid_request', allow: 'POST', description: /^GET is not allowed here; this endpoint takes POST\.$/ },
   { name: 'GET /token', request: get(() => '/token'), status: 405, error: 'invalid_request', allow: 'POST', description: /takes POST\./ },
   { name: 'GET /redeem', request: get(() => '/redeem'), status: 405, error: 'invalid_request', allow: 'POST', description: /takes POST\./ },

@@ -12,7 +12,7 @@ import { payment } from './support/payment.ts';
 import { createSoftAuthenticator } from './support/soft-authenticator.ts';
 
 /**
- * The built server (issue 16, README "Running in production"): `pnpm build` emits
+ * The built server (README "Running in production"): `pnpm build` emits
  * `server/dist/`, `pnpm deploy --prod` makes a runtime folder of it outside the repository, and
  * plain `node dist/main.js` runs that without tsx, dev dependencies or the workspace's
  * source-condition, on a Redis of this file's own. The

@@ -8,7 +8,7 @@ const TENANT = 'default';
 const REFUSAL = 'This account already has 2 devices, the most it may have. Remove one you no longer use (under Devices), then try again.';
 
 /**
- * Issue 10: a user's devices are capped (`MAX_DEVICES_PER_USER`, here 2), because every limit of a
+ * A user's devices are capped (`MAX_DEVICES_PER_USER`, here 2), because every limit of a
  * device session is per device: without a cap one user held as many allowances, event streams
  * and passkeys in each prompt as they cared to add. Past it enrollment and the add-device link are
  * 409 `too_many_devices`, nothing stored and nothing used up.

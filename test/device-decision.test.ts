@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type EnrolledUser, type Harness } from './support/harness.ts';
 import { payment } from './support/payment.ts';
 
-/** The person's decision: a passkey assertion over exactly this request and this decision (DESIGN.md guarantee 4). */
+/** The person's decision: a passkey assertion over exactly this request and this decision (docs/design.md guarantee 4). */
 describe('a decision on the device', () => {
   let harness: Harness;
   let agent: AgentClient;

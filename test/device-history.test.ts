@@ -10,9 +10,10 @@ import { createSoftAuthenticator } from './support/soft-authenticator.ts';
 type Client = { client_id: string; client_secret: string };
 
 /**
- * Issue 5, the approver's own account on the device API: the history of past decisions and their
- * outcomes (`GET /api/device/history`), the user's devices (list, rename, remove) and a one-time
- * link that adds another device to the same user (`POST /api/device/enrollments`).
+ * The approver's own account on the device API (docs/design.md "Approver PWA"): the history of past
+ * decisions and their outcomes (`GET /api/device/history`), the user's devices (list, rename,
+ * remove) and a one-time link that adds another device to the same user
+ * (`POST /api/device/enrollments`).
  */
 describe.each(['memory', 'redis'] as const)('history and devices (%s store)', (storeKind) => {
   let harness: Harness;

@@ -16,7 +16,7 @@ function rawDetails(replace: [string, string]): string {
 }
 
 /**
- * Issue 10 item 5: the executor redeems exactly what was approved, byte for byte. `/bc-authorize`
+ * The executor redeems exactly what was approved, byte for byte (docs/security.md). `/bc-authorize`
  * refuses what two parsers, or a person, would read two ways; `/redeem` compares the action as
  * the executor wrote it with the approved canonical form.
  */

@@ -8,7 +8,7 @@ import { basic } from './support/raw-request.ts';
 import { createSoftAuthenticator } from './support/soft-authenticator.ts';
 
 /**
- * Structured logs (issue 16, docs/operations.md "Logs"): pino JSON lines, one per request with its
+ * Structured logs (docs/operations.md "Logs"): pino JSON lines, one per request with its
  * request id, route, status, duration and client; and no secret of a whole flow anywhere in them.
  * The flow runs on Redis with the server's real logger writing into this test.
  */

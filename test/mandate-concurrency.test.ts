@@ -4,12 +4,12 @@ import { createHarness, type EnrolledUser, type Harness } from './support/harnes
 import { approvedMandate, mandate, spend, spendPayment } from './support/mandate.ts';
 
 /**
- * Spends of one mandate racing each other and its revocation (issue 15): the bounds hold under
- * concurrency because each spend is one compare-and-swap on the mandate's record (one Lua script,
- * one key) that checks and raises the period's counters in the same step. On the run's Redis, from
- * one instance and from two instances sharing it (two `createDeps` over two connections, as two
- * processes behind a load balancer); and on the run's 3-master Redis Cluster, where the mandate's
- * keys share its hash tag.
+ * Spends of one mandate racing each other and its revocation (docs/mandates.md): the bounds hold
+ * under concurrency because each spend is one compare-and-swap on the mandate's record (one Lua
+ * script, one key) that checks and raises the period's counters in the same step. On the run's
+ * Redis, from one instance and from two instances sharing it (two `createDeps` over two
+ * connections, as two processes behind a load balancer); and on the run's 3-master Redis Cluster,
+ * where the mandate's keys share its hash tag.
  */
 describe.each(['redis', 'cluster'] as const)('concurrent spends of one mandate on the run\'s %s', (storeKind) => {
   let a: Harness;

@@ -8,7 +8,7 @@ import { approvedMandate, mandate, spend, spendPayment } from './support/mandate
 import { basic } from './support/raw-request.ts';
 
 /**
- * A mandate's dispute evidence (issue 15, docs/mandates.md "Evidence"): the export holds the
+ * A mandate's dispute evidence (docs/mandates.md "Evidence"): the export holds the
  * bounds, the passkey assertion over them, every spend with its outcome and the revocation, and
  * each of those is checked again without the server, against the tenant's exported hash chain.
  * Every tampering below must be caught with its own reason code.

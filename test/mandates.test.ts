@@ -7,7 +7,7 @@ import { approvedMandate, instant, mandate, spend, spendPayment } from './suppor
 import { basic } from './support/raw-request.ts';
 
 /**
- * Standing mandates (issue 15, docs/mandates.md), on Redis with the injected clock: the dates
+ * Standing mandates (docs/mandates.md), on Redis with the injected clock: the dates
  * checked at /bc-authorize, a mandate token that lasts until the mandate's end, each spend checked
  * against the bounds at their edges and recorded once, outcomes per spend, revocation by an
  * operator and by the person's passkey, receipts, and the audit of it all in order.

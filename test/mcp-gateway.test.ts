@@ -12,9 +12,9 @@ import { createHarness, freePort, UNLIMITED_RATES, type EnrolledUser, type Harne
 import { connectStdio, createWorkspace, eventually, MEMORY_SERVER, REPO_ROOT, startHttpGateway, type GatewayClient, type HttpGateway, type Workspace } from './support/mcp-gateway.ts';
 
 /**
- * Issue 12, the MCP gateway, end to end and with nothing faked: the official SDK's `Client` over
- * stdio (the gateway spawned as `pnpm --silent mcp-gateway --config FILE`, as a desktop client
- * runs it) and over Streamable HTTP (`--http PORT`), in front of the real
+ * The MCP gateway (docs/mcp-gateway.md), end to end and with nothing faked: the official SDK's
+ * `Client` over stdio (the gateway spawned as `pnpm --silent mcp-gateway --config FILE`, as a
+ * desktop client runs it) and over Streamable HTTP (`--http PORT`), in front of the real
  * `@modelcontextprotocol/server-memory` from npm, asking a real Countersign server over HTTP, with
  * the person's software passkey deciding through the device API.
  */

@@ -6,7 +6,7 @@ import { payment } from './support/payment.ts';
 import { basic } from './support/raw-request.ts';
 
 /**
- * `GET /metrics` (issue 16, docs/operations.md "Metrics"): after one whole flow on Redis (a
+ * `GET /metrics` (docs/operations.md "Metrics"): after one whole flow on Redis (a
  * request pushed to the phone, approved with the passkey, its token polled, a redemption refused
  * for another amount, then the exact one redeemed), the scrape holds the counters of exactly that
  * flow, by route pattern and reason code, and never an id.

@@ -9,7 +9,7 @@ import { createHarness, type EnrolledUser, type Harness } from './support/harnes
 import { payment } from './support/payment.ts';
 
 /**
- * Several stateless instances on one Redis (issue 6): two server instances — two `createDeps`
+ * Several stateless instances on one Redis: two server instances — two `createDeps`
  * over two connections to the same data, with the same configuration and keys — as two processes
  * behind a load balancer would be, on the run's single Redis and on its 3-master Redis Cluster.
  * Any instance serves any step; live updates reach an open PWA from whichever instance made the

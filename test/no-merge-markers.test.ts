@@ -1,19 +1,16 @@
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ROOT } from './support/packed-project.ts';
+import { trackedFiles } from './support/tracked-files.ts';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** A line git writes around a conflict it could not resolve (`<<<<<<< HEAD`, `=======`, `>>>>>>> branch`). */
 const MARKER = /^(<{7} |={7}$|>{7} )/m;
 const TEXT = /\.(ts|js|mjs|json|md|css|html|yaml|yml)$/;
 
 /** Every text file git tracks, relative to the root. */
 function trackedTextFiles(): string[] {
-  return execFileSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8' })
-    .split('\0')
-    .filter((path) => TEXT.test(path));
+  return trackedFiles().filter((path) => TEXT.test(path));
 }
 
 /**

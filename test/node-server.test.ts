@@ -253,7 +253,7 @@ describe('pnpm start, stopped from the terminal', () => {
    * Runs the start script's command after its build step, through `sh -c` in a process group of
    * its own as pnpm runs it, and signals the whole group once the server listens: what Ctrl-C in a
    * terminal does. A shell that waits for the server dies of the SIGINT itself, and pnpm then
-   * reports `ELIFECYCLE ... exit code 130` however cleanly the server stopped (issue 16).
+   * reports `ELIFECYCLE ... exit code 130` however cleanly the server stopped.
    */
   function runUntilSignalled(signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }> {
     const command = script.replace(/^pnpm build && /, '');

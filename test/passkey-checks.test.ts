@@ -13,8 +13,9 @@ import { createSoftAuthenticator } from './support/soft-authenticator.ts';
 const TENANT = 'default';
 
 /**
- * Issue 10, item 6: a passkey's signature is verified before its counter is compared, and a
- * credential id is registered once in a tenant (WebAuthn Level 3 §7.1 and §7.2).
+ * Passkey checks in the right order (docs/security.md): a passkey's signature is verified before
+ * its counter is compared, and a credential id is registered once in a tenant (WebAuthn Level 3
+ * §7.1 and §7.2).
  */
 describe.each(['memory', 'redis'] as const)('passkey checks (%s store)', (storeKind) => {
   let harness: Harness;

@@ -74,12 +74,12 @@ const BATCH = [
 const fontSize = (locator: Locator) => locator.evaluate((element) => parseFloat(getComputedStyle(element).fontSize));
 
 /**
- * What the person sees on the phone for each kind of action (issue 14), in headless Chromium at a
- * phone's viewport against the real server under the shipped policy: a deletion, a message, an
- * access change and a record change, each with the server's display on screen, axe-core finding
- * nothing, nothing wider than 360 px, a screenshot kept, and an approval with the passkey; then a
- * batch of three payments in two currencies, its totals, one approval, and redemption of exactly
- * that set, once. Screenshots are kept in test/artifacts/ as `types-<name>-phone.png`; with
+ * What the person sees on the phone for each kind of action (docs/design.md "Display"), in headless
+ * Chromium at a phone's viewport against the real server under the shipped policy: a deletion, a
+ * message, an access change and a record change, each with the server's display on screen, axe-core
+ * finding nothing, nothing wider than 360 px, a screenshot kept, and an approval with the passkey;
+ * then a batch of three payments in two currencies, its totals, one approval, and redemption of
+ * exactly that set, once. Screenshots are kept in test/artifacts/ as `types-<name>-phone.png`; with
  * `UPDATE_SCREENSHOTS=1` the README's are also copied to docs/screenshots/<name>.png (a plain run
  * leaves the committed pictures alone, as the other browser tests do).
  */

@@ -15,7 +15,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const poll = { timeout: STEP_MS, interval: 50 };
 
 /**
- * A standing mandate on the phone (issue 15, docs/mandates.md), in headless Chromium at 390×844
+ * A standing mandate on the phone (docs/mandates.md), in headless Chromium at 390×844
  * with a virtual passkey, against the real server under the shipped policy: the agent asks at
  * /bc-authorize for EUR 1.00–10.00 a payment, EUR 37.00 and 4 payments a month, to two payees;
  * the person reads the bounds in words (each checked against the server's display) and approves

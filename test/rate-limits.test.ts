@@ -7,7 +7,7 @@ import { createSoftAuthenticator } from './support/soft-authenticator.ts';
 import { recordWrites } from './support/store-watch.ts';
 
 /**
- * Issue 10, item 4: refusals and views cannot grow storage without bound. Rate limits per client
+ * Refusals and views cannot grow storage without bound (docs/security.md). Rate limits per client
  * (`/bc-authorize`, `/token`, `/redeem`), per source address (failed client and admin
  * authentication, wrong enrollment codes) and per device session (request views, state-changing
  * calls, event streams): over a limit the answer

@@ -7,9 +7,10 @@ import { testPrefix } from './support/redis.ts';
 import { storeKeys } from './support/store-keys.ts';
 
 /**
- * Issue 10, "Refusals and views cannot grow storage without bound": a refusal made before any
- * request exists (a user nobody enrolled, a request id nobody issued) is audited in the tenant's
- * chain only. It opens no per-request audit index, so refusals cost one stream entry each and no key.
+ * Refusals and views cannot grow storage without bound (docs/security.md): a refusal made before
+ * any request exists (a user nobody enrolled, a request id nobody issued) is audited in the
+ * tenant's chain only. It opens no per-request audit index, so refusals cost one stream entry each
+ * and no key.
  */
 describe.each(['memory', 'redis'] as const)('refusals without a request (%s store)', (storeKind) => {
   let harness: Harness;

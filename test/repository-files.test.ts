@@ -14,7 +14,7 @@ function trackedManifests(): string[] {
 }
 
 /**
- * What a newcomer reads before the code (issue 16): the licence the manifests name must be the
+ * What a newcomer reads before the code: the licence the manifests name must be the
  * one the repository carries, and `.gitignore` must not name files git tracks anyway (a pattern
  * that matches a tracked file hides that file's siblings and misleads whoever edits it).
  */

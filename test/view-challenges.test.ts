@@ -6,10 +6,10 @@ import { testPrefix } from './support/redis.ts';
 import { storeKeys } from './support/store-keys.ts';
 
 /**
- * Issue 10, "Refusals and views cannot grow storage without bound": viewing a request again shows the
- * device the decision challenges it was shown before while they live, instead of storing a new one
- * per prompt and view; and audits `viewed` once per device. Each challenge still has its own fresh
- * nonce and is used up by the first verification attempt (DESIGN.md guarantee 4).
+ * Refusals and views cannot grow storage without bound (docs/security.md): viewing a request again
+ * shows the device the decision challenges it was shown before while they live, instead of storing
+ * a new one per prompt and view; and audits `viewed` once per device. Each challenge still has its
+ * own fresh nonce and is used up by the first verification attempt (docs/design.md guarantee 4).
  */
 describe.each(['memory', 'redis'] as const)('repeated views of one request (%s store)', (storeKind) => {
   let harness: Harness;

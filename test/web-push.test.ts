@@ -1,5 +1,5 @@
 /**
- * Web Push round trip (issue 2): the real notifier and sender, through web-push, to a local
+ * Web Push round trip: the real notifier and sender, through web-push, to a local
  * HTTPS push receiver with a throwaway CA. The receiver decrypts like a browser (RFC 8291) and
  * checks the VAPID JWT (RFC 8292) and the RFC 8030 headers. No Redis: the in-memory store.
  */

@@ -31,7 +31,7 @@ export const benchConfig = {
   pushSends: 300,
 } as const;
 
-/** Targets of issue 6 (benchmark figures, not tests). */
+/** The targets of docs/performance.md "The targets now" (benchmark figures, not tests). */
 export const targets = {
   /** `/redeem` requests/s at least this share of `GET /healthz`'s. */
   redeemShareOfFloor: 0.5,

@@ -17,7 +17,7 @@ export function callKey(server: string, tool: string, args: Record<string, unkno
  * random, so that a gateway which lost its own record (memory store, restart) asks again with the
  * same id and Countersign's idempotency answers the same `auth_req_id` instead of pushing anew.
  *
- * @see DESIGN.md "The action" (transaction_id)
+ * @see docs/design.md "Actions" (transaction_id)
  */
 export function transactionId(key: string): string {
   return `mcp_${key}`;

@@ -22,7 +22,7 @@ function problems(value: unknown): string[] {
 }
 
 describe('parseConfig', () => {
-  it('accepts the config of DESIGN.md and fills in the defaults', () => {
+  it('accepts a config of only the fixed keys (docs/design.md "The MCP gateway") and fills in the defaults', () => {
     expect(parseConfig(valid)).toEqual({ ...valid, countersign: { ...valid.countersign, token_endpoint_auth_method: 'client_secret_basic' }, allow: [], wait_seconds: 45, result_ttl_seconds: 86_400, redis_prefix: 'cs-mcp:', approval_url: '{issuer}/#/requests/{auth_req_id}' });
     expect(parseConfig({ ...valid, upstream: { name: 'remote', url: 'https://mcp.example/mcp' } }).upstream).toEqual({ name: 'remote', url: 'https://mcp.example/mcp' });
   });

@@ -56,9 +56,9 @@ const httpUpstream = z.strictObject({
 });
 
 /**
- * The gateway's config file (docs/mcp-gateway.md). `countersign`, `login_hint`, `upstream`, `gate`
- * and `allow` are fixed by DESIGN.md ("The MCP gateway"); the rest are the gateway's own, each
- * with a default. Unknown keys are refused: a misspelt `gaet` must not leave a tool ungated.
+ * The gateway's config file (docs/mcp-gateway.md). `countersign`, `login_hint`, `upstream` and
+ * `gate` are fixed by docs/design.md "The MCP gateway"; `allow` and the rest are the gateway's own,
+ * each with a default. Unknown keys are refused: a misspelt `gaet` must not leave a tool ungated.
  */
 export const gatewayConfigSchema = z.strictObject({
   countersign: countersignClient(),

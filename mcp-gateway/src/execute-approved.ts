@@ -18,7 +18,7 @@ type Outcome = Extract<CallRecord, { state: 'done' }>['outcome'];
  * @returns the upstream's result, or `refused` (`already_redeemed`, `invalid_token`,
  *   `approval_mismatch`, `temporarily_unavailable`…) when the redemption fails.
  * @throws McpError: the upstream's protocol error, passed on.
- * @see DESIGN.md guarantees 3, 7 and 8
+ * @see docs/design.md guarantees 3, 7 and 8
  */
 export async function executeApproved(deps: GatedCallDeps, call: GatedCall, key: string, record: Extract<CallRecord, { state: 'approved' }>, details: AuthorizationDetails): Promise<CallToolResult> {
   const { auth_req_id } = record;

@@ -50,7 +50,7 @@ export interface GatedCall {
  * @returns the upstream's result, or a gateway answer (`isError: true`): `approval_pending`,
  *   `denied`, `expired`, `refused` with a reason code.
  * @throws McpError: the upstream's own protocol error, passed on (and recorded for a replay).
- * @see DESIGN.md "The MCP gateway", guarantees 1, 7 and 8; docs/mcp-gateway.md
+ * @see docs/design.md "The MCP gateway", guarantees 1, 7 and 8; docs/mcp-gateway.md
  */
 export function runGatedCall(deps: GatedCallDeps, call: GatedCall): Promise<CallToolResult> {
   const { config } = deps;
@@ -99,7 +99,7 @@ async function runLocked(deps: GatedCallDeps, call: GatedCall, key: string, star
   return executeApproved(deps, call, key, record, details);
 }
 
-/** The `tool_call` action of a call: DESIGN.md "The action", the exact arguments as the client sent them. */
+/** The `tool_call` action of a call: docs/design.md "Actions", the exact arguments as the client sent them. */
 function toolCallDetails(deps: GatedCallDeps, call: GatedCall, key: string): AuthorizationDetails {
   const annotations = knownAnnotations(call.tool?.annotations);
   const detail: ToolCallDetails = {

@@ -57,7 +57,7 @@ export interface Gateway {
  * a tool that is not gated passes straight through; a gated call goes through Countersign
  * ({@link runGatedCall}). The upstream's `notifications/tools/list_changed` reaches every session.
  *
- * @see DESIGN.md "The MCP gateway"; MCP 2025-11-25 "Tools", "Elicitation"
+ * @see docs/design.md "The MCP gateway"; MCP 2025-11-25 "Tools", "Elicitation"
  */
 export function createGateway(options: GatewayOptions): Gateway {
   const { config, upstream, store } = options;

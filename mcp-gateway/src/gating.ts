@@ -12,7 +12,7 @@ export interface GatePolicy {
  * upstream annotates it `destructiveHint: true` and `allow` does not name it. A tool the gateway
  * has not seen listed is judged by `gate` alone, with no annotations.
  *
- * @see DESIGN.md "The MCP gateway"; MCP 2025-11-25 "Tool annotations"
+ * @see docs/design.md "The MCP gateway"; MCP 2025-11-25 "Tool annotations"
  */
 export function isGated(name: string, tool: Pick<Tool, 'annotations'> | undefined, policy: GatePolicy): boolean {
   if (policy.gate.includes(name)) return true;

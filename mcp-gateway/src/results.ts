@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
-/** The gateway's own answers to a gated call, in `structuredContent` (DESIGN.md "The MCP gateway"). */
+/** The gateway's own answers to a gated call, in `structuredContent` (docs/design.md "The MCP gateway"). */
 /** Refusals that say the approval was used before, by this gateway or one that forgot it. */
 const MAY_HAVE_RUN: ReadonlySet<string> = new Set(['already_redeemed', 'invalid_grant']);
 

@@ -57,7 +57,7 @@ export function wireLifecycle(deps: () => ConsequenceDeps & OutboxDeps, times: L
 type TransitionAudit = Omit<AuditEvent, 'at' | 'tenant' | 'auth_req_id'> & { once?: string };
 
 /**
- * The audit events a transition records (DESIGN.md guarantee 9), in order. Each lands once
+ * The audit events a transition records (docs/design.md guarantee 9), in order. Each lands once
  * however often its entry is delivered (`once`), stamped with the transition's time.
  */
 function auditEventsOf({ transition: t, request }: TransitionEvent): TransitionAudit[] {

@@ -26,10 +26,11 @@ import { masterOf, startReplicatedCluster, startSingleRedis, waitForFailover, ty
 import { approveAgain, approvedRequests, decisionInDoubt, redeemStorm, uniquePayment, type Approved } from './workload.ts';
 
 /**
- * The bounded chaos suite (issue 11): real faults against real processes. It spawns its own
- * redis-server, its own Redis Cluster of 3 masters and 3 replicas, and two server instances per
- * deployment as separate OS processes (`node --import tsx server/src/main.ts`, development mode, so
- * the signing and VAPID keys are generated once and kept in the store), then
+ * The bounded chaos suite (docs/reliability.md "The chaos suite"): real faults against real
+ * processes. It spawns its own redis-server, its own Redis Cluster of 3 masters and 3 replicas, and
+ * two server instances per deployment as separate OS processes
+ * (`node --import tsx server/src/main.ts`, development mode, so the signing and VAPID keys are
+ * generated once and kept in the store), then
  * - pauses the single Redis (SIGSTOP) during a redeem storm over both instances;
  * - kill -9s an instance in the middle of a burst of approvals of a ping client, and restarts it;
  * - kill -9s the cluster master holding the tenant's audit chain during a redeem storm.

@@ -12,10 +12,10 @@ import { testPrefix, testRedisStore } from '../support/redis.ts';
 import { createSoftAuthenticator } from '../support/soft-authenticator.ts';
 
 /**
- * Issue 4, "Audit trail" (DESIGN.md guarantee 9): every tenant's events form one hash chain in a
- * Redis Stream; the chain of a whole flow verifies, exports as JSON lines in order, carries no
- * secret or token, and shows an edited and a deleted event at the right link — and two instances
- * appending at once never fork it.
+ * The audit trail (docs/design.md guarantee 9, docs/audit.md): every tenant's events form one hash
+ * chain in a Redis Stream; the chain of a whole flow verifies, exports as JSON lines in order,
+ * carries no secret or token, and shows an edited and a deleted event at the right link — and two
+ * instances appending at once never fork it.
  */
 
 const NOTIFICATION_TOKEN = 'cnt_audit_chain_fedcba9876543210';

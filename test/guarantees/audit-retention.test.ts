@@ -9,11 +9,11 @@ import { testPrefix } from '../support/redis.ts';
 import { storeKeys } from '../support/store-keys.ts';
 
 /**
- * Issue 10, "Refusals and views cannot grow storage without bound": the audit stream has a
- * retention (`AUDIT_RETENTION_DAYS`, 400 by default). The expiry sweeper trims each tenant's
- * chain oldest first and keeps the head before the trim as the chain's anchor, so `audit verify`
- * still proves what is left, from there, and says so; an edited event, or one deleted right after
- * the anchor, is still found.
+ * Refusals and views cannot grow storage without bound (docs/security.md, docs/audit.md
+ * "Retention"): the audit stream has a retention (`AUDIT_RETENTION_DAYS`, 400 by default). The
+ * expiry sweeper trims each tenant's chain oldest first and keeps the head before the trim as the
+ * chain's anchor, so `audit verify` still proves what is left, from there, and says so; an edited
+ * event, or one deleted right after the anchor, is still found.
  */
 const DAY = 86_400;
 const CHAIN = keys.auditChain('default');

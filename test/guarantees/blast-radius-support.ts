@@ -1,6 +1,6 @@
 import type { AuthorizationDetails } from '@countersign/shared';
 
-/** One action of DESIGN.md's examples ("The action"), with overrides, as a one-action request. */
+/** One action of the examples in docs/ciba.md ("The actions a request may carry"), with overrides, as a one-action request. */
 function one(base: Record<string, unknown>, overrides: Record<string, unknown>): AuthorizationDetails {
   return [{ ...base, ...overrides } as AuthorizationDetails[number]];
 }

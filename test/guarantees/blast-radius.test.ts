@@ -22,7 +22,7 @@ const rate = (policy: Policy, details: AuthorizationDetails) => {
   return [decided.tier.name, decided.basis];
 };
 
-/** Issue 14, "Policy by blast radius": records, recipients, roles and fields raise the tier; reversibility lowers it. */
+/** Policy by blast radius (docs/blast-radius.md): records, recipients, roles and fields raise the tier; reversibility lowers it. */
 describe('tiers by blast radius (the shipped policy, through decideTier)', () => {
   let policy: Policy;
   /** The shipped policy with every floor at `standard`, so each threshold shows on its own. */

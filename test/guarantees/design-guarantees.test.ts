@@ -9,11 +9,11 @@ import { payment } from '../support/payment.ts';
 import { errorOf } from '../support/refusal.ts';
 
 /**
- * One named test per guarantee of DESIGN.md ("Guarantees (each one has a named test)"), each
+ * One named test per guarantee of docs/design.md ("The nine guarantees"), each
  * against a real server on the test Redis with a software passkey. Deeper and wider checks of
  * each live elsewhere (see docs/guarantees.md); these are the ones a reader looks for first.
  */
-describe('the guarantees of DESIGN.md', () => {
+describe('the guarantees of docs/design.md', () => {
   let harness: Harness;
   let customer: EnrolledUser;
   let agent: AgentClient;

@@ -6,8 +6,8 @@ import { startNotificationReceiver } from '../support/notification-receiver.ts';
 import { bcAuthorize, device, enrollWithRoles, onlyTier, pay, pollToken, testPolicy } from './policy-support.ts';
 
 /**
- * Issue 14, "Escalation with a response window": a tier says how long its approver has and who is
- * asked next. On the injected clock: a window that passes hands the request to the next role
+ * Escalation with a response window (docs/escalation.md): a tier says how long its approver has and
+ * who is asked next. On the injected clock: a window that passes hands the request to the next role
  * (pushed to its holders, audited `escalated`), and the earlier holder can no longer approve; the
  * last window passing expires it loudly (`escalation_exhausted`); the agent and the devices see who
  * holds it. See docs/escalation.md.

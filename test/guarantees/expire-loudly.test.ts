@@ -7,8 +7,8 @@ import { startNotificationReceiver, type NotificationReceiver } from '../support
 import { payment } from '../support/payment.ts';
 
 /**
- * Issue 4, "Expire loudly": a request that expires tells the agent (a ping, for a ping client) and
- * the person (a Web Push `request_expired` to their devices), and is audited — found by the
+ * Expire loudly (docs/audit.md): a request that expires tells the agent (a ping, for a ping client)
+ * and the person (a Web Push `request_expired` to their devices), and is audited — found by the
  * sweeper, with no poll and nobody looking, and announced once.
  */
 

@@ -4,7 +4,7 @@ import { answer, bcAuthorize, device, enrollWithRoles, pay, pollToken, testPolic
 
 type Client = { client_id: string; client_secret: string };
 
-/** Issue 4, "this wasn't me": deny, record a fraud report, block the client for this user until an operator clears it. */
+/** "This wasn't me" (docs/guarantees.md "Push fatigue"): deny, record a fraud report, block the client for this user until an operator clears it. */
 describe.each(['memory', 'redis'] as const)('"this wasn\'t me" (%s store)', (storeKind) => {
   let harness: Harness;
   let customer: EnrolledUser;

@@ -6,10 +6,11 @@ import { payment } from '../support/payment.ts';
 import { basic } from '../support/raw-request.ts';
 
 /**
- * Issue 4, "Outcome": a redemption with no outcome report after `OUTCOME_TIMEOUT` seconds is
- * flagged in the audit as `outcome_unknown`, exactly once, by the sweeper; a redemption whose
- * outcome arrived in time never is, and a late outcome is still recorded. Each spend of a
- * standing mandate (docs/mandates.md) is a redemption of its own, and is flagged the same way.
+ * Outcomes that never arrive (docs/audit.md): a redemption with no outcome report after
+ * `OUTCOME_TIMEOUT` seconds is flagged in the audit as `outcome_unknown`, exactly once, by the
+ * sweeper; a redemption whose outcome arrived in time never is, and a late outcome is still
+ * recorded. Each spend of a standing mandate (docs/mandates.md) is a redemption of its own, and is
+ * flagged the same way.
  */
 
 describe.each(['memory', 'redis'] as const)('outcome_unknown (%s store)', (storeKind) => {

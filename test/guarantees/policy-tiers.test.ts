@@ -7,7 +7,7 @@ import { createHarness, type EnrolledUser, type Harness } from '../support/harne
 import { payment } from '../support/payment.ts';
 import { answer, bcAuthorize, device, pay, policyFile, pollToken, shippedPolicy, testPolicy } from './policy-support.ts';
 
-/** Issue 4, "Policy in one place": tiers from amount per currency, reversibility and blast radius. */
+/** Policy in one place (docs/guarantees.md "Policy tiers"): tiers from amount per currency, reversibility and blast radius. */
 describe('the policy file', () => {
   it('ships a default that validates, rating every registered type', async () => {
     const policy = await loadPolicy();

@@ -25,7 +25,7 @@ describe('drawing number-matching codes', () => {
   });
 });
 
-/** Issue 4, "Push fatigue": pending limit, push rate, number matching. */
+/** Push fatigue (docs/guarantees.md): pending limit, push rate, number matching. */
 describe.each(['memory', 'redis'] as const)('push fatigue (%s store)', (storeKind) => {
   let harness: Harness;
   let customer: EnrolledUser;

@@ -24,7 +24,7 @@ const twoReviewers = () =>
   });
 
 
-/** Issue 4, "Reviewers": every required party approves with its own passkey; any one denies. */
+/** Reviewers (docs/guarantees.md): every required party approves with its own passkey; any one denies. */
 describe.each(['memory', 'redis'] as const)('reviewers (%s store)', (storeKind) => {
   let harness: Harness;
   let customer: EnrolledUser;
@@ -197,7 +197,7 @@ describe.each(['memory', 'redis'] as const)('reviewers (%s store)', (storeKind) 
     expect((await answer(harness, reviewer, asked.body.auth_req_id, { decision: 'approve' })).body.request.state).toBe('approved');
     expect((await pollToken(harness, client, asked.body.auth_req_id)).body.expires_in).toBe(120);
   });
-  describe('a request nobody can approve (issue 10)', () => {
+  describe('a request nobody can approve', () => {
     /** Asks, watching every store write and every push of this one request. */
     async function askWatched(transactionId: string) {
       const pushed: string[] = [];
@@ -290,7 +290,7 @@ describe.each(['memory', 'redis'] as const)('reviewers (%s store)', (storeKind) 
     });
   });
 
-  describe('a request waiting for a reviewer (issue 10)', () => {
+  describe('a request waiting for a reviewer', () => {
     const basic = () => ({ authorization: `Basic ${Buffer.from(`${encodeURIComponent(client.client_id)}:${encodeURIComponent(client.client_secret)}`).toString('base64')}` });
 
     it('says in /token’s authorization_pending and in the client’s view which parties are still needed, before and after the customer approves', async () => {

@@ -11,7 +11,7 @@ type Client = { client_id: string; client_secret: string };
 const USER_EUR_LIMIT = 5_000_000;
 
 /**
- * Issue 10, "One client cannot lock a person out of every other client": a request that ends
+ * One client cannot lock a person out of every other client (docs/security.md): a request that ends
  * unused (denied, "this wasn't me", expired) gives back its places in the USER's limits; a redeemed
  * one keeps counting; the client's own velocity window keeps all of its requests; and one client
  * may hold only its share of a user's pending places.

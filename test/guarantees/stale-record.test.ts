@@ -5,8 +5,8 @@ import { createHarness, type EnrolledUser, type Harness } from '../support/harne
 import { payment } from '../support/payment.ts';
 
 /**
- * Issue 4, "The world moves": an action may carry a precondition (a record and its version). The
- * person sees it; at `/redeem` the executor states the version it reads now, and a missing or
+ * The world moves (docs/audit.md): an action may carry a precondition (a record and its version).
+ * The person sees it; at `/redeem` the executor states the version it reads now, and a missing or
  * different one is refused with 409 `stale_record`: nothing changes, and the refusal is audited.
  */
 

@@ -4,7 +4,7 @@ import { createHarness, type EnrolledUser, type Harness } from '../support/harne
 import { toolCall } from '../support/tool-call.ts';
 import { bcAuthorize, device, shippedPolicy, testPolicy } from './policy-support.ts';
 
-/** Issue 12: `tool_call` has tiers like any type, by tool name and annotation. */
+/** `tool_call` has tiers (README "The gate's policy") like any type, by tool name and annotation. */
 describe('tiers of a tool call', () => {
   /** The shipped policy with a reviewer tier for one tool, and number matching for unannotated tools. */
   function rated() {

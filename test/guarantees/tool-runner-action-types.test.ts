@@ -5,10 +5,11 @@ import { harnessClient } from '../support/harness-client.ts';
 import { answer } from './policy-support.ts';
 
 /**
- * Issue 14, "the tool runner": a gated tool whose proposal is not a payment goes through the
- * runner as a payment tool does: proposed, approved on the phone (number matching where the
- * shipped policy's tier asks for it), redeemed against the action rebuilt from the same arguments,
- * and executed once with exactly them. Real server and Redis; the "model" calls the runner.
+ * The tool runner (docs/guarantees.md "Tool runner"): a gated tool whose proposal is not a payment
+ * goes through the runner as a payment tool does: proposed, approved on the phone (number matching
+ * where the shipped policy's tier asks for it), redeemed against the action rebuilt from the same
+ * arguments, and executed once with exactly them. Real server and Redis; the "model" calls the
+ * runner.
  */
 
 const OPS_LEAD = 'ops_lead';

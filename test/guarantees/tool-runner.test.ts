@@ -19,7 +19,7 @@ import { harnessClient } from '../support/harness-client.ts';
 import { servePingInbox, type PingEndpoint } from '../support/ping-endpoint.ts';
 
 /**
- * The tool runner (issue 4, "A tool runner for agents"): a tool marked as needing approval in its
+ * The tool runner (docs/guarantees.md "Tool runner"): a tool marked as needing approval in its
  * own definition runs only through the gate, whatever the model does. Real server, real store,
  * real approval tokens, and a real passkey ceremony on the phone through the device API; the
  * "model" is a scripted sequence of tool calls.

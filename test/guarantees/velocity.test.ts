@@ -5,7 +5,7 @@ import { bcAuthorize, device, pay, testPolicy, watchAudit, type SeenEvent } from
 
 type Client = { client_id: string; client_secret: string };
 
-/** Issue 4, "Velocity limits": per user and per client, a count and a total per currency in a sliding window; atomic on Redis and Redis Cluster too. */
+/** Velocity limits (docs/guarantees.md): per user and per client, a count and a total per currency in a sliding window; atomic on Redis and Redis Cluster too. */
 describe.each(['memory', 'redis', 'cluster'] as const)('velocity limits (%s store)', (storeKind) => {
   let harness: Harness;
   let customer: EnrolledUser;

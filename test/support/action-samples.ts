@@ -1,9 +1,10 @@
 import type { AuthorizationDetails } from '@countersign/shared';
 
 /**
- * DESIGN.md's example of each new `authorization_details` type (deletion, message, access_change,
- * record_change), one action each, with overrides of its top-level members. The deletion names six
- * of 1,200 records, so the display's "and N more" shows; the message body has blank lines.
+ * The docs/ciba.md example of each `authorization_details` type beyond payment (deletion, message,
+ * access_change, record_change), one action each, with overrides of its top-level members. The
+ * deletion names six of 1,200 records, so the display's "and N more" shows; the message body has
+ * blank lines.
  */
 
 /** Delete 1,200 customer records in crm, six of them named; cannot be undone. */

@@ -4,9 +4,10 @@ import { sameEntry, type KeyState } from './key-state.ts';
 import type { Change } from './store-watch.ts';
 
 /**
- * What a refused call may change (DESIGN.md: bad input changes nothing; guarantee 9: every
- * refusal is audited), given what `store-watch.ts` saw it change. The audit layout is
- * docs/audit.md's: a hash chain per tenant in a stream, and per request a string of stream ids.
+ * What a refused call may change (docs/design.md "HTTP surface": bad input changes nothing;
+ * guarantee 9: every refusal is audited), given what `store-watch.ts` saw it change. The audit
+ * layout is docs/audit.md's: a hash chain per tenant in a stream, and per request a string of
+ * stream ids.
  */
 
 /** Request ids as the server issues them; an audit index is never opened under anything else. */
@@ -93,8 +94,9 @@ export function disallowedChanges(changes: Change[], refusal: Refusal): string[]
       continue;
     }
     if (change.group === undefined && refusal.consumes?.test(change.key) && change.before !== null && change.after === null) continue;
-    // A refused call still counts against its rate limit (issue 10: "nothing stored" but the counter),
-    // and a counter whose schedule caught up with the clock meanwhile is gone (its TTL ran out).
+    // A refused call still counts against its rate limit (docs/security.md: "nothing stored" but
+    // the counter), and a counter whose schedule caught up with the clock meanwhile is gone (its
+    // TTL ran out).
     if (change.group === undefined && RATE_COUNTER.test(change.key) && (change.before === null || change.before.kind === 'string') && (change.after === null || (change.after.kind === 'string' && /^\d+$/.test(change.after.value)))) continue;
     problems.push(`a refused call changed ${change.key}${change.group ? ` (group ${change.group})` : ''}: ${brief(change.before)} → ${brief(change.after)}${change.appended.length ? ` (appended ${change.appended.join(' ')})` : ''}`);
   }

@@ -1,6 +1,6 @@
 import type { AuthorizationDetails } from '@countersign/shared';
 
-/** The payment of DESIGN.md: EUR 490.00 to ACME Ltd, with overrides. */
+/** The payment of docs/ciba.md: EUR 490.00 to ACME Ltd, with overrides. */
 export function payment(overrides: Record<string, unknown> = {}): AuthorizationDetails {
   return [
     {

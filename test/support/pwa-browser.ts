@@ -9,7 +9,7 @@ export const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url)
 /** How long one step may wait for the page or the server. */
 export const STEP_MS = 10_000;
 
-/** The two viewports issue 5 names: a phone and a desktop. */
+/** The two viewports the approver PWA is checked at: a phone and a desktop. */
 export const VIEWPORTS = {
   phone: { width: 390, height: 844, isMobile: true, hasTouch: true, deviceScaleFactor: 2 },
   desktop: { width: 1280, height: 800, isMobile: false, hasTouch: false, deviceScaleFactor: 1 },

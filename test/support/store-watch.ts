@@ -2,9 +2,10 @@ import type { Store } from '@countersign/server';
 import { readTarget, sameState, withScores, type KeyState, type Target } from './key-state.ts';
 
 /**
- * Watching a store while one call runs: which keys the call writes, what each held before its
- * first write and after the call, so a test can say "this refusal changed nothing but what the
- * design allows" (DESIGN.md: bad input changes nothing; guarantee 9: every refusal is audited).
+ * Watching a store while one call runs: which keys the call writes, what each held before its first
+ * write and after the call, so a test can say "this refusal changed nothing but what the design
+ * allows" (docs/design.md "HTTP surface": bad input changes nothing; guarantee 9: every refusal is
+ * audited).
  *
  * The watched operations are derived from the {@link Store} interface itself: {@link WATCH} is a
  * table with one entry per member of `Store`, so a new operation does not compile until it says

@@ -1,6 +1,6 @@
 import type { AuthorizationDetails } from '@countersign/shared';
 
-/** The tool call of DESIGN.md (`memory: delete_entities` of Alice), with overrides. */
+/** The tool call of docs/ciba.md (`memory: delete_entities` of Alice), with overrides. */
 export function toolCall(overrides: Record<string, unknown> = {}): AuthorizationDetails {
   return [
     {

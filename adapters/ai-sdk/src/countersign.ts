@@ -49,7 +49,7 @@ export interface Countersign<C> {
  * the approval, on exactly its own arguments.
  *
  * @throws TypeError for two tools of one name.
- * @see DESIGN.md guarantees 1, 3, 7; CIBA Core 1.0 §7, §10
+ * @see docs/design.md guarantees 1, 3, 7; CIBA Core 1.0 §7, §10
  * @example
  * ```ts
  * const gate = countersign({ client, tools: [lookupOrder, refundOrder], wait: 'poll', waitTimeoutSeconds: 120 });

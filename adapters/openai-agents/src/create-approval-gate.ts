@@ -76,7 +76,7 @@ export interface ApprovalGate<C> {
  * and locks), and the tools' `execute` spends the approvals through its `call`.
  *
  * @throws TypeError for two tools of one name.
- * @see DESIGN.md guarantees 1, 3, 7, 8; CIBA Core 1.0 §7, §10
+ * @see docs/design.md guarantees 1, 3, 7, 8; CIBA Core 1.0 §7, §10
  * @example
  * ```ts
  * const gate = createApprovalGate({ client, tools: [lookupOrder, refundOrder], wait: 'poll', pending: createRedisPendingApprovals(redis) });

@@ -13,7 +13,7 @@ export type GateTool<C> = FunctionTool<C, any, ToolCallResult>;
  * A gated tool's `execute` runs only when the runner's store holds an approval token for this
  * exact call (the tool and the hash of these arguments, `runner.callKey`), which only the gate
  * puts there once the person approved; the runner then redeems it against the action rebuilt
- * from these arguments (DESIGN.md guarantee 3) before the tool acts. An interruption the app
+ * from these arguments (docs/design.md guarantee 3) before the tool acts. An interruption the app
  * approves by itself (`state.approve` with no Countersign decision), or a run state whose
  * arguments were changed after the approval, finds no token and is refused: nothing runs and
  * nothing is asked.

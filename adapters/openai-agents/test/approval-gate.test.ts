@@ -11,7 +11,7 @@ import { servePingInbox, type PingEndpoint } from '../../../test/support/ping-en
 import { createApprovalGate, decodeSavedRun, type ApprovalGate, type WaitingCall } from '../src/index.ts';
 
 /**
- * The OpenAI Agents SDK adapter (issue 13): a gated tool's `needsApproval` interruption is approved
+ * The OpenAI Agents SDK adapter: a gated tool's `needsApproval` interruption is approved
  * by the person through Countersign, never by the app, and the tool's `execute` redeems that
  * approval against its exact arguments before it acts. The SDK's own scripted model, a real
  * server on the run's Redis, a software passkey that decides on the phone's API, and the pending

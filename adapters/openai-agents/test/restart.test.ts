@@ -13,7 +13,7 @@ import { createHarness, freePort, type Harness } from '../../../test/support/har
 import { decodeSavedRun } from '../src/index.ts';
 
 /**
- * Restart (issue 13): the agent's process is killed while a gated call waits for the person; a new
+ * Restart: the agent's process is killed while a gated call waits for the person; a new
  * process, sharing nothing with it but Redis and the server, finds the pending approval, rebuilds
  * the run from the RunState kept with it, and continues. The refund runs once, in the new process.
  */

@@ -141,7 +141,8 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
   async function getRequest(auth_req_id: string) {
     const path = `/requests/${encodeURIComponent(auth_req_id)}`;
     // GET has no body, so only the Basic header can authenticate it; the other methods POST a form
-    // of nothing but their credentials (DESIGN.md, `POST /requests/{auth_req_id}`).
+    // of nothing but their credentials (docs/design.md "Agent and executor",
+    // `POST /requests/{auth_req_id}`).
     const response = await send(path, credentials.method === 'client_secret_basic' ? { method: 'GET' } : { method: 'POST', form: new URLSearchParams() });
     return readResponse(response, clientRequestView, 'requests');
   }

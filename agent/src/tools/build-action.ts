@@ -10,7 +10,7 @@ import type { AnyGatedTool } from './tool-types.ts';
  *
  * @throws CountersignError `invalid_request` when the tool builds an action the registry refuses;
  *   whatever `toAuthorizationDetails` throws (a 4xx `CountersignError` such as `not_found` is a refusal).
- * @see RFC 9396 §2, DESIGN.md guarantees 2–3
+ * @see RFC 9396 §2, docs/design.md guarantees 2–3
  */
 export async function buildAction<C>(tool: AnyGatedTool<C>, args: unknown, context: C): Promise<AuthorizationDetails> {
   const built: unknown = await tool.approval.toAuthorizationDetails(args, context);

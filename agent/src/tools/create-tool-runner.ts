@@ -21,7 +21,7 @@ import type { AuthorizeOptions, CallOptions, ToolRunner, ToolRunnerOptions } fro
  * the prompt or the model says. See {@link ToolRunner}.
  *
  * @throws TypeError for two tools of one name.
- * @see CIBA Core 1.0 §7 (asking), §10 (polling and ping), DESIGN.md guarantees 1, 3, 7, 8
+ * @see CIBA Core 1.0 §7 (asking), §10 (polling and ping), docs/design.md guarantees 1, 3, 7, 8
  * @example One run that waits by polling
  * ```ts
  * const runner = createToolRunner({ client: createAgentClient({ issuer, clientId, clientSecret }),

@@ -35,13 +35,13 @@ const MAX_REASON = 500;
  *
  * The action is rebuilt, never read back from the token or the approval request: if the arguments
  * differ from the approved ones by one minor unit, the hashes differ and the server refuses
- * (`approval_mismatch`, DESIGN.md guarantee 3) before anything runs.
+ * (`approval_mismatch`, docs/design.md guarantee 3) before anything runs.
  *
  * @returns `executed` or `failed` with the reported outcome; `refused` with the gate's code
  *   (`approval_mismatch`, `already_redeemed`, `invalid_token`, `stale_record`, `unauthorized_client`).
  * @throws a 5xx or network error of `redeem` (whether the token was spent is then unknown: retry,
  *   the redemption is single-use); whatever building the action throws.
- * @see DESIGN.md guarantees 3, 7, 8
+ * @see docs/design.md guarantees 3, 7, 8
  */
 export async function executeApproved<C, R = unknown>(options: ExecuteApprovedOptions<C, R>): Promise<ApprovedRunResult<R>> {
   const { client, tool, args, context, access_token, auth_req_id, signal } = options;

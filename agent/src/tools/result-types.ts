@@ -1,6 +1,6 @@
 import type { ErrorCode } from '@countersign/shared';
 
-/** The outcome of a gated tool's run, as reported to Countersign (DESIGN.md guarantee 8). */
+/** The outcome of a gated tool's run, as reported to Countersign (docs/design.md guarantee 8). */
 export interface ReportedOutcome {
   redemption_id: string;
   status: 'succeeded' | 'failed';

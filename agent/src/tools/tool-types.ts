@@ -17,9 +17,9 @@ export interface ApprovalSpec<A, R, C> {
   /**
    * Turns the arguments into the exact action the person approves, as RFC 9396
    * `authorization_details`. Called once to ask and again right before execution, each time from
-   * the arguments `execute` then receives, so the server's hash comparison (DESIGN.md guarantee 3)
-   * covers what really runs. Throw a `CountersignError` with a 4xx code (`invalid_request`,
-   * `not_found`) to refuse the call.
+   * the arguments `execute` then receives, so the server's hash comparison (docs/design.md
+   * guarantee 3) covers what really runs. Throw a `CountersignError` with a 4xx code
+   * (`invalid_request`, `not_found`) to refuse the call.
    */
   toAuthorizationDetails(args: A, context: C): Awaitable<AuthorizationDetails>;
   /** The `sub` of the person who approves: fixed, or chosen from the arguments and context. */

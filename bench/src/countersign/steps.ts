@@ -171,7 +171,7 @@ export async function issueTokens(ctx: BenchContext, server: CountersignServer, 
   return { measured: run.measured, tokens };
 }
 
-/** The `/redeem` body of a token: the exact action it approves (DESIGN.md guarantee 3). */
+/** The `/redeem` body of a token: the exact action it approves (docs/design.md guarantee 3). */
 export function redeemItems(tokens: ApprovalToken[]): LoadItem[] {
   return tokens.map(({ token, details }) => ({ body: `{"token":"${token}","authorization_details":${details}}` }));
 }

@@ -40,8 +40,8 @@ export interface RefundOrderTool {
 const approvalArgument = z.strictObject({ auth_req_id: z.string().min(1), access_token: z.string().min(1) });
 
 /**
- * Creates `refund_order` for an agent that holds the approval token itself: the same gated tool
- * a tool runner runs ({@link defineRefundOrder}), in two explicit turns (DESIGN.md guarantee 1).
+ * Creates `refund_order` for an agent that holds the approval token itself: the same gated tool a
+ * tool runner runs ({@link defineRefundOrder}), in two explicit turns (docs/design.md guarantee 1).
  * The first call only asks a person to approve the exact refund; the second, with the approval
  * token, redeems it against the refund rebuilt from its own arguments and only then moves money,
  * with the redemption's idempotency key. A tool runner does the same and also waits and resumes;

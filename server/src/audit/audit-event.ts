@@ -1,4 +1,4 @@
-/** The kinds of gate decision the audit trail records (DESIGN.md guarantee 9). */
+/** The kinds of gate decision the audit trail records (docs/design.md guarantee 9). */
 export type AuditType =
   | 'proposed'
   | 'pushed'
@@ -15,14 +15,16 @@ export type AuditType =
   | 'notify_failed'
   | 'device_enrolled'
   | 'push_subscription_removed'
-  // Who must say yes (issue 4): one required party approved, others still to come; a push over the
-  // user's push rate was not sent; "this wasn't me"; an operator cleared a block or set roles.
+  // Who must say yes (docs/guarantees.md "Reviewers"): one required party approved, others still to
+  // come; a push over the user's push rate was not sent; "this wasn't me"; an operator cleared a
+  // block or set roles.
   | 'party_approved'
   | 'push_skipped'
   | 'fraud_reported'
   | 'client_unblocked'
   | 'roles_changed'
-  // Escalation (issue 14): a window of the tier's chain passed, and the request went to the next role.
+  // Escalation (docs/escalation.md): a window of the tier's chain passed, and the request went to
+  // the next role.
   | 'escalated'
   // Device management from the approver app: a link for another device, a rename, a removal.
   | 'device_enrollment_created'
@@ -34,7 +36,7 @@ export type AuditType =
   // The chain's stream lost events under it (a Redis that came back empty): the appender continued
   // from the head it remembered (docs/audit.md "Resets").
   | 'chain_reset'
-  // Standing mandates (issue 15, docs/mandates.md): one payment spent within a mandate's bounds
+  // Standing mandates (docs/mandates.md): one payment spent within a mandate's bounds
   // (`detail` {redemption_id, transaction_id, amount_minor, currency, payee_id}), a mandate stopped.
   | 'spent'
   | 'mandate_revoked'

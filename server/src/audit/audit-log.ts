@@ -69,15 +69,16 @@ const POLICY_INDEX_TTL = 36_500 * 86_400;
 const PAGE = 500;
 
 /**
- * An audit log on the store (DESIGN.md guarantee 9; issue 4 "Audit trail"; issue 10 retention). Each tenant has one
- * hash chain in a stream (`keys.auditChain`, a Redis Stream on Redis, kept without TTL): every
- * event carries `seq` and `prev_hash`, the base64url SHA-256 of the JCS of the event before it, so
- * an edited or a deleted event breaks the chain at the next link (see `createChainAppender` for
- * why several instances appending at once never fork it). The chain is the only copy of an event,
- * stored compactly and rebuilt whole before it is hashed (`stored-event.ts`): the per-request view
- * operators read is a string of stream ids (`keys.requestAuditIndex`, kept
- * `retentionSeconds`), appended by the same script call that appends the events, so it never names
- * an event the chain lacks and costs no round trip of its own.
+ * An audit log on the store (docs/design.md guarantee 9; docs/audit.md, its "Retention" too). Each
+ * tenant has one hash chain in a stream (`keys.auditChain`, a Redis Stream on Redis, kept without
+ * TTL): every event carries `seq` and `prev_hash`, the base64url SHA-256 of the JCS of the event
+ * before it, so an edited or a deleted event breaks the chain at the next link (see
+ * `createChainAppender` for why several instances appending at once never fork it). The chain is
+ * the only copy of an event, stored compactly and rebuilt whole before it is hashed
+ * (`stored-event.ts`): the per-request view operators read is a string of stream ids
+ * (`keys.requestAuditIndex`, kept `retentionSeconds`), appended by the same script call that
+ * appends the events, so it never names an event the chain lacks and costs no round trip of its
+ * own.
  *
  * With a maximum age, {@link AuditLog.trim} trims each chain's oldest events and keeps the head
  * before them as the chain's anchor (`retention.ts`), and a view is kept no longer than that age,

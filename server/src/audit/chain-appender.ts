@@ -74,7 +74,7 @@ interface Waiting {
  *
  * @throws Error when the newest entry of a chain is unreadable: linking to it would seal whatever
  *   was done to it, so the audit (and with it the gate) fails closed until an operator looks.
- * @see DESIGN.md guarantee 9; RFC 8785 (JCS)
+ * @see docs/design.md guarantee 9; RFC 8785 (JCS)
  */
 export function createChainAppender(store: StreamStore, options: ChainAppenderOptions = {}): ChainAppender {
   const heads = new Map<string, Head>();

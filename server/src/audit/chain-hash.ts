@@ -33,7 +33,7 @@ export function chainText(event: ChainedAuditEvent): string {
  * every member but the store's `id` — the previous event's own `prev_hash` included, so each hash
  * covers the whole chain before it.
  *
- * @see RFC 8785 (JCS); DESIGN.md guarantee 9
+ * @see RFC 8785 (JCS); docs/design.md guarantee 9
  */
 export function eventHash(event: ChainedAuditEvent): string {
   return sha256(chainText(event));

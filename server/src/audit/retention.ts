@@ -49,7 +49,7 @@ export function readRetentionAnchor(fields: Fields | null): RetentionAnchor | nu
  * seals away an edited or deleted event. At a link that does not verify it stops (`stopped`) and
  * trims nothing from there, so `verify` still reports the break.
  *
- * @see DESIGN.md guarantee 9; docs/audit.md "Retention"
+ * @see docs/design.md guarantee 9; docs/audit.md "Retention"
  */
 export async function trimChain(store: StreamStore & Pick<RecordStore, 'hashGet'>, tenant: string, cutoffMs: number): Promise<TrimReport> {
   const chainKey = keys.auditChain(tenant);

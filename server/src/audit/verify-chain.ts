@@ -133,7 +133,7 @@ function readAnchorLine(item: unknown): RetentionAnchor | null {
  *
  * @param events - parsed events or JSON lines (as `export` writes them), oldest first.
  * @param anchor - a head recorded earlier; its `seq` must be present with its `hash`.
- * @see DESIGN.md guarantee 9; docs/audit.md "Retention"
+ * @see docs/design.md guarantee 9; docs/audit.md "Retention"
  */
 export async function verifyChain(tenant: string, events: AsyncIterable<unknown> | Iterable<unknown>, anchor?: ChainHead): Promise<ChainReport> {
   let expectedPrev = genesisHash(tenant);

@@ -58,7 +58,7 @@ function expirySeconds(config: Config, tier: Tier, requested: number | null): nu
 
 /**
  * Stores a new approval request and starts the push to the devices of everyone who must approve.
- * It executes nothing (DESIGN.md guarantee 1) and stores the validated, canonical action
+ * It executes nothing (docs/design.md guarantee 1) and stores the validated, canonical action
  * (guarantee 2) with its `details_hash` (guarantee 3), its policy tier and the parties the tier asks for,
  * rated under its tenant's current policy revision, which it keeps (`policy_revision`): a later
  * change of the tenant's policy changes nothing about it.
@@ -85,7 +85,8 @@ function expirySeconds(config: Config, tier: Tier, requested: number | null): nu
  *   the roles of the tier's escalation chain included),
  *   `too_many_pending` (429), `velocity_exceeded` (429);
  *   nothing is stored and nothing is sent.
- * @see CIBA Core 1.0 §7.1–§7.3; issue 4 (policy tiers, velocity, push fatigue)
+ * @see CIBA Core 1.0 §7.1–§7.3; docs/guarantees.md "The controls of the gate" (policy tiers,
+ * velocity, push fatigue)
  */
 export async function createRequest(deps: Deps, client: ClientRecord, input: BackchannelRequest): Promise<CreatedRequest> {
   const { store, clock } = deps;

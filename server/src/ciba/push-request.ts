@@ -22,7 +22,7 @@ function pushedField(sub: string, step: number): string {
  * holding ids only, run by any instance ({@link pushRequestTo}).
  *
  * @throws when the store fails; the jobs not yet enqueued are not sent.
- * @see issue 6 (background work done once across instances); RFC 8030 (Web Push)
+ * @see docs/reliability.md "Job consumers" (background work done once across instances); RFC 8030 (Web Push)
  */
 export async function pushRequest(deps: Pick<Deps, 'jobs'>, request: ApprovalRequest, recipients: string[], step = 0): Promise<void> {
   await Promise.all(recipients.map((sub) => deps.jobs.enqueue({ kind: 'request_push', tenant: request.tenant, auth_req_id: request.auth_req_id, sub, ...(step > 0 ? { step } : {}) })));
@@ -40,7 +40,7 @@ export async function pushRequest(deps: Pick<Deps, 'jobs'>, request: ApprovalReq
  * failure elsewhere. Safe to repeat: a recipient already pushed (or skipped) is skipped. A push of
  * an escalation step (`job.step`) has a mark of its own, and is skipped once the request moved on.
  *
- * @see issue 4 "Push fatigue"; RFC 8030 (Web Push)
+ * @see docs/guarantees.md "Push fatigue"; RFC 8030 (Web Push)
  */
 export async function pushRequestTo(deps: Deps, job: RequestPushJob): Promise<JobOutcome> {
   const key = keys.request(job.tenant, job.auth_req_id);

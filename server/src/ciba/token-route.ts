@@ -44,7 +44,7 @@ export function tokenHandler(deps: Deps) {
     // The request is read beside the client's rate counter: a pending poll, the hottest call, waits
     // on one round trip for both, and a refused one still writes nothing but the counter.
     let [, request] = await Promise.all([limitClient(deps, 'token', client), loadRequest(deps.store, client.tenant, authReqId)]);
-    // Another client's request answers exactly like an unknown one (DESIGN.md guarantee 5).
+    // Another client's request answers exactly like an unknown one (docs/design.md guarantee 5).
     if (!request || request.client_id !== client.client_id) throw new CountersignError('invalid_grant', 'The auth_req_id is not valid.');
 
     const noStore = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };

@@ -61,9 +61,10 @@ function describe(report: ChainReport): string {
 }
 
 /**
- * The operator's audit command (issue 4, "Audit trail"): `verify` checks a tenant's hash chain and
- * reports the first broken link; `export` writes the chain as JSON lines. A module another CLI can
- * mount as its `audit` subcommand (see the example); `server/src/cli/audit.ts` runs it on its own:
+ * The operator's audit command (docs/audit.md "Checking and exporting: the audit command"):
+ * `verify` checks a tenant's hash chain and reports the first broken link; `export` writes the
+ * chain as JSON lines. A module another CLI can mount as its `audit` subcommand (see the example);
+ * `server/src/cli/audit.ts` runs it on its own:
  * `tsx server/src/cli/audit.ts verify --tenant default`.
  *
  * @param argv - the arguments after `audit`, e.g. `['verify', '--tenant', 'default']`.

@@ -28,8 +28,8 @@ export type ClientCall = keyof typeof CALLS;
  *   `pollThrottle` (ciba/poll-throttle.ts), this is the flood over many `auth_req_id`s at once.
  * - `redeem`: `POST /redeem`, `RATE_LIMIT_REDEEM`.
  * - `outcome`: `POST /redemptions/{id}/outcome`, `RATE_LIMIT_OUTCOME`, a limit of its own rather
- *   than `/redeem`'s, so an executor redeeming at its full allowance can still report every
- *   outcome (DESIGN.md guarantee 8); a conflicting report is audited, so this bounds the trail too.
+ *   than `/redeem`'s, so an executor redeeming at its full allowance can still report every outcome
+ *   (docs/design.md guarantee 8); a conflicting report is audited, so this bounds the trail too.
  *
  * @throws CountersignError 429 `too_many_requests` (`slow_down` for `token` and `requestView`) with `Retry-After`.
  * @see CIBA Core 1.0 §11, RFC 6585 §4

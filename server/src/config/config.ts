@@ -57,7 +57,7 @@ export interface Config {
   requestExpiryMax: number;
   approvalTokenTtl: number;
   pollInterval: number;
-  /** How long an expired or decided request keeps answering (at least 600 s, DESIGN.md). */
+  /** How long an expired or decided request keeps answering (at least 600 s, docs/design.md "The request lifecycle"). */
   graceSeconds: number;
   /** How long a redeemed request and its outcome are kept. */
   retentionSeconds: number;

@@ -21,8 +21,8 @@ const rate = (fallback: `${number}/${number}`) =>
 export const NODE_ENVS = ['production', 'development', 'test'] as const;
 
 /**
- * The environment, validated at start. Unless `NODE_ENV=production` the server is in development
- * mode (DESIGN.md "Start-up"): missing keys are generated and kept in the store.
+ * The environment, validated at start. Unless `NODE_ENV=production` the server is in development mode
+ * (docs/design.md "Configuration and start-up"): missing keys are generated and kept in the store.
  */
 export const envSchema = z.object({
   /**

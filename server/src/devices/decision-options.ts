@@ -60,7 +60,7 @@ export function promptOptions(deps: Pick<Deps, 'config'>, challenge: string, dev
  * device its live challenges again instead.
  *
  * @param devices - the deciding user's devices: only their passkeys are allowed.
- * @see DESIGN.md guarantee 4; WebAuthn Level 3 §5.5 and §13.4.3
+ * @see docs/design.md guarantee 4; WebAuthn Level 3 §5.5 and §13.4.3
  */
 export async function decisionOptions(deps: OptionsDeps, request: ApprovalRequest, decision: Decision, devices: DeviceRecord[], by: PromptOwner & { selected_code?: string } = { sub: request.sub, party: 'customer' }) {
   const spec: PromptSpec = { name: decision, decision, ...(by.selected_code === undefined ? {} : { selected_code: by.selected_code }) };
@@ -103,7 +103,7 @@ export interface ViewPrompts {
  * where none is live (the first view, or after a verification attempt used it up).
  *
  * @param current - the device's live set as read beside the request (`readLivePrompts`), to save a round trip.
- * @see DESIGN.md guarantee 4; issue 10 "Refusals and views cannot grow storage without bound"
+ * @see docs/design.md guarantee 4; docs/security.md "Refusals and views cannot grow storage without bound"
  */
 export async function decisionPrompts(deps: OptionsDeps, request: ApprovalRequest, viewer: Viewer, devices: DeviceRecord[], deviceId: string, current?: Fields | null): Promise<ViewPrompts> {
   const wanted = promptsFor(request, viewer);

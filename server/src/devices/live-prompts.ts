@@ -18,7 +18,7 @@ export function challengeTtl(request: ApprovalRequest, nowMs: number): number {
  * challenge: who signs is the credential's business).
  *
  * @returns the challenge (base64url) and its record.
- * @see DESIGN.md guarantee 4; WebAuthn Level 3 §13.4.3 (cryptographic challenges)
+ * @see docs/design.md guarantee 4; WebAuthn Level 3 §13.4.3 (cryptographic challenges)
  */
 export async function newChallenge(deps: Pick<Deps, 'ids'>, request: ApprovalRequest, spec: PromptSpec, by: PromptOwner): Promise<{ challenge: string; record: ChallengeRecord }> {
   const nonce = deps.ids(32);
@@ -80,7 +80,7 @@ function parseRecord(text: string | null): ChallengeRecord | null {
  * challenge. A prompt is live while its challenge record (`keys.decisionChallenge`) is still there:
  * the first verification attempt takes that record (GETDEL, pass or fail), so a used or expired
  * challenge is never shown again, and each challenge is still made once, with its own fresh nonce,
- * and verifies once (DESIGN.md guarantee 4 is untouched: only how often a view mints changes).
+ * and verifies once (docs/design.md guarantee 4 is untouched: only how often a view mints changes).
  * Without this, every view stored a new challenge per prompt until the deadline: a device could
  * fill the store by reloading one request.
  *
@@ -97,7 +97,7 @@ function parseRecord(text: string | null): ChallengeRecord | null {
  *
  * @param specs - the prompts the viewer needs now; may be empty (a viewer with nothing to decide: the set only marks the view).
  * @param current - the set as already read ({@link readLivePrompts}); read here when undefined.
- * @see DESIGN.md guarantee 4; issue 10 "Refusals and views cannot grow storage without bound"
+ * @see docs/design.md guarantee 4; docs/security.md "Refusals and views cannot grow storage without bound"
  */
 export async function livePrompts(deps: Pick<Deps, 'store' | 'clock' | 'ids'>, request: ApprovalRequest, deviceId: string, by: PromptOwner, specs: PromptSpec[], current?: Fields | null): Promise<LivePrompts> {
   const { store } = deps;

@@ -17,7 +17,8 @@ function deviceIdParam(value: string): string {
 }
 
 /**
- * The approver's own account (issue 5), on the device API behind the session and the `Origin` check:
+ * The approver's own account (docs/design.md "Approver PWA"), on the device API behind the session
+ * and the `Origin` check:
  *
  * - `GET /history` → `{entries: HistoryEntry[]}`: past requests, newest first, with state and outcome.
  * - `GET /devices` → `{devices: DeviceSummary[]}`: name, added, last used, which one is this one.

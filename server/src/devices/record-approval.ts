@@ -22,7 +22,8 @@ const ATTEMPTS = 8;
  * @param response - the assertion as the device sent it (kept only for a mandate).
  * @throws CountersignError `party_already_approved` (409: this party, or this user for another
  *   party, already approved), `party_escalated` (409: handed to the next role meanwhile), `request_not_pending` (409), `expired_token`, `temporarily_unavailable`.
- * @see issue 4 "Reviewers"; docs/reliability.md "The request lifecycle" (every transition is one atomic swap)
+ * @see docs/guarantees.md "Reviewers"; docs/reliability.md "The request lifecycle" (every
+ * transition is one atomic swap)
  */
 export async function recordApproval(deps: Deps, verified: VerifiedAssertion, party: ApprovalParty, response: Record<string, unknown>): Promise<ApprovalRequest> {
   const { request, device } = verified;

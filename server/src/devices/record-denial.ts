@@ -12,7 +12,7 @@ import type { DeviceSession } from './session.ts';
  * client's notification are the transition's consequences (`consequences.ts`).
  *
  * @throws CountersignError `request_not_pending` (409), `expired_token`.
- * @see issue 4 "Reviewers" (any party denying denies), "Push fatigue" ("this wasn't me")
+ * @see docs/guarantees.md "Reviewers" (any party denying denies), "Push fatigue" ("this wasn't me")
  */
 export async function recordDenial(deps: Deps, verified: VerifiedAssertion, party: ApprovalParty, cause: DenialCause, pick?: string): Promise<ApprovalRequest> {
   const { request, device } = verified;

@@ -110,7 +110,7 @@ export function deviceRoutes(deps: Deps, sessionRoutes: ((app: Hono<{ Variables:
       listDevices(deps.store, session.tenant, session.sub),
       readLivePrompts(deps.store, session.tenant, authReqId, session.device_id),
     ]);
-    // A device sees its own user's requests and those its user reviews (DESIGN.md guarantee 5).
+    // A device sees its own user's requests and those its user reviews (docs/design.md guarantee 5).
     if (!found || !canView({ sub: found.sub, parties: found.parties ?? ['customer'], approvals: found.approvals ?? [], held_before: found.held_before ?? [] }, viewer)) {
       throw new CountersignError('not_found', 'No such request.');
     }

@@ -47,7 +47,7 @@ export function auditRefusal(deps: Pick<Deps, 'audit'>, session: DeviceSession, 
  *
  * @throws CountersignError `invalid_assertion`, `counter_regression`, `not_found`, `expired_token`,
  *   `request_not_pending` (409).
- * @see DESIGN.md guarantee 4; WebAuthn Level 3 §7.2 (verifying an authentication assertion)
+ * @see docs/design.md guarantee 4; WebAuthn Level 3 §7.2 (verifying an authentication assertion)
  */
 export async function verifyAssertion(deps: Deps, session: DeviceSession, viewer: Viewer, authReqId: string, decision: Decision, response: Record<string, unknown>): Promise<VerifiedAssertion> {
   const read = readChallenge(response);
@@ -73,7 +73,7 @@ export async function verifyAssertion(deps: Deps, session: DeviceSession, viewer
   }
 
   let request = requestOf(fields);
-  // A device sees only its own user's requests and those its user reviews (DESIGN.md guarantee 5).
+  // A device sees only its own user's requests and those its user reviews (docs/design.md guarantee 5).
   if (!request || !canView({ sub: request.sub, parties: request.parties ?? ['customer'], approvals: request.approvals ?? [], held_before: request.held_before ?? [] }, viewer)) {
     throw new CountersignError('not_found', 'No such request.');
   }

@@ -35,7 +35,7 @@ export interface DecisionExtras {
  *   `request_not_pending` (409), `party_already_approved` (409), `party_escalated` (409: the
  *   request was escalated past this user's party), `wrong_binding_code` (400),
  *   `invalid_request` (a report by someone else than the person the request is for).
- * @see DESIGN.md guarantee 4; issue 4 "Reviewers", "Push fatigue"
+ * @see docs/design.md guarantee 4; docs/guarantees.md "Reviewers", "Push fatigue"
  */
 export async function verifyDecision(deps: Deps, session: DeviceSession, viewer: Viewer, authReqId: string, decision: Decision, response: Record<string, unknown>, options: DecisionExtras = {}): Promise<ApprovalRequest> {
   const verified = await verifyAssertion(deps, session, viewer, authReqId, decision, response);

@@ -86,7 +86,7 @@ describe('errorHandler and a Redis in trouble', () => {
   });
 });
 
-describe('describeIssue, for what a newcomer sends (issue 16)', () => {
+describe('describeIssue, for what a newcomer sends', () => {
   const payment = { type: 'payment', transaction_id: 'txn_1042', amount_minor: 49000, currency: 'EUR', payee: { id: 'acct_77', name: 'ACME Ltd' }, purpose: 'Refund for order 1042' };
   /** The description of `authorization_details` = [payment with `changes`], as /bc-authorize words it. */
   const described = (changes: Record<string, unknown>) => {

@@ -55,9 +55,9 @@ export interface JobQueueOptions {
 }
 
 /**
- * The durable queue of background work (issue 6): Web Push to people's devices, ping and push
- * notifications to clients, and their retries. Done once across all instances, at least once in
- * total, and safe to repeat.
+ * The durable queue of background work (docs/reliability.md "Job consumers"): Web Push to people's
+ * devices, ping and push notifications to clients, and their retries. Done once across all
+ * instances, at least once in total, and safe to repeat.
  */
 export interface JobQueue {
   /**

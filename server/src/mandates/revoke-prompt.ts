@@ -15,7 +15,7 @@ interface RevokeChallenge {
   sub: string;
 }
 
-/** The challenge a revocation signs: SHA-256(JCS({auth_req_id, details_hash, decision: 'revoke', nonce})), base64url. @see DESIGN.md guarantee 4 */
+/** The challenge a revocation signs: SHA-256(JCS({auth_req_id, details_hash, decision: 'revoke', nonce})), base64url. @see docs/design.md guarantee 4 */
 async function revokeChallenge(request: ApprovalRequest, nonce: string): Promise<string> {
   return base64url(await sha256(canonicalize({ auth_req_id: request.auth_req_id, details_hash: request.details_hash, decision: 'revoke', nonce })));
 }

@@ -14,7 +14,7 @@ import { revokeOptions, verifyRevoke } from './revoke-prompt.ts';
 /** `POST /api/device/mandates/{auth_req_id}/revoke` body: the assertion made with `options.revoke`. */
 export const revokeBody = z.strictObject({ response: z.record(z.string(), z.unknown()) });
 
-/** The view of one of the session user's mandates; another user's, or none, is not found (DESIGN.md guarantee 5). */
+/** The view of one of the session user's mandates; another user's, or none, is not found (docs/design.md guarantee 5). */
 async function ownView(deps: Deps, tenant: string, sub: string, authReqId: string) {
   const fields = isRequestId(authReqId) ? await deps.store.hashGet(keys.request(tenant, authReqId)) : null;
   const view = fields && fields.sub === sub ? mandateView(fields, deps.clock.now()) : null;

@@ -78,7 +78,7 @@ function refusal(failedGuard: number | undefined, fields: Fields | null, nowMs: 
  *   not canonical), `payee_not_allowed` (403), `mandate_exceeded` (403), `mandate_expired` (403),
  *   `mandate_revoked` (403), `stale_record` (409), `already_redeemed` (409, with `redemption`),
  *   `transaction_conflict` (409), `approval_mismatch` (400), `invalid_token` (401).
- * @see DESIGN.md guarantees 3, 6 and 7; RFC 9396; RFC 8785
+ * @see docs/design.md guarantees 3, 6 and 7; RFC 9396; RFC 8785
  */
 export async function spendMandate(deps: Deps, client: ClientRecord, claims: ApprovalClaims, mandate: MandateDetails, presented: PresentedAction, currentVersions: Record<string, string> = {}): Promise<RedeemResponse> {
   const now = deps.clock.now();

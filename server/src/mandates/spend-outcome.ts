@@ -12,7 +12,7 @@ import { keys, type Fields } from '../store/index.ts';
  *
  * @param fields - the mandate's record, as the caller read it (it is the calling client's).
  * @throws CountersignError `not_found` (404: no spend has this id), `outcome_conflict` (409).
- * @see DESIGN.md guarantee 8
+ * @see docs/design.md guarantee 8
  */
 export async function reportSpendOutcome(deps: Deps, client: ClientRecord, fields: Fields, redemptionId: string, report: OutcomeReport): Promise<{ redemption_id: string; auth_req_id: string; outcome: OutcomeReport }> {
   const authReqId = fields.auth_req_id!;

@@ -18,7 +18,7 @@ function admin(method: Method, path: string, operation: Omit<Operation, 'method'
   return { ...operation, method, path: `/api/admin${path}`, tag: 'admin', caller: 'admin', errors };
 }
 
-/** The operator's operations (DESIGN.md "Operator"), all under `/api/admin`, bearer `ADMIN_TOKEN`. */
+/** The operator's operations (docs/design.md "Operator"), all under `/api/admin`, bearer `ADMIN_TOKEN`. */
 export const ADMIN_OPERATIONS: readonly Operation[] = [
   admin('post', '/clients', {
     summary: 'Register a client',

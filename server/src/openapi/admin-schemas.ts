@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { actionDisplay, mandateView, orNull, requestDisplay, requestState } from './display-schemas.ts';
 
-// Answers of the operator API (DESIGN.md "Operator"), written from the records in
+// Answers of the operator API (docs/design.md "Operator"), written from the records in
 // server/src/clients/, users/, tenant-policy/, audit/ and the handlers in server/src/admin/. The
 // records keep epoch ms; every `at` and `…_at` of an admin answer is RFC 3339 (admin/iso-times.ts).
 

@@ -6,7 +6,7 @@ import type { Operation } from './operation.ts';
 
 const json = (description: string, schema: z.ZodType) => ({ description, schema });
 
-/** The agent's and executor's operations (DESIGN.md "Agent and executor", fixed) and the service's. */
+/** The agent's and executor's operations (docs/design.md "Agent and executor", fixed) and the service's. */
 export const AGENT_OPERATIONS: readonly Operation[] = [
   { method: 'get', path: '/healthz', summary: 'Liveness', tag: 'service', caller: 'public', responses: { 200: json('The process answers.', health) }, errors: [] },
   {

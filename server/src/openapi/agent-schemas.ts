@@ -2,7 +2,7 @@ import { CIBA_GRANT_TYPE } from '@countersign/shared';
 import { z } from 'zod';
 import { approvalParty, escalationView, orNull, outcome, requestState } from './display-schemas.ts';
 
-// The agent and executor surface (DESIGN.md "Agent and executor", fixed). The form bodies are
+// The agent and executor surface (docs/design.md "Agent and executor", fixed). The form bodies are
 // read by `readForm` and checked field by field in server/src/ciba/ (no zod object exists for
 // them), so they are written here from parse-backchannel-request.ts and token-route.ts; the JSON
 // bodies (`redeemBody`, `outcomeBody`) are the route's own schemas, imported in operations.

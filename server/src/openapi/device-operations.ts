@@ -18,7 +18,7 @@ function device(method: Method, path: string, operation: Omit<Operation, 'method
   return { ...operation, method, path: `/api/device${path}`, tag: 'device', caller, errors };
 }
 
-/** The approver PWA's operations (DESIGN.md "Approver PWA"), all under `/api/device`. */
+/** The approver PWA's operations (docs/design.md "Approver PWA"), all under `/api/device`. */
 export const DEVICE_OPERATIONS: readonly Operation[] = [
   device('post', '/enroll/options', {
     summary: 'WebAuthn registration options for an enrollment code',

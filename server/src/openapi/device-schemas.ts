@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { actionDisplay, approvalParty, mandateView, orNull, outcome, partyDisplay, passkeyPrompt, requestDisplay, requestState } from './display-schemas.ts';
 
-// Answers of the approver PWA's API (DESIGN.md "Approver PWA"), written from the TypeScript types
-// in shared/src/schemas/device.ts and mandate-view.ts and the handlers in server/src/devices/.
+// Answers of the approver PWA's API (docs/design.md "Approver PWA"), written from the TypeScript
+// types in shared/src/schemas/device.ts and mandate-view.ts and the handlers in
+// server/src/devices/.
 
 /** `whoAmI` (devices/routes.ts): `POST /enroll/verify` and `GET /me`. */
 export const whoAmI = z.looseObject({

@@ -3,9 +3,9 @@ import { z } from 'zod';
 
 // Response shapes of what the person sees, written from the TypeScript types in
 // shared/src/schemas/ciba.ts, shared/src/actions/display.ts and shared/src/money/ (which have no
-// zod schema: the server builds them, nobody sends them). Objects are loose where DESIGN.md lets
-// fields be added to a fixed shape; the members named are required as the types say. Each `id` is
-// its name under `components.schemas`, where the document refers to it with `$ref`.
+// zod schema: the server builds them, nobody sends them). Objects are loose where docs/design.md
+// lets fields be added to a fixed shape; the members named are required as the types say. Each `id`
+// is its name under `components.schemas`, where the document refers to it with `$ref`.
 
 /** `FormattedAmount` (shared/src/money/format-amount.ts): minor units and their ISO 4217 rendering. */
 export const formattedAmount = z.looseObject({

@@ -11,7 +11,8 @@ export type ErrorSpec = ErrorCode | readonly [ErrorCode, number];
 /**
  * The OAuth error body (RFC 6749 §5.2, CIBA Core §13) limited to `codes`. Loose: a refusal may
  * carry more members (`already_redeemed`'s `redemption`, `stale_record`'s `records`,
- * `invalid_policy`'s `problems`), which DESIGN.md lets grow.
+ * `invalid_policy`'s `problems`), which docs/design.md lets grow (fields may be added to a fixed
+ * shape).
  */
 export function oauthError(codes: readonly [ErrorCode, ...ErrorCode[]]) {
   return z.looseObject({
@@ -32,7 +33,7 @@ export function errorsByStatus(specs: readonly ErrorSpec[]): Map<number, ErrorCo
   return byStatus;
 }
 
-/** What any endpoint may answer (DESIGN.md "HTTP surface" conventions). */
+/** What any endpoint may answer (docs/design.md "HTTP surface" conventions). */
 export const COMMON_ERRORS: readonly ErrorSpec[] = ['invalid_request', 'temporarily_unavailable'];
 /** What any endpoint that reads a body may answer besides: too large, wrong content type. */
 export const BODY_ERRORS: readonly ErrorSpec[] = ['request_too_large', ['invalid_request', 415]];

@@ -108,7 +108,7 @@ describe('endpointProblem in production', () => {
 
 describe('endpointProblem in development', () => {
   it.each(['http://localhost:9000/cb', 'http://127.0.0.1:9000/cb', 'http://[::1]:9000/cb', 'http://app.localhost/cb', 'https://192.168.1.20/cb', 'https://client.acme-payments.com/cb'])(
-    'accepts %s (loopback and http://localhost, DESIGN.md "Start-up")',
+    'accepts %s (loopback and http://localhost, docs/design.md "Configuration and start-up")',
     (url) => {
       expect(endpointProblem(url, development)).toBeNull();
     },

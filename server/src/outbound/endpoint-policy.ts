@@ -3,7 +3,7 @@ import { forbiddenHostReason } from './host-policy.ts';
 
 /** Options of {@link endpointProblem}. */
 export interface EndpointPolicy {
-  /** `NODE_ENV=production`: only https URLs on public hosts. Development also takes loopback (DESIGN.md "Start-up"). */
+  /** `NODE_ENV=production`: only https URLs on public hosts. Development also takes loopback (docs/design.md "Configuration and start-up"). */
   production: boolean;
 }
 

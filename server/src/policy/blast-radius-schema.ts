@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The blast-radius rules of a type's policy (issue 14, "Policy by blast radius"): what an action
+ * The blast-radius rules of a type's policy (docs/blast-radius.md): what an action
  * reaches, counted or named, raises its tier; a deletion that can be undone lowers its own. Kept
  * apart from `policy-schema.ts`, which spreads {@link blastRadiusRules} into each type's policy,
  * {@link velocityReachLimits} into each velocity window, and calls {@link checkBlastRadius}.
@@ -81,8 +81,8 @@ export interface BlastRadiusRules {
 }
 
 /**
- * The velocity window's limits on reach (issue 14, "ten thousand small deletions"): many small
- * requests add up as one large one would. Unset: not limited.
+ * The velocity window's limits on reach (docs/blast-radius.md "Velocity: records and recipients"):
+ * many small requests add up as one large one would. Unset: not limited.
  * - `max_records`: records deleted in the window (the sum of deletions' `count`);
  * - `max_recipients`: people messaged in the window (the sum of messages' `recipients.count`).
  */

@@ -91,7 +91,7 @@ export interface TierDecision {
  *
  * A pure function of the policy and the details: nothing is read or written.
  *
- * @see issue 4 "Policy in one place"; issue 14 "Policy by blast radius"
+ * @see docs/guarantees.md "Policy tiers"; docs/blast-radius.md
  */
 export function decideTier(policy: Policy, details: AuthorizationDetails): TierDecision {
   const tierNames = policy.tiers.map((tier) => tier.name);

@@ -11,12 +11,12 @@ const escalationStep = z.strictObject({
 });
 
 /**
- * A tier's escalation chain (issue 14, "Escalation with a response window"): the seed's escalation
- * matrix. The tier's one approver has until the first step's `after_seconds` to act; then the
- * request is handed to the first step's role, which has until the next step's, and so on; the last
- * role has until the request expires, and when it does the request expires with the reason
- * `escalation_exhausted`. The chain is copied onto the request when it is made (`escalation` on the
- * record), so a later policy change does not alter a request already waiting. See docs/escalation.md.
+ * A tier's escalation chain: who is asked next when no one decides in time. The tier's one approver
+ * has until the first step's `after_seconds` to act; then the request is handed to the first step's
+ * role, which has until the next step's, and so on; the last role has until the request expires,
+ * and when it does the request expires with the reason `escalation_exhausted`. The chain is copied
+ * onto the request when it is made (`escalation` on the record), so a later policy change does not
+ * alter a request already waiting. See docs/escalation.md.
  */
 export const escalationChain = z.array(escalationStep).min(1).max(5);
 

@@ -39,7 +39,7 @@ export interface Reservation {
  * requests apart: 16 characters, 96 random bits. Two of a window's entries would share them with a
  * chance below 10⁻¹⁷ even at a million entries (n² / 2⁹⁷), and ids are drawn by the server, not
  * chosen by a client. The full id would cost 22 more bytes per entry (it is stored twice), in a
- * window that holds an hour of requests (issue 6: memory per pending request).
+ * window that holds an hour of requests (docs/performance.md: memory per pending request).
  */
 const VELOCITY_MEMBER_LENGTH = 16;
 
@@ -76,7 +76,8 @@ export function velocityMemberOf(authReqId: string): string {
  *   the others took are given back first).
  * @throws RangeError when an amount is under anything but an ISO 4217 code (the edge validates
  *   currencies, so this is a bug upstream), before any window is asked.
- * @see issue 4 "Velocity limits", "Push fatigue"; issue 10 "One client cannot lock a person out"
+ * @see docs/guarantees.md "Velocity limits", "Push fatigue"; docs/security.md "One client cannot
+ * lock a person out of every other client"
  */
 export async function reserveRequest(deps: LimitDeps, input: ReservationInput): Promise<Reservation> {
   const { store, policy } = deps;
@@ -177,7 +178,7 @@ export async function releasePending(store: LimitStore, request: LimitHolder): P
  * that already left the window (older than `window_seconds`) is simply not found.
  *
  * @throws the store's error; what was given back before it stays given back.
- * @see docs/guarantees.md "One client cannot lock a person out"; DESIGN.md "Request states"
+ * @see docs/guarantees.md "One client cannot lock a person out"; docs/design.md "States"
  */
 export async function releaseUnused(store: LimitStore, request: LimitHolder): Promise<void> {
   await Promise.all([releasePending(store, request), store.windowRemove(keys.window(request.tenant, 'velocity-user', request.sub), velocityMemberOf(request.auth_req_id))]);

@@ -28,7 +28,8 @@ function randomBelow(ids: IdGenerator): (bound: number) => number {
  * the right answer is not in a fixed place. Randomness comes from `ids`, the server's CSPRNG-backed
  * id generator, so tests can inject it.
  *
- * @see issue 4 "Push fatigue" (number matching); NIST SP 800-63B §5.1.3.1 (out-of-band, comparing a secret)
+ * @see docs/guarantees.md "Push fatigue", docs/security.md "Number matching cannot be beaten by
+ * trying each code"; NIST SP 800-63B §5.1.3.1 (out-of-band, comparing a secret)
  */
 export function drawBindingCodes(ids: IdGenerator): BindingCodes {
   const below = randomBelow(ids);

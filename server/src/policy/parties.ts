@@ -39,7 +39,7 @@ export interface PartiesOfRequest {
 
 /**
  * Whether a user may see a request: the person it is for, or a holder of a role one of its parties
- * needs. Tenancy is checked before (it is part of every key, DESIGN.md guarantee 5).
+ * needs. Tenancy is checked before (it is part of every key, docs/design.md guarantee 5).
  */
 export function canView(request: PartiesOfRequest, viewer: Viewer): boolean {
   if (viewer.sub === request.sub) return true;

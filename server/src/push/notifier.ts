@@ -78,7 +78,7 @@ export interface PushNotifier {
 }
 
 /**
- * Creates the notifier that tells a user's devices about a new approval request (DESIGN.md
+ * Creates the notifier that tells a user's devices about a new approval request (docs/design.md
  * "Display": a small payload with `auth_req_id` and a one-line summary; the PWA fetches the rest).
  *
  * @param options The store, the sender, an optional log and endpoint check.

@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto';
 import type { PushPayload } from '@countersign/shared';
 
 /**
- * The largest push payload Countersign sends, in bytes of UTF-8 JSON (DESIGN.md: "≤ 2 KB").
- * RFC 8291 §4 lets one aes128gcm record carry 3993 bytes of plaintext, and RFC 8030 §7.2 only
- * promises 4096 bytes of body; 2048 leaves room under both and keeps the message one record.
+ * The largest push payload Countersign sends, in bytes of UTF-8 JSON (docs/design.md "Display": at
+ * most 2,048 bytes). RFC 8291 §4 lets one aes128gcm record carry 3993 bytes of plaintext, and RFC
+ * 8030 §7.2 only promises 4096 bytes of body; 2048 leaves room under both and keeps the message one
+ * record.
  */
 export const MAX_PUSH_PAYLOAD_BYTES = 2048;
 

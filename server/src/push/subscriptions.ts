@@ -2,7 +2,7 @@ import { pushSubscription, type PushSubscriptionJSON } from '@countersign/shared
 import { isHostName } from '../config/index.ts';
 import { type IndexStore, keys, type RecordStore } from '../store/index.ts';
 
-/** The device a push subscription belongs to (DESIGN.md guarantee 5: tenancy in every key). */
+/** The device a push subscription belongs to (docs/design.md guarantee 5: tenancy in every key). */
 export interface PushOwner {
   tenant: string;
   sub: string;
@@ -114,11 +114,11 @@ export interface PushEndpointPolicy {
 
 /**
  * Whether the server may POST push messages to `endpoint`. The endpoint comes from a device, so
- * this is what stops a device session from aiming the server at an internal address (SSRF).
- * In development any `https:` URL is accepted (a local test receiver, DESIGN.md "Start-up").
- * In production only `https:` URLs on a known push service host, on the default port 443
- * (`:443` or none: a push service listens there, and another port on an allowed host is not the
- * push service). URLs with credentials are refused in both.
+ * this is what stops a device session from aiming the server at an internal address (SSRF). In
+ * development any `https:` URL is accepted (a local test receiver, docs/design.md "Configuration
+ * and start-up"). In production only `https:` URLs on a known push service host, on the default
+ * port 443 (`:443` or none: a push service listens there, and another port on an allowed host is
+ * not the push service). URLs with credentials are refused in both.
  *
  * In production the host must also be a plain DNS name (letters, digits, `-` and dots). The
  * sender (`web-push`) finds the host with Node's legacy `url.parse`, which stops at characters the

@@ -4,7 +4,7 @@ import { CountersignError, type AuthorizationDetails } from '@countersign/shared
  * Checks each action's `precondition` against the versions the executor states it reads right
  * now, where it will execute (`current_versions` of `/redeem`). The server cannot see the
  * executor's records; it holds the executor to the version the person approved: an action approved
- * against version 7 of an order must not run against version 8 (issue 4, "the world moves").
+ * against version 7 of an order must not run against version 8 (docs/audit.md "The world moves").
  * The executor should then execute conditionally on that same version (`… WHERE version = 7`), so
  * nothing moves between this check and the write.
  *

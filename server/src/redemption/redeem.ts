@@ -118,7 +118,7 @@ export async function verifyRedemptionToken(deps: Deps, token: string): Promise<
  * @throws CountersignError `invalid_token` (401, for an unknown request or one no longer
  *   redeemable), `unauthorized_client` (403), `approval_mismatch` (400), `stale_record` (409, with
  *   `records`), `already_redeemed` (409, with `redemption`).
- * @see DESIGN.md guarantees 2, 3, 6 and 7; RFC 8785
+ * @see docs/design.md guarantees 2, 3, 6 and 7; RFC 8785
  */
 export async function redeemVerified(deps: Deps, client: ClientRecord, claims: ApprovalClaims, presented: PresentedAction, currentVersions: Record<string, string> = {}, spendMandate?: MandateSpender): Promise<RedeemResponse> {
   const now = deps.clock.now();

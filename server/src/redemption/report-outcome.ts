@@ -28,7 +28,7 @@ function sameOutcome(request: ApprovalRequest, report: OutcomeReport): boolean {
  * `redemption_id` is that exact id and the request is the calling client's.
  *
  * @throws CountersignError `not_found` (404: unknown id or another client's), `outcome_conflict` (409).
- * @see DESIGN.md guarantee 8
+ * @see docs/design.md guarantee 8
  */
 export async function reportOutcome(deps: Deps, client: ClientRecord, redemptionId: string, report: OutcomeReport, reportSpendOutcome?: SpendOutcomeReporter): Promise<{ redemption_id: string; auth_req_id: string; outcome: OutcomeReport }> {
   const notFound = new CountersignError('not_found', 'No such redemption.');

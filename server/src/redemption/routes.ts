@@ -48,7 +48,7 @@ function splitAuth<T extends Partial<Record<AuthMember, string>>>(body: T): { au
  * The client's view of one of its own requests: its state, the deadline of that state (a pending
  * request's decision, an approved one's redemption), the outcome once reported, and while pending
  * the parties it still waits for (`awaiting`). A request of another client, or of no one, is not
- * found: the answer does not tell the two apart (DESIGN.md guarantee 5).
+ * found: the answer does not tell the two apart (docs/design.md guarantee 5).
  * @throws CountersignError `not_found` (404).
  */
 async function clientView(deps: Deps, client: ClientRecord, authReqId: string): Promise<ClientRequestView> {

@@ -17,8 +17,8 @@ export type SendExpiryNoticeDeps = Pick<Deps, 'store' | 'push' | 'audit' | 'conf
 const EXPIRY_PUSHED_FIELD = 'expiry_pushed_at';
 
 /**
- * Schedules the notice that a request expired unused (issue 4, "Expire loudly"): an `expiry_push`
- * job of the queue, ids only, that any instance runs ({@link sendExpiryNotice}).
+ * Schedules the notice that a request expired unused (docs/audit.md "Expire loudly"): an
+ * `expiry_push` job of the queue, ids only, that any instance runs ({@link sendExpiryNotice}).
  *
  * @param from - the state the request expired from: `pending` (never decided) or `approved` (never redeemed).
  * @throws when the store fails; the notice was not scheduled.

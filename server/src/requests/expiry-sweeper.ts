@@ -53,15 +53,15 @@ export interface ExpirySweeper {
 const MAX_BATCHES_PER_SWEEP = 50;
 
 /**
- * Creates the expiry sweeper (issue 4, "Expire loudly"). Its cost follows the number of requests
- * that expire, not the number alive: the deadline index is a sorted set read with
+ * Creates the expiry sweeper (docs/audit.md "Expire loudly"). Its cost follows the number of
+ * requests that expire, not the number alive: the deadline index is a sorted set read with
  * `sortedRangeByScore(…, now, batchSize)`, which touches only the due entries.
  *
  * Each entry is settled first and removed afterwards, so a crash in between leaves it for the next
  * sweep (at least once); settling twice is harmless because `settleExpiry` is a compare-and-swap
  * and only its winner audits and notifies. That is also why several instances sweeping the same
- * index today give the right result, only with repeated reads. Issue 6 (work done once across
- * instances) hooks in at {@link ExpirySweeper.sweep}: wrap it in a short Redis lease
+ * index today give the right result, only with repeated reads. Doing the work once across
+ * instances hooks in at {@link ExpirySweeper.sweep}: wrap it in a short Redis lease
  * (`SET sweep:{pending} <instance> NX PX <interval>`) or feed the due entries to a Streams
  * consumer group instead of settling them here; and, should one index key become hot, shard it
  * (`deadlines:{pending:N}`) and sweep the shards in turn.

@@ -21,7 +21,7 @@ import type { RequestRef } from './request-deadlines.ts';
  *   pending  ─escalate─────→ pending      (a window of the tier's chain passed: handed to the next role)
  *   pending  ─expire───────→ expired      (the decision deadline passed)
  *   approved ─issueToken───→ approved     (once: the token is bound to the request)
- *   approved ─redeem───────→ redeemed     (once, DESIGN.md guarantee 7)
+ *   approved ─redeem───────→ redeemed     (once, docs/design.md guarantee 7)
  *   approved ─expire───────→ expired      (not redeemed in time)
  *   redeemed ─reportOutcome→ redeemed     (outcome unknown → succeeded | failed, once)
  *   redeemed ─flagOutcome──→ redeemed     (the outcome is overdue: flagged once, still unknown)
@@ -156,7 +156,7 @@ export type SwapResult = { ok: true; request: ApprovalRequest; fields: Fields } 
 export interface LifecycleTimes {
   /** Approval token lifetime when the tier names none (`APPROVAL_TOKEN_TTL`). */
   approvalTokenTtl: number;
-  /** How long a request that is over keeps answering (at least 600 s, DESIGN.md). */
+  /** How long a request that is over keeps answering (at least 600 s, docs/design.md "The request lifecycle"). */
   graceSeconds: number;
   /** How long a redeemed request is kept, with its outcome. */
   retentionSeconds: number;

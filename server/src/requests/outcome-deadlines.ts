@@ -24,11 +24,12 @@ export async function untrackOutcomeDeadline(store: IndexStore, ref: RequestRef)
 export type FlagOutcomeDeps = Pick<Deps, 'store' | 'clock' | 'lifecycle'>;
 
 /**
- * Flags a redemption whose outcome is overdue (issue 4, "Outcome"): when the request is still
- * redeemed with outcome `unknown`, marks it `outcome_flagged_at` (`Lifecycle.flagOutcome`, whose
- * consequence audits `outcome_unknown`). The swap guards on the mark being absent, so however many
- * sweeps or instances find the entry, the flag is written once. The outcome stays `unknown`
- * (DESIGN.md: until reported): a late report is still accepted and audited after the flag.
+ * Flags a redemption whose outcome is overdue (docs/audit.md "Outcomes that never arrive"): when
+ * the request is still redeemed with outcome `unknown`, marks it `outcome_flagged_at`
+ * (`Lifecycle.flagOutcome`, whose consequence audits `outcome_unknown`). The swap guards on the
+ * mark being absent, so however many sweeps or instances find the entry, the flag is written once.
+ * The outcome stays `unknown` (docs/design.md "Words": `unknown` until it reports): a late report
+ * is still accepted and audited after the flag.
  *
  * @returns whether this call flagged it.
  */

@@ -5,7 +5,7 @@ import type { Fields } from '../store/index.ts';
 /**
  * One approval request (a CIBA backchannel authentication request) as the server holds it.
  * Times are epoch milliseconds; `interval` is seconds. The action (`authorization_details`) and its
- * hash are written once at creation and never change (DESIGN.md guarantee 2).
+ * hash are written once at creation and never change (docs/design.md guarantee 2).
  */
 export interface ApprovalRequest {
   auth_req_id: string;
@@ -39,10 +39,10 @@ export interface ApprovalRequest {
   redemption_id?: string;
   redeemed_at?: number;
   outcome: Outcome | null;
-  // Who must say yes (issue 4), decided at request time from the policy and never changed. `tier`
-  // and `parties` are not stored when they are the default (tier `standard`, the customer alone);
-  // records stored before policy tiers (or built by hand in a test) read as one customer approval,
-  // no number matching, the configured token lifetime.
+  // Who must say yes (docs/guarantees.md "Reviewers"), decided at request time from the policy and
+  // never changed. `tier` and `parties` are not stored when they are the default (tier `standard`,
+  // the customer alone); records stored before policy tiers (or built by hand in a test) read as
+  // one customer approval, no number matching, the configured token lifetime.
   /** The policy tier's name. */
   tier?: string;
   /**
@@ -62,7 +62,7 @@ export interface ApprovalRequest {
   code_candidates?: string[];
   /** When the person said "this wasn't me" (epoch ms). */
   fraud_reported_at?: number;
-  // Escalation (issue 14, docs/escalation.md): the tier's chain, copied at creation and never
+  // Escalation (docs/escalation.md): the tier's chain, copied at creation and never
   // changed; `parties` as read back is whoever holds the request now.
   /** The chain: at `at` (epoch ms) the request is handed to `party`. Absent: the tier has none. */
   escalation?: EscalationStep[];

@@ -1,5 +1,5 @@
 /**
- * The logical keys of Countersign. Tenancy is part of every key (DESIGN.md guarantee 5), and
+ * The logical keys of Countersign. Tenancy is part of every key (docs/design.md guarantee 5), and
  * the `{…}` hash tag groups what one atomic operation or one request touches into one Redis
  * Cluster slot. Tenants, subjects and ids are restricted to characters without braces, so a
  * caller cannot move a key into another tag.
@@ -137,7 +137,7 @@ export const keys = {
   /**
    * Sorted set: every pending request, scored by its `expires_at` (epoch ms), member
    * `<tenant>:<auth_req_id>`; read by the expiry sweeper. One key for the deployment, so it sits
-   * in one slot of its own (see `requests/request-deadlines.ts` for how issue 6 may shard it).
+   * in one slot of its own (see `requests/request-deadlines.ts` for how it may be sharded).
    */
   deadlines: () => 'deadlines:{pending}',
   /**

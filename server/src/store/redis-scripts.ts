@@ -87,13 +87,13 @@ export const SCRIPTS = {
   // ARGV: ttl ms or '', not-after ms or '', outbox entry or '', guard count n, n × (field, op,
   // value), increment count m, m × (field, by, max), then field/value pairs to write. The bounded
   // increments (a mandate's spent total and count) are checked after the guards and raised with the
-  // write, so two spends can never both fit in the last room left. One script, because a read-check-write over several
-  // commands would let two redeemers both see `approved` (DESIGN.md guarantee 7). The outbox entry
-  // lands in the same step as the swap (`ob:<seq>`, `seq` counted here), so what must follow a
-  // transition is never lost to a crash between the two (docs/reliability.md). Past `not-after`
-  // (Redis's own clock) the swap is refused unapplied: a command that waited in a queue or in a
-  // paused server longer than its caller waited cannot land after the caller and the reconciler
-  // gave up on it. Mirrors `guardHolds` in memory-store.ts.
+  // write, so two spends can never both fit in the last room left. One script, because a
+  // read-check-write over several commands would let two redeemers both see `approved`
+  // (docs/design.md guarantee 7). The outbox entry lands in the same step as the swap (`ob:<seq>`,
+  // `seq` counted here), so what must follow a transition is never lost to a crash between the two
+  // (docs/reliability.md). Past `not-after` (Redis's own clock) the swap is refused unapplied: a
+  // command that waited in a queue or in a paused server longer than its caller waited cannot land
+  // after the caller and the reconciler gave up on it. Mirrors `guardHolds` in memory-store.ts.
   countersignCompareAndSet: `${NUMBERS}
 if ARGV[2] ~= '' then
   local t = redis.call('TIME')

@@ -27,7 +27,7 @@ export interface RedisStoreOptions {
 const SHAS: Partial<Record<keyof typeof SCRIPTS, string>> = {};
 
 /**
- * The Redis {@link Store}, the production store (DESIGN.md "Storage"). Every multi-step
+ * The Redis {@link Store}, the production store (docs/design.md "Storage"). Every multi-step
  * operation is one Lua script over one key, so it is atomic and Redis Cluster safe. TTLs are
  * whole or fractional seconds, sent to Redis in milliseconds. Every operation is guarded
  * (redis-guard.ts): a Redis failure is retried where that is safe, or rejects with

@@ -6,7 +6,7 @@ import type { RedisTarget } from './redis-connect.ts';
  * `REDIS_CLUSTER_NODES`, or (null) the in-memory store. In production there must be a Redis: the
  * in-memory store forgets every pending approval, enrolled device and audit event when the process
  * stops, and another instance cannot share it, so a deployment on it would lose the trail its
- * operators answer for (DESIGN.md, "Storage": in-memory is the development default).
+ * operators answer for (docs/design.md "Storage": in-memory is the development default).
  *
  * @throws Error (at start-up) in production when neither is set.
  */

@@ -10,9 +10,9 @@ import { describeWindowStoreContract } from './contract/window-store.case.ts';
 export type { StoreHarness } from './contract/harness.ts';
 
 /**
- * The behaviour every {@link Store} must show (DESIGN.md "Storage"): the contract suite of each
- * capability (`contract/*.case.ts`) in turn, each a vitest suite of its own with its own stores.
- * Each test uses its own keys, so implementations may share a server with other test files.
+ * The behaviour every {@link Store} must show (docs/design.md "Storage"): the contract suite of
+ * each capability (`contract/*.case.ts`) in turn, each a vitest suite of its own with its own
+ * stores. Each test uses its own keys, so implementations may share a server with other test files.
  *
  * @param name - the suites' title, e.g. `'RedisStore'`.
  * @param makeStore - called once per suite (and once per peer); the stores are closed afterwards.

@@ -17,7 +17,7 @@ export interface ApprovalClaims {
   scope: string;
   auth_req_id: string;
   authorization_details: AuthorizationDetails;
-  /** base64url(SHA-256(JCS(authorization_details))), DESIGN.md guarantee 3. */
+  /** base64url(SHA-256(JCS(authorization_details))), docs/design.md guarantee 3. */
   details_hash: string;
   jti: string;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { actionProbe } from './action-probe.test-support.ts';
 
-/** The access change of DESIGN.md ("The action"), as an agent sends it. */
+/** The access change of docs/ciba.md ("The actions a request may carry"), as an agent sends it. */
 const EXAMPLE = {
   type: 'access_change',
   transaction_id: 'acc_3',
@@ -15,7 +15,7 @@ const EXAMPLE = {
 const { parse, problems, shown } = actionProbe(EXAMPLE);
 
 describe('the access_change type', () => {
-  it('accepts the access change of DESIGN.md as sent', () => {
+  it('accepts the documented access change as sent', () => {
     const result = parse({});
     expect(result.success).toBe(true);
     expect(result.data).toEqual([EXAMPLE]);
@@ -61,7 +61,7 @@ describe('the access_change type', () => {
     expect(parse({ to_role: 'billing:read' }).success).toBe(true);
   });
 
-  it('shows the change of DESIGN.md in words: who, on what, from which role to which', () => {
+  it('shows the documented change in words: who, on what, from which role to which', () => {
     expect(shown({})).toStrictEqual({
       type: 'access_change',
       title: 'Change Bo Li from viewer to admin on Payments prod',

@@ -7,9 +7,10 @@ import { displayPrecondition, precondition } from './precondition.ts';
 export const accessRole = identifier(64);
 
 /**
- * The `access_change` authorization details type (DESIGN.md, fixed): `principal`'s role on
- * `resource` goes from `from_role` to `to_role`; `from_role: null` is a grant, `to_role: null` a
- * revocation (not both, and not the same role twice). Unknown members are refused, not dropped.
+ * The `access_change` authorization details type (docs/design.md "Actions", fixed): `principal`'s
+ * role on `resource` goes from `from_role` to `to_role`; `from_role: null` is a grant,
+ * `to_role: null` a revocation (not both, and not the same role twice). Unknown members are
+ * refused, not dropped.
  *
  * @see RFC 9396 §2
  */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { actionProbe } from './action-probe.test-support.ts';
 
-/** The deletion of DESIGN.md ("The action"), as an agent sends it. */
+/** The deletion of docs/ciba.md ("The actions a request may carry"), as an agent sends it. */
 const EXAMPLE = { type: 'deletion', transaction_id: 'del_88', resource: { kind: 'customer', system: 'crm' }, ids: ['cus_1', 'cus_2'], count: 2, reversible: false, purpose: 'Erasure request 88' };
 
 const { parse, problems, shown } = actionProbe(EXAMPLE);
@@ -9,7 +9,7 @@ const { parse, problems, shown } = actionProbe(EXAMPLE);
 const ids = (n: number) => Array.from({ length: n }, (_, i) => `cus_${i + 1}`);
 
 describe('the deletion type', () => {
-  it('accepts the deletion of DESIGN.md as sent', () => {
+  it('accepts the documented deletion as sent', () => {
     const result = parse({});
     expect(result.success).toBe(true);
     expect(result.data).toEqual([EXAMPLE]);
@@ -54,7 +54,7 @@ describe('the deletion type', () => {
     expect(problems({ ids: ['cus_1', 'cus_2', 'cus_1'], count: 3 })).toEqual(['0.ids: each id may be named once']);
   });
 
-  it('shows the deletion of DESIGN.md: how many of what where, the ids, and that it cannot be undone', () => {
+  it('shows the documented deletion: how many of what where, the ids, and that it cannot be undone', () => {
     expect(shown({})).toStrictEqual({
       type: 'deletion',
       title: 'Delete 2 customer records in crm',

@@ -4,15 +4,16 @@ import type { ActionDisplay } from './display.ts';
 import { displayPrecondition, precondition, recordName } from './precondition.ts';
 import { counted, countText, firstFew } from './words.ts';
 
-/** The most records one deletion may name in `ids` (DESIGN.md); `count` may be larger. */
+/** The most records one deletion may name in `ids` (docs/design.md "Actions"); `count` may be larger. */
 export const MAX_NAMED_IDS = 100;
 /** The most records one deletion may count: past a billion, "how many" stops meaning anything to a person. */
 export const MAX_RECORD_COUNT = 1_000_000_000;
 
 /**
- * The `deletion` authorization details type (DESIGN.md, fixed): delete `count` records of
- * `resource.kind` in `resource.system`, of which `ids` names up to {@link MAX_NAMED_IDS} (each once);
- * `reversible: false` says they cannot be brought back. Unknown members are refused, not dropped.
+ * The `deletion` authorization details type (docs/design.md "Actions", fixed): delete `count`
+ * records of `resource.kind` in `resource.system`, of which `ids` names up to {@link MAX_NAMED_IDS}
+ * (each once); `reversible: false` says they cannot be brought back. Unknown members are refused,
+ * not dropped.
  *
  * @see RFC 9396 §2
  */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { actionProbe } from './action-probe.test-support.ts';
 
-/** The message of DESIGN.md ("The action"), as an agent sends it. */
+/** The message of docs/ciba.md ("The actions a request may carry"), as an agent sends it. */
 const EXAMPLE = {
   type: 'message',
   transaction_id: 'msg_5',
@@ -17,7 +17,7 @@ const { parse, problems, shown } = actionProbe(EXAMPLE);
 const recipients = (sample: string[], count = 100) => ({ recipients: { count, sample } });
 
 describe('the message type', () => {
-  it('accepts the message of DESIGN.md as sent', () => {
+  it('accepts the documented message as sent', () => {
     const result = parse({});
     expect(result.success).toBe(true);
     expect(result.data).toEqual([EXAMPLE]);
@@ -72,7 +72,7 @@ describe('the message type', () => {
     expect(problems({ body: 'Price\u2028now' })).toEqual(['0.body: must not hold a line or paragraph separator (U+2028)']);
   });
 
-  it('shows the message of DESIGN.md: channel, how many, the list, a sample, subject and body', () => {
+  it('shows the documented message: channel, how many, the list, a sample, subject and body', () => {
     expect(shown({})).toStrictEqual({
       type: 'message',
       title: 'Send email to 12,000 recipients',

@@ -22,10 +22,10 @@ export const MAX_RECIPIENTS = 1_000_000_000;
 export const MAX_SAMPLE_RECIPIENTS = 10;
 
 /**
- * The `message` authorization details type (DESIGN.md, fixed): send `subject` and `body`, exactly
- * as stored, over `channel` to `recipients.count` people (a named `list`, a few of them in
- * `sample`). The body keeps its line breaks (see `displayLines`): what the person reads is what is
- * sent. Unknown members are refused, not dropped.
+ * The `message` authorization details type (docs/design.md "Actions", fixed): send `subject` and
+ * `body`, exactly as stored, over `channel` to `recipients.count` people (a named `list`, a few of
+ * them in `sample`). The body keeps its line breaks (see `displayLines`): what the person reads is
+ * what is sent. Unknown members are refused, not dropped.
  *
  * @see RFC 9396 §2
  */

@@ -5,8 +5,8 @@ import type { ActionDisplay } from './display.ts';
 import { displayPrecondition, precondition } from './precondition.ts';
 
 /**
- * The `payment` authorization details type (DESIGN.md, fixed): one payment or refund of
- * `amount_minor` minor units of `currency` to `payee`. Unknown members are refused, not dropped.
+ * The `payment` authorization details type (docs/design.md "Actions", fixed): one payment or refund
+ * of `amount_minor` minor units of `currency` to `payee`. Unknown members are refused, not dropped.
  *
  * @see RFC 9396 §2 (authorization details), ISO 4217
  */

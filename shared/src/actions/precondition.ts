@@ -22,7 +22,7 @@ export const recordName = z
 export const recordVersion = z.string().regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces').min(1).max(128);
 
 /**
- * "Only while this record is at this version" (issue 4, "the world moves"): an action approved
+ * "Only while this record is at this version" (docs/audit.md "The world moves"): an action approved
  * against one state of a record must not run against another. Part of the action, so it is in
  * `details_hash`, shown to the person, and checked at `/redeem` against the version the executor
  * states (`current_versions`), refused with `stale_record` when they differ.

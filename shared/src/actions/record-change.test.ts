@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { actionProbe } from './action-probe.test-support.ts';
 
-/** The record change of DESIGN.md ("The action"), as an agent sends it. */
+/** The record change of docs/ciba.md ("The actions a request may carry"), as an agent sends it. */
 const EXAMPLE = {
   type: 'record_change',
   transaction_id: 'chg_12',
@@ -21,7 +21,7 @@ const change = (from: unknown, to: unknown, field = 'status') => ({ changes: [{ 
 const text = (value: string) => ({ kind: 'text', preview: value, full: value, folded: false });
 
 describe('the record_change type', () => {
-  it('accepts the record change of DESIGN.md as sent', () => {
+  it('accepts the documented record change as sent', () => {
     const result = parse({});
     expect(result.success).toBe(true);
     expect(result.data).toEqual([EXAMPLE]);
@@ -105,7 +105,7 @@ describe('the record_change type', () => {
     expect(problems(change('a', 'b', 'pay out'))).toEqual(['0.changes.0.field: may hold only letters, digits and _.:-']);
   });
 
-  it('shows the change of DESIGN.md: the record, each field before and after, and the version it depends on', () => {
+  it('shows the documented change: the record, each field before and after, and the version it depends on', () => {
     expect(shown({})).toStrictEqual({
       type: 'record_change',
       title: 'Change campaign Auto EU (cmp_4): 2 fields',

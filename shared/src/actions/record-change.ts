@@ -45,10 +45,11 @@ function spacesAsOne(text: string): string {
 export const fieldName = z.string().regex(/^[A-Za-z0-9_.:-]+$/, 'may hold only letters, digits and _.:-').min(1).max(64);
 
 /**
- * The `record_change` authorization details type (DESIGN.md, fixed): on `record`, set each
- * `changes[].field` from its current value `from` to `to` (each field once, each change a real
- * change a person can see: not between two spellings of one text). With a `precondition` the
- * executor runs it only on the version it was approved against. Unknown members are refused, not dropped.
+ * The `record_change` authorization details type (docs/design.md "Actions", fixed): on `record`,
+ * set each `changes[].field` from its current value `from` to `to` (each field once, each change a
+ * real change a person can see: not between two spellings of one text). With a `precondition` the
+ * executor runs it only on the version it was approved against. Unknown members are refused, not
+ * dropped.
  *
  * @see RFC 9396 §2
  */

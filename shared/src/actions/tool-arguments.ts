@@ -7,9 +7,9 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
 export type JsonObject = { [key: string]: JsonValue };
 
 /**
- * The most a tool call's `arguments` may take, in bytes of UTF-8 of their JCS text (DESIGN.md:
- * "at most 8 KB as JCS"): measured on the canonical form, so the limit does not depend on how the
- * gateway spaced or ordered its JSON, and it bounds what is hashed, stored and shown.
+ * The most a tool call's `arguments` may take, in bytes of UTF-8 of their JCS text (docs/design.md
+ * "Actions": "≤ 8 KB as JCS"): measured on the canonical form, so the limit does not depend on how
+ * the gateway spaced or ordered its JSON, and it bounds what is hashed, stored and shown.
  */
 export const MAX_TOOL_ARGUMENTS_BYTES = 8 * 1024;
 

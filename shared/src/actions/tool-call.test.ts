@@ -25,7 +25,7 @@ function argumentsOf(bytes: number, filler = 'x'): { text: string } {
 }
 
 describe('the tool_call type', () => {
-  it('accepts the call of DESIGN.md and keeps its arguments exactly as sent', () => {
+  it('accepts the documented call and keeps its arguments exactly as sent', () => {
     const args = { entityNames: ['Alice', ' Zoe\u0308 '], ratio: 1.5, big: 1e21, deep: { a: [null, true, { b: -3 }] } };
     const result = parse({ arguments: args, annotations: { destructiveHint: true, readOnlyHint: false, title: 'Delete Entities' } });
     expect(result.success).toBe(true);

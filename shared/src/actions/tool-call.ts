@@ -31,9 +31,9 @@ export const toolAnnotations = z.strictObject({
 export type ToolAnnotations = z.infer<typeof toolAnnotations>;
 
 /**
- * The `tool_call` authorization details type (DESIGN.md, fixed): one call of `tool` on the MCP
- * server `server` with exactly `arguments`, as the MCP gateway forwards it. Unknown members are
- * refused, not dropped. `arguments` is stored, hashed and compared exactly as sent (see
+ * The `tool_call` authorization details type (docs/design.md "Actions", fixed): one call of `tool`
+ * on the MCP server `server` with exactly `arguments`, as the MCP gateway forwards it. Unknown
+ * members are refused, not dropped. `arguments` is stored, hashed and compared exactly as sent (see
  * `toolArguments`: any JSON object, at most 8 KB as JCS).
  *
  * There is deliberately no `purpose`: the gateway has no source for one but the model's own text,

@@ -8,7 +8,7 @@ import { base64url, sha256Sync } from './sha256-node.ts';
  *
  * @param authorizationDetails - the RFC 9396 `authorization_details` array, validated.
  * @returns 43 base64url characters, the same as {@link detailsHash}.
- * @see DESIGN.md guarantee 3; RFC 8785 (JCS), RFC 9396 §2
+ * @see docs/design.md guarantee 3; RFC 8785 (JCS), RFC 9396 §2
  */
 export function detailsHashSync(authorizationDetails: unknown): string {
   return base64url(sha256Sync(canonicalize(authorizationDetails)));
@@ -18,7 +18,7 @@ export function detailsHashSync(authorizationDetails: unknown): string {
  * {@link decisionChallenge}, synchronously, for Node only (`@countersign/shared/node`): the 32 bytes
  * of SHA-256(JCS({auth_req_id, details_hash, decision, nonce[, selected_code]})).
  *
- * @see DESIGN.md guarantee 4; WebAuthn Level 3 §13.4.3 (cryptographic challenges)
+ * @see docs/design.md guarantee 4; WebAuthn Level 3 §13.4.3 (cryptographic challenges)
  */
 export function decisionChallengeSync(input: DecisionChallengeInput): Uint8Array {
   return sha256Sync(decisionChallengeText(input));

@@ -5,7 +5,7 @@ import { base64url, sha256 } from '#sha256';
  * The `details_hash` of an action: base64url(SHA-256(JCS(authorization_details))).
  *
  * Stored with the request, signed into the approval token and recomputed at redemption
- * (DESIGN.md guarantee 3). Hash the *validated* details, so that the same action always gives
+ * (docs/design.md guarantee 3). Hash the *validated* details, so that the same action always gives
  * the same hash however its JSON was spelled.
  *
  * @param authorizationDetails - the RFC 9396 `authorization_details` array.
@@ -24,7 +24,7 @@ export async function detailsHash(authorizationDetails: unknown): Promise<string
  * `selected_code`, the code the person picked, so the passkey signs the pick too; every other
  * challenge is byte for byte the construction of guarantee 4 (the member is left out, not null).
  *
- * @see DESIGN.md guarantee 4; WebAuthn Level 3 §13.4.3 (cryptographic challenges)
+ * @see docs/design.md guarantee 4; WebAuthn Level 3 §13.4.3 (cryptographic challenges)
  */
 export async function decisionChallenge(input: DecisionChallengeInput): Promise<Uint8Array> {
   return sha256(decisionChallengeText(input));

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isCurrencyCode } from './iso4217.ts';
 
-/** What `amount_minor` is, said where it is missing or of the wrong type (issue 16: `amount` was sent). */
+/** What `amount_minor` is, said where it is missing or of the wrong type (a newcomer sends `amount` instead). */
 const MINOR_UNITS = 'minor units, an integer';
 
 /**

@@ -8,12 +8,12 @@ import type { AuthorizationDetails } from '../actions/index.ts';
 /** The CIBA grant type (CIBA Core §10.1). */
 export const CIBA_GRANT_TYPE = 'urn:openid:params:grant-type:ciba';
 
-/** Request states (DESIGN.md, fixed). */
+/** Request states (docs/design.md "States", fixed). */
 export const REQUEST_STATES = ['pending', 'approved', 'denied', 'expired', 'redeemed'] as const;
 /** One request state. */
 export type RequestState = (typeof REQUEST_STATES)[number];
 
-/** An executor's report of what really happened (DESIGN.md guarantee 8). */
+/** An executor's report of what really happened (docs/design.md guarantee 8). */
 export const outcomeReport = z.strictObject({
   status: z.enum(['succeeded', 'failed']),
   /** The executor's own reference, e.g. the payment provider's refund id. Shown to the person. */
@@ -73,7 +73,8 @@ export const redeemBody = z.strictObject({
   authorization_details: z.unknown(),
   /**
    * The executor's own reading of the records the action's `precondition`s name, record → version,
-   * taken where it will execute (issue 4, "the world moves"). A missing or different version → 409 `stale_record`.
+   * taken where it will execute (docs/audit.md "The world moves"). A missing or different version →
+   * 409 `stale_record`.
    */
   current_versions: z
     .preprocess(
@@ -91,7 +92,7 @@ export const redeemBody = z.strictObject({
   ...clientAuthMembers,
 });
 
-/** `POST /redemptions/{redemption_id}/outcome` body: the outcome report, and client authentication members. @see DESIGN.md guarantee 8, RFC 7523 §2.2 */
+/** `POST /redemptions/{redemption_id}/outcome` body: the outcome report, and client authentication members. @see docs/design.md guarantee 8, RFC 7523 §2.2 */
 export const outcomeBody = z.strictObject({ ...outcomeReport.shape, ...clientAuthMembers });
 
 /** A redemption record, as returned on success and with `already_redeemed`. */
@@ -124,7 +125,8 @@ export interface ClientRequestView {
    * order: `customer` (the user the request is for) and `role:<role>` (any one holder of that role
    * other than the user, e.g. `role:reviewer:finance`). `["role:reviewer:finance"]` means the user
    * has approved and a finance reviewer has not yet. Empty in every other state. Added beside the
-   * fixed fields (DESIGN.md); servers before it send none, which reads as empty.
+   * fixed fields (docs/design.md: fields may be added to a fixed shape); servers before it send
+   * none, which reads as empty.
    */
   awaiting: ApprovalParty[];
   /**

@@ -86,7 +86,7 @@ export interface PushPayload {
   summary: string;
 }
 
-// Issue 5: the approver's history and device management (`/api/device/history`, `/devices`, `/enrollments`).
+// The approver's history and device management (`/api/device/history`, `/devices`, `/enrollments`).
 
 /** `PATCH /api/device/devices/{device_id}` body: the device's new name. */
 export const renameDeviceBody = z.strictObject({

@@ -108,7 +108,7 @@ export function revealUnseen(text: string): string {
  * with the reason and the code point: whatever a person cannot see or tell apart, that is control,
  * bidirectional, invisible, filler, format, private-use and unassigned characters, and runs of
  * combining marks (see {@link unseenProblem}).
- * @see DESIGN.md guarantees 2–3; Unicode UTS #39 §5
+ * @see docs/design.md guarantees 2–3; Unicode UTS #39 §5
  */
 export function displayText(max: number) {
   return z
@@ -197,7 +197,7 @@ export function displayName(max: number) {
  * {@link canonicalText}, and no space at its end), CR LF and CR read as LF, no blank lines at either end, at most
  * `maxLines` lines and `max` characters (code points, line feeds included) in all, counted in that form. Refused like display text: whatever a
  * person cannot see (the line feed is the one control allowed), runs of combining marks.
- * @see DESIGN.md guarantees 2–3; Unicode UTS #39 §5
+ * @see docs/design.md guarantees 2–3; Unicode UTS #39 §5
  */
 export function displayLines(max: number, maxLines: number) {
   return z
@@ -237,14 +237,14 @@ const BINDING_CHARACTERS = /^[\p{L}\p{M}0-9 .,:;!?'"()\-_/#@&+*%=]+$/u;
 
 /**
  * `binding_message` (CIBA Core §7.1): at most 64 characters of letters, ASCII digits, spaces and
- * common punctuation, in the canonical form of display text ({@link canonicalText}: NFC, one
- * U+0020 for each run of spaces, trimmed), which is what is stored and shown; one that is empty
- * in that form (`"   "`) is refused, as the phone would show a blank where the agent's message
- * belongs. Emoji and control characters are refused (DESIGN.md), and so are what a person cannot
- * see (Hangul fillers are letters to Unicode) and runs of combining marks, as in display text.
- * Digits must be ASCII: the message is how the person matches the agent's screen to the phone's,
- * and Arabic-Indic `٣` or fullwidth `３` are other characters that read as other numbers, or as
- * the same one.
+ * common punctuation, in the canonical form of display text ({@link canonicalText}: NFC, one U+0020
+ * for each run of spaces, trimmed), which is what is stored and shown; one that is empty in that
+ * form (`"   "`) is refused, as the phone would show a blank where the agent's message belongs.
+ * Emoji and control characters are refused (docs/design.md "HTTP surface", `binding_message`), and
+ * so are what a person cannot see (Hangul fillers are letters to Unicode) and runs of combining
+ * marks, as in display text. Digits must be ASCII: the message is how the person matches the
+ * agent's screen to the phone's, and Arabic-Indic `٣` or fullwidth `３` are other characters that
+ * read as other numbers, or as the same one.
  * @see CIBA Core 1.0 §7.1 (binding_message); Unicode UTS #39 §5
  */
 export const bindingMessage = z
