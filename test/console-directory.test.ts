@@ -5,7 +5,7 @@ import { createHarness, freePort, type Harness } from './support/harness.ts';
 import { launchChromium, STEP_MS } from './support/pwa-browser.ts';
 
 /**
- * The operator console's clients and users (issue 16) in headless Chromium against the real
+ * The operator console's clients and users (docs/operator-tools.md) in headless Chromium against the real
  * server: search and page through both lists, disable a client and give it a new secret, revoke a
  * user's device. Each step is checked through the admin API as well as on the page.
  */

@@ -9,12 +9,6 @@ const OUTSIDE_DESIGN = /DESIGN\.md/;
 /** "issue 4", "Issues 10", "issue #16": a tracker the reader cannot see. Not "tissue 4" nor "an issue that says so". */
 const ISSUE_NUMBER = /\bissues?\s+#?\d+\b/i;
 
-/**
- * Paths another change is rewriting at the same time; skipped until that change lands. Empty this
- * list (and delete it) once they cite docs/ as the rest do: the test then covers every file.
- */
-const NOT_YET_REWRITTEN: readonly string[] = ['server/src/admin/', 'server/src/operator/', 'server/src/console/', 'test/operator-cli.test.ts'];
-
 /** A line that cites something outside the repository: `path:line: text`. */
 function citationsIn(path: string, text: string): string[] {
   return text.split('\n').flatMap((line, index) => (OUTSIDE_DESIGN.test(line) || ISSUE_NUMBER.test(line) ? [`${path}:${index + 1}: ${line.trim()}`] : []));
@@ -41,8 +35,7 @@ describe('citations', () => {
   it('holds no citation of a document or an issue outside the repository', () => {
     const files = trackedFiles().filter((path) => !path.endsWith('test/no-outside-citations.test.ts'));
     expect(files.length).toBeGreaterThan(500);
-    const checked = files.filter((path) => !NOT_YET_REWRITTEN.some((skipped) => path === skipped || (skipped.endsWith('/') && path.startsWith(skipped))));
-    const found = checked.flatMap((path) => {
+    const found = files.flatMap((path) => {
       const bytes = readFileSync(resolve(ROOT, path));
       return isText(bytes) ? citationsIn(path, bytes.toString('utf8')) : [];
     });

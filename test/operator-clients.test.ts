@@ -5,7 +5,7 @@ import { cursorIn, rows, startOperatorServer, type OperatorServer } from './supp
 import { payment } from './support/payment.ts';
 
 /**
- * The operator's client tools of issue 16 through the CLI against a server listening on a
+ * The operator's client tools (docs/operator-tools.md) through the CLI against a server listening on a
  * socket: list and search, disable and enable (the client's own calls refused meanwhile), a new
  * secret, deletion, each audited; and pending requests a page at a time.
  */

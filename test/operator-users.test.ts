@@ -7,7 +7,7 @@ import { cursorIn, rows, startOperatorServer, type OperatorServer } from './supp
 import { payment } from './support/payment.ts';
 
 /**
- * The operator's user tools of issue 16 through the CLI (`tsx server/src/operator/cli.ts`, stdout
+ * The operator's user tools (docs/operator-tools.md) through the CLI (`tsx server/src/operator/cli.ts`, stdout
  * a pipe, so tab-separated) against a server listening on a socket, each checked by what it
  * changed: lists and search, roles, blocks, a user's devices and revoking one, the export.
  */

@@ -51,7 +51,7 @@ export function clientView(client: ClientRecord): ClientView {
 }
 
 /**
- * The operator's client administration (issue 16), on the admin API, every route `?tenant=`
+ * The operator's client administration (docs/operator-tools.md), on the admin API, every route `?tenant=`
  * (`default` when absent); a client of another tenant is not found:
  *
  * - `GET /clients?q=&cursor=&limit=` → `{clients: ClientView[], next_cursor}`: the tenant's clients

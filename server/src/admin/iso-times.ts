@@ -7,7 +7,7 @@ const INSTANT = /^(?:at|[a-z0-9_]+_at)$/;
  * `value` with every number held by an instant member ({@link INSTANT}) written as RFC 3339 UTC
  * with milliseconds (`2026-12-04T01:20:37.000Z`), as the client API writes its times: the records
  * keep epoch milliseconds, which an operator reading an answer would have to convert by hand
- * (issue 16). Strings, nulls and every other member are left as they are.
+ * (docs/design.md). Strings, nulls and every other member are left as they are.
  */
 export function isoTimes(value: unknown, member = ''): unknown {
   if (typeof value === 'number') return INSTANT.test(member) && Number.isFinite(value) ? new Date(value).toISOString() : value;

@@ -39,7 +39,7 @@ async function requireUser(deps: Deps, tenant: string, sub: string): Promise<Use
 }
 
 /**
- * The operator's user tools (issue 16), on the admin API, each `?tenant=` (`default` when absent):
+ * The operator's user tools (docs/operator-tools.md), on the admin API, each `?tenant=` (`default` when absent):
  *
  * - `GET /users?q=&cursor=&limit=` → `{users: UserView[], next_cursor}`: the tenant's users by
  *   `sub`, `q` matching the sub or the display name (case-insensitive), 50 a page (at most 200).

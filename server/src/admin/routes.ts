@@ -28,7 +28,7 @@ function tenantOf(c: Context): string {
  * `PUT /users/{sub}/roles`), clear a client block, create enrollment links, read a request (with
  * its policy tier, parties and approvals) and its audit trail, and a tenant's own approval policy
  * (`/tenants/{tenant}/policy`, see `tenant-policy/routes.ts`) with its changes' audit
- * (`/audit?tenant=…&type=policy_changed`); and the operator tools of issue 16: lists of users and
+ * (`/audit?tenant=…&type=policy_changed`); and the operator tools (docs/operator-tools.md): lists of users and
  * clients a page at a time, disabling, rotating and deleting a client, a user's devices, revoking
  * one, exporting a user (`client-routes.ts`, `operator-user-routes.ts`, docs/operator-tools.md).
  * Every time in an answer is an RFC 3339 string (`iso-times.ts`).
@@ -63,7 +63,7 @@ export function adminRoutes(deps: Deps, adminToken: string): Hono {
     return c.json(user, created ? 201 : 200);
   });
 
-  // Listing users and clients, disabling, rotating, deleting clients, revoking devices, exports (issue 16).
+  // Listing users and clients, disabling, rotating, deleting clients, revoking devices, exports (docs/operator-tools.md).
   // Before user-routes.ts: `GET /users` is the list, `GET /users/{sub}` one user.
   registerOperatorUserRoutes(app, deps);
   registerClientRoutes(app, deps);

@@ -18,7 +18,7 @@ function pathId(c: Context, name: string): string {
 }
 
 /**
- * The operator's user administration for issue 4, mounted on the admin API (bearer `ADMIN_TOKEN`):
+ * The operator's user administration (roles, blocks), mounted on the admin API (bearer `ADMIN_TOKEN`):
  *
  * - `GET /users/{sub}?tenant=` → `{user, blocks}`: the user with their roles, and the clients they blocked.
  * - `PUT /users/{sub}/roles` `{roles: ['reviewer:finance'], tenant?}` → the user: replaces the

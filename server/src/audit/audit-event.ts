@@ -40,7 +40,7 @@ export type AuditType =
   // (`detail` {redemption_id, transaction_id, amount_minor, currency, payee_id}), a mandate stopped.
   | 'spent'
   | 'mandate_revoked'
-  // Operator tools (issue 16, admin API, channel `admin`): a client disabled, enabled again, deleted
+  // Operator tools (docs/operator-tools.md; admin API, channel `admin`): a client disabled, enabled again, deleted
   // or given a new secret; a user's data exported. An operator's device removal is `device_removed`
   // with `detail.by` = `operator`.
   | 'client_disabled'

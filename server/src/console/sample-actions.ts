@@ -1,7 +1,7 @@
 import { displayAction, type ActionDisplay, type AuthorizationDetail } from '@countersign/shared';
 import { z } from 'zod';
 
-/** The action types the console can send as a ready-made sample (DESIGN.md's example of each). */
+/** The action types the console can send as a ready-made sample (the example of each in docs/ciba.md "The actions a request may carry"). */
 export const SAMPLE_TYPES = ['payment', 'deletion', 'message', 'access_change', 'record_change'] as const;
 /** One of {@link SAMPLE_TYPES}. */
 export type SampleType = (typeof SAMPLE_TYPES)[number];
@@ -21,7 +21,7 @@ export const SAMPLE_LABELS: Record<SampleType, string> = {
 const PREFIX: Record<SampleType, string> = { payment: 'txn', deletion: 'del', message: 'msg', access_change: 'acc', record_change: 'chg' };
 
 /**
- * The sample action of `type`: DESIGN.md's example of that type, built by the server (so every
+ * The sample action of `type`: the example of that type in docs/ciba.md, built by the server (so every
  * operator tests with the same action, valid by construction), under `transactionId`. Each says it
  * is a console test in its purpose: the person can tell it from a real one.
  */

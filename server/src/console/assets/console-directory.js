@@ -1,4 +1,4 @@
-// The operator console's directory (issue 16): the tenant's clients and users, searched and paged
+// The operator console's directory (docs/operator-tools.md): the tenant's clients and users, searched and paged
 // through the admin API (`GET /clients`, `GET /users`, `next_cursor`); disabling, enabling a client
 // and giving it a new secret; a user's devices and revoking one. Values from the server go into
 // the page as text only (see console-dom.js).
