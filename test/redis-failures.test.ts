@@ -174,7 +174,8 @@ describe('a private Redis in trouble', () => {
     const admin = new Redis(loading.port);
     const probe = new Redis(loading.port);
     try {
-      await admin.call('DEBUG', 'POPULATE', '300000');
+      // Enough keys that the reload lasts a while even when the probe's turns come late on a busy machine.
+      await admin.call('DEBUG', 'POPULATE', '1000000');
       const reloaded = admin.call('DEBUG', 'RELOAD');
       let done = false;
       void reloaded.finally(() => (done = true));
@@ -184,7 +185,7 @@ describe('a private Redis in trouble', () => {
         answers.push(outcome(store.get('1')));
         // The same read without the store: what Redis really answers meanwhile.
         seen.add(await probe.get('key:1').then(String, (error: Error) => error.message.split(' ')[0]!));
-        await sleep(20);
+        await sleep(5);
       }
       await reloaded;
       expect(seen).toContain('LOADING');
