@@ -1,5 +1,6 @@
 /**
- * The logical keys of Countersign. Tenancy is part of every key (docs/design.md guarantee 5), and
+ * The logical keys of Countersign (docs/storage-layout.md says what each holds, and which keys
+ * earlier versions left). Tenancy is part of every key (docs/design.md guarantee 5), and
  * the `{…}` hash tag groups what one atomic operation or one request touches into one Redis
  * Cluster slot. Tenants, subjects and ids are restricted to characters without braces, so a
  * caller cannot move a key into another tag.
@@ -33,8 +34,8 @@ export const keys = {
   userMandates: (tenant: string, sub: string) => `mandates:{${tenant}:${sub}}`,
   /**
    * Sorted set (`Store.sortedWindowAdd`): a user's pending `auth_req_id`s, scored by deadline (epoch
-   * ms). It is both the policy's pending-requests limit and the user's inbox. Before, the limit was a
-   * `window` of kind `pending` and the inbox the set `userRequests`: two copies of the same ids.
+   * ms). It is both the policy's pending-requests limit and the user's inbox (one copy of the ids,
+   * not two).
    */
   pendingRequests: (tenant: string, sub: string) => `pending:{${tenant}:${sub}}`,
   /**
@@ -49,9 +50,7 @@ export const keys = {
   pushes: (tenant: string, sub: string) => `pushes:{${tenant}:${sub}}`,
   /**
    * A sliding window (`Store.windowAdd`, `Store.windowRemove`) of requests, each with its time and
-   * amounts: the policy's velocity limits per user and per client. In the owner's tag. (Windows of
-   * the layout before, a heap in a hash under `win:{…}:<kind>`, are no longer read and expire with
-   * their TTL; so do those of kind `pending` and `push`, now `pendingRequests` and `pushes`.)
+   * amounts: the policy's velocity limits per user and per client. In the owner's tag.
    */
   window: (tenant: string, kind: 'velocity-user' | 'velocity-client', owner: string) => `velocity:{${tenant}:${owner}}:${kind === 'velocity-user' ? 'user' : 'client'}`,
   /** Set: the pending `auth_req_id`s that need a reviewer of `role` ("reviewer:finance") in the tenant. */
