@@ -4,6 +4,7 @@ import { answer, bcAuthorize, device, pollToken } from './guarantees/policy-supp
 import { createHarness, UNLIMITED_RATES, type EnrolledUser, type Harness } from './support/harness.ts';
 import { approvedMandate, mandate, spend, spendPayment } from './support/mandate.ts';
 import { check, checkSent, documentedRoutes, METHODS, refsOf, registeredRoutes, resolvePointer, validator, type Doc, type Seen } from './support/openapi-document.ts';
+import { operatorToolsFlow } from './support/openapi-operator-flow.ts';
 import { payment } from './support/payment.ts';
 import { basic } from './support/raw-request.ts';
 let harness: Harness;
@@ -181,6 +182,9 @@ describe('GET /openapi.json', () => {
     expect((await h.admin('POST', `/mandates/${standing.auth_req_id}/revoke`)).status).toBe(200);
     expect((await spend(h, client, standing.token, spendPayment('bill_2'))).body.error).toBe('mandate_revoked');
 
+    // The operator tools (docs/operator-tools.md): users, devices, an export, clients.
+    await operatorToolsFlow(h, alice);
+
     // The live stream answers as an event stream (its body is never read to the end).
     const stream = await h.app.request(`${h.issuer}/api/device/events`, { headers: { cookie: alice.cookie, accept: 'text/event-stream' } });
     expect(stream.status).toBe(200);
@@ -216,7 +220,7 @@ describe('GET /openapi.json', () => {
     for (const expected of ['POST /bc-authorize', 'POST /token', 'POST /redeem', 'POST /api/admin/clients', 'POST /api/device/enroll/verify', 'POST /api/device/requests/{auth_req_id}/decision']) {
       expect(sentChecked, expected).toContain(expected);
     }
-    for (const expected of ['POST /bc-authorize 200', 'POST /token 200', 'POST /token 400', 'POST /redeem 200', 'POST /redeem 400', 'POST /redeem 409', 'POST /redeem 415', 'POST /redemptions/{redemption_id}/outcome 409', 'GET /requests/{auth_req_id} 200', 'POST /requests/{auth_req_id} 401', 'GET /api/device/requests/{auth_req_id} 200', 'GET /api/device/requests 401', 'POST /api/device/enrollments/options 403', 'POST /api/device/requests/{auth_req_id}/decision 200', 'PUT /api/admin/tenants/{tenant}/policy 400', 'GET /api/admin/users/{sub} 401', 'DELETE /api/device/devices/{device_id} 204', 'POST /bc-authorize 403', 'POST /redeem 401', 'POST /api/device/requests/{auth_req_id}/report 200', 'POST /api/device/enrollments 201', 'POST /api/device/mandates/{auth_req_id}/revoke 200', 'GET /api/device/mandates/{auth_req_id} 200', 'GET /api/admin/mandates/{auth_req_id}/evidence 200', 'POST /api/admin/mandates/{auth_req_id}/revoke 200', 'POST /redeem 403', 'GET /api/device/events 200']) {
+    for (const expected of ['POST /bc-authorize 200', 'POST /token 200', 'POST /token 400', 'POST /redeem 200', 'POST /redeem 400', 'POST /redeem 409', 'POST /redeem 415', 'POST /redemptions/{redemption_id}/outcome 409', 'GET /requests/{auth_req_id} 200', 'POST /requests/{auth_req_id} 401', 'GET /api/device/requests/{auth_req_id} 200', 'GET /api/device/requests 401', 'POST /api/device/enrollments/options 403', 'POST /api/device/requests/{auth_req_id}/decision 200', 'PUT /api/admin/tenants/{tenant}/policy 400', 'GET /api/admin/users/{sub} 401', 'DELETE /api/device/devices/{device_id} 204', 'POST /bc-authorize 403', 'POST /redeem 401', 'POST /api/device/requests/{auth_req_id}/report 200', 'POST /api/device/enrollments 201', 'POST /api/device/mandates/{auth_req_id}/revoke 200', 'GET /api/device/mandates/{auth_req_id} 200', 'GET /api/admin/mandates/{auth_req_id}/evidence 200', 'POST /api/admin/mandates/{auth_req_id}/revoke 200', 'POST /redeem 403', 'GET /api/device/events 200', 'GET /api/admin/users 400', 'GET /api/admin/clients 400', 'GET /api/admin/clients/{client_id} 404', 'DELETE /api/admin/users/{sub}/devices/{device_id} 200', 'GET /api/admin/users/{sub}/export 200', 'POST /api/admin/clients/{client_id}/secret 200', 'DELETE /api/admin/clients/{client_id} 204']) {
       expect(checked, expected).toContain(expected);
     }
   });

@@ -6,14 +6,16 @@ import { adminMandateRevoked, adminRequestView, auditEvents, clientRecord, enrol
 import { ADMIN_ERRORS, BODY_ERRORS, COMMON_ERRORS, type ErrorSpec } from './errors.ts';
 import type { Method, Operation } from './operation.ts';
 
-const json = (description: string, schema: z.ZodType) => ({ description, schema });
+/** A JSON answer: its description and schema. */
+export const json = (description: string, schema: z.ZodType) => ({ description, schema });
 /** The tenant of a read (`default` unless given). */
-const tenantQuery = z.object({ tenant: z.string().optional() });
+export const tenantQuery = z.object({ tenant: z.string().optional() });
 const policyHeaders = { ETag: 'The revision, quoted.' };
 /** A policy change is made against a revision: `expected_revision` in the body, or `If-Match` holding it quoted. */
 const ifMatch = z.object({ 'if-match': z.string().optional().describe('The expected revision, quoted (as the ETag).') });
 
-function admin(method: Method, path: string, operation: Omit<Operation, 'method' | 'path' | 'tag' | 'caller'>): Operation {
+/** An operation of the operator API: `/api/admin` prefixed, with the refusals every admin call shares (and a body's, when it reads one). */
+export function admin(method: Method, path: string, operation: Omit<Operation, 'method' | 'path' | 'tag' | 'caller'>): Operation {
   const errors: ErrorSpec[] = [...COMMON_ERRORS, ...(operation.body ? BODY_ERRORS : []), ...ADMIN_ERRORS, ...operation.errors];
   return { ...operation, method, path: `/api/admin${path}`, tag: 'admin', caller: 'admin', errors };
 }
@@ -80,7 +82,13 @@ export const ADMIN_OPERATIONS: readonly Operation[] = [
   }),
   admin('get', '/requests', {
     summary: 'Pending requests, soonest deadline first',
-    query: z.object({ state: z.literal('pending'), tenant: z.string().optional(), limit: z.string().regex(/^[0-9]+$/).optional() }),
+    query: z.object({
+      state: z.literal('pending'),
+      tenant: z.string().optional(),
+      q: z.string().max(128).optional().describe('Keeps those whose sub, client id or name, or binding message contains it, case-insensitive.'),
+      cursor: z.string().optional().describe('The `next_cursor` of the page before, as it is.'),
+      limit: z.string().regex(/^[0-9]+$/).optional().describe('1 to 500, 100 unless given.'),
+    }),
     responses: { 200: json('The requests.', pendingRequests) },
     errors: [],
   }),

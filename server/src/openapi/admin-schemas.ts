@@ -37,7 +37,7 @@ export const enrollment = z.looseObject({
   expires_in: z.number().int().positive(),
 });
 
-/** `GET /requests?state=pending`: pending requests, soonest deadline first. */
+/** `GET /requests?state=pending`: pending requests, soonest deadline first; `next_cursor` (opaque) the next page's `cursor`, null on the last. */
 export const pendingRequests = z.looseObject({
   requests: z.array(
     z.looseObject({
@@ -54,6 +54,7 @@ export const pendingRequests = z.looseObject({
     }),
   ),
   truncated: z.boolean(),
+  next_cursor: z.string().regex(/^[A-Za-z0-9_-]+$/).nullable(),
 });
 
 /** `GET /requests/{auth_req_id}`: the stored request (never its token's `jti` or `binding_code`) and its display. */

@@ -4,10 +4,11 @@ import { ADMIN_OPERATIONS } from './admin-operations.ts';
 import { AGENT_OPERATIONS } from './agent-operations.ts';
 import { DEVICE_OPERATIONS } from './device-operations.ts';
 import { errorsByStatus, oauthError } from './errors.ts';
+import { OPERATOR_OPERATIONS } from './operator-operations.ts';
 import { openApiPath, pathParams, type Caller, type Operation } from './operation.ts';
 
 /** Every documented operation: the registry `GET /openapi.json` is generated from. Add a route's here. */
-export const OPERATIONS: readonly Operation[] = [...AGENT_OPERATIONS, ...DEVICE_OPERATIONS, ...ADMIN_OPERATIONS];
+export const OPERATIONS: readonly Operation[] = [...AGENT_OPERATIONS, ...DEVICE_OPERATIONS, ...ADMIN_OPERATIONS, ...OPERATOR_OPERATIONS];
 
 /** An OpenAPI 3.1 document, as @hono/zod-openapi types it. */
 export type OpenApiDocument = ReturnType<OpenAPIHono['getOpenAPI31Document']>;
