@@ -31,7 +31,8 @@ describe('the installed countersign-admin, outside the repository', { timeout: 1
     await run('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock', tarball], { cwd: project, env: userEnv() });
 
     const port = await freePort();
-    harness = await createHarness({ publicUrl: `http://localhost:${port}` });
+    // Served on 127.0.0.1, under a public name: `enroll` draws a QR code only for a link a phone can open.
+    harness = await createHarness({ publicUrl: `http://countersign.test:${port}` });
     await harness.listen(port);
     url = `http://127.0.0.1:${port}`;
   }, 180_000);
