@@ -3,7 +3,7 @@ import { intervalTicker, type Ticker } from '../runtime/index.ts';
 import { keys } from '../store/index.ts';
 import { outboxOf } from './lifecycle.ts';
 import { settleExpiry } from './load-request.ts';
-import { requestOf } from './request-record.ts';
+import { requestOf } from './request-fields.ts';
 import { flagUnknownOutcome, flagUnknownSpendOutcome, parseSpendDeadlineMember } from './outcome-deadlines.ts';
 import { nextEscalation, parseDeadlineMember, trackApprovalDeadline, trackEscalation, type RequestRef } from './request-deadlines.ts';
 

@@ -2,7 +2,7 @@ import type { Guard } from '../store/index.ts';
 import { inState, stepGuard } from './lifecycle-guards.ts';
 import type { Lifecycle, LifecycleTimes, Swap } from './lifecycle-types.ts';
 import { MANDATE_FIELDS, mandateOf } from './mandate-fields.ts';
-import { approvalField, evidenceField, fromFields } from './request-record.ts';
+import { approvalField, evidenceField, fromFields } from './request-fields.ts';
 
 /**
  * The decisions on a request of the {@link Lifecycle} (`approveParty`, `approve`, `deny`,

@@ -2,7 +2,8 @@ import type { Background, Clock, Logger } from '../runtime/index.ts';
 import { keys, type Fields, type Store } from '../store/index.ts';
 import { outboxField, outboxOf, PROPOSE_SEQ, type Swap, type Transition, type TransitionOp } from './lifecycle.ts';
 import type { RequestRef } from './request-deadlines.ts';
-import { fromFields, requestOf, type ApprovalRequest } from './request-record.ts';
+import { fromFields, requestOf } from './request-fields.ts';
+import type { ApprovalRequest } from './request-record.ts';
 
 /** One transition's consequences are delivered with this: what happened, its place, and the request as it stands now. */
 export interface TransitionEvent {
