@@ -1,7 +1,7 @@
 import type { MandateDetails, MandatePeriod } from '@countersign/shared';
 import { MANDATE_FIELDS, periodKey, type MandateSpend } from '../requests/index.ts';
 import { testRequest } from '../requests/request-fixture.ts';
-import { toFields } from '../requests/request-record.ts';
+import { toFields } from '../requests/request-fields.ts';
 import { keys, type Fields, type Store } from '../store/index.ts';
 
 /** The states a mandate's record can be in for its operations: the fixed states, and `revoked` (`expired` with `expiry_reason: mandate_revoked`). */

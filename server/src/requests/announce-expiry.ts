@@ -2,7 +2,8 @@ import { requestSummary } from '@countersign/shared';
 import type { Deps } from '../deps.ts';
 import { backoffDelay, DEFAULT_BACKOFF_MS, type ExpiryPushJob, type JobOutcome } from '../jobs/index.ts';
 import { keys } from '../store/index.ts';
-import { fromFields, type ApprovalRequest } from './request-record.ts';
+import { fromFields } from './request-fields.ts';
+import type { ApprovalRequest } from './request-record.ts';
 
 /** What {@link announceExpiry} needs of the server's dependencies. */
 export type AnnounceExpiryDeps = Pick<Deps, 'jobs'>;

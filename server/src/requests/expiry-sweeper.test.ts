@@ -13,7 +13,8 @@ import { loadRequest } from './load-request.ts';
 import { trackOutcomeDeadline } from './outcome-deadlines.ts';
 import { deadlineMember, trackDeadline, trackEscalation } from './request-deadlines.ts';
 import { testRequest } from './request-fixture.ts';
-import { toFields, type ApprovalRequest } from './request-record.ts';
+import { toFields } from './request-fields.ts';
+import type { ApprovalRequest } from './request-record.ts';
 
 /** A sweeper on a memory store with a manual clock, counting the request records it reads. */
 function world(options: { batchSize?: number; ticker?: Ticker; log?: Logger } = {}) {

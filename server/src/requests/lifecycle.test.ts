@@ -4,7 +4,8 @@ import { keys, type Fields, type Store } from '../store/index.ts';
 import { MANDATE_OPS, outboxOf, TRANSITIONS, type Lifecycle, type SwapResult, type TransitionOp } from './lifecycle.ts';
 import { LIFECYCLE_STORES, lifecycleWorld } from './lifecycle.test-support.ts';
 import { testRequest } from './request-fixture.ts';
-import { fromFields, toFields, type ApprovalRequest } from './request-record.ts';
+import { fromFields, toFields } from './request-fields.ts';
+import type { ApprovalRequest } from './request-record.ts';
 
 /**
  * The transition table of the request lifecycle, exhaustively: every state × every operation, on

@@ -1,6 +1,7 @@
 import type { Deps } from '../deps.ts';
 import { keys, type Store } from '../store/index.ts';
-import { effectiveState, fromFields, requestOf, type ApprovalRequest } from './request-record.ts';
+import { fromFields, requestOf } from './request-fields.ts';
+import { effectiveState, type ApprovalRequest } from './request-record.ts';
 
 /**
  * Whether `value` has the shape of an `auth_req_id` (base64url, 16 to 128 characters). Anything

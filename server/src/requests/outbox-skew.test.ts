@@ -5,7 +5,8 @@ import { connectRedisStore, keys, type Store } from '../store/index.ts';
 import { createLifecycle } from './lifecycle.ts';
 import { createOutbox, type Consequences } from './outbox.ts';
 import { createStoreClock } from './store-clock.ts';
-import { toFields, type ApprovalRequest } from './request-record.ts';
+import { toFields } from './request-fields.ts';
+import type { ApprovalRequest } from './request-record.ts';
 
 /**
  * The swap's deadline is checked against Redis's own `TIME` (docs/reliability.md "A swap cannot

@@ -12,7 +12,8 @@ import { testRequest } from './request-fixture.ts';
 import { outboxOf } from './lifecycle.ts';
 import { loadRequest } from './load-request.ts';
 import { trackDeadline } from './request-deadlines.ts';
-import { toFields, type ApprovalRequest } from './request-record.ts';
+import { toFields } from './request-fields.ts';
+import type { ApprovalRequest } from './request-record.ts';
 
 /**
  * The reconciler when a consequence keeps failing (docs/reliability.md "What follows a transition"):

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { FIELD_CHUNK_BYTES, fromFields, notificationTokenOf, splitUtf8, toFields, type ApprovalRequest } from './request-record.ts';
+import { FIELD_CHUNK_BYTES, splitUtf8 } from './request-chunks.ts';
+import { fromFields, notificationTokenOf, toFields } from './request-fields.ts';
+import type { ApprovalRequest } from './request-record.ts';
 
 const bytes = (text: string) => Buffer.byteLength(text, 'utf8');
 
