@@ -177,6 +177,8 @@ describe.each(Object.keys(VIEWPORTS) as ViewportName[])('the approver screens (%
     const asked = await ask(undefined, { binding_message: 'Order 1042' });
     await page.goto(`${origin}/#/requests/${asked.auth_req_id}`);
     await expect.poll(() => page.getByTestId('request-screen').getAttribute('data-state'), poll).toBe('pending');
+    // The server's verb for the action, not a word of the app's own.
+    expect(await page.getByTestId('approve').textContent()).toBe('Pay');
     await page.getByTestId('approve').click();
     await page.locator('[data-testid="result"][data-result="approved"]').waitFor();
     await check('approved');

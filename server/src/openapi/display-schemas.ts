@@ -18,6 +18,7 @@ export const formattedAmount = z.looseObject({
 /** `ActionDisplay` (shared/src/actions/display.ts): one action as the person reads it. */
 export const actionDisplay = z.looseObject({
   type: z.string(),
+  verb: z.string(),
   title: z.string(),
   summary: z.string(),
   amount: formattedAmount.optional(),
