@@ -155,6 +155,12 @@ describe.each(Object.keys(VIEWPORTS) as ViewportName[])('the approver screens (%
     // Approve is never focused by default: Enter on arrival must not approve.
     expect(await focused()).toBe('request-title');
     expect(await screen.getByTestId('amount').textContent()).toBe('EUR 999.99');
+    // One notation only: the code form, never the symbol form beside it.
+    const text = await screen.innerText();
+    expect(text).not.toContain('€');
+    // Once large, besides the server's headline (`Pay EUR 999.99 to …`).
+    expect(text.match(/EUR 999\.99/g)).toHaveLength(2);
+    expect(await screen.getByTestId('request-title').textContent()).toContain('EUR 999.99');
     await check('request');
   });
 
