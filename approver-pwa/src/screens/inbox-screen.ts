@@ -53,6 +53,12 @@ export function mountInboxScreen(ctx: ScreenContext): Dispose {
       if (ctx.signal.aborted) return;
       if (isApiError(error, 'login_required')) return ctx.loginRequired();
       errorSlot.replaceChildren(errorBanner(errorMessage(error)));
+      // Nothing is loading any more: the banner says why the list is not there. A list shown
+      // before stays (it is what the server last said), with the banner above it.
+      if (list.hasAttribute('aria-busy')) {
+        list.removeAttribute('aria-busy');
+        list.replaceChildren();
+      }
     } finally {
       loading = false;
       if (again && !ctx.signal.aborted) {
