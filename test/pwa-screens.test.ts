@@ -283,11 +283,20 @@ describe.each(Object.keys(VIEWPORTS) as ViewportName[])('the approver screens (%
   });
 
   it('shows number matching: three codes in the server’s order, one picked from the keyboard', async () => {
-    const asked = await ask(payment({ transaction_id: `txn_${randomBytes(6).toString('hex')}`, amount_minor: 150_000 }), { binding_message: 'Order 2077' });
+    const asked = await ask(payment({ transaction_id: `txn_${randomBytes(6).toString('hex')}`, amount_minor: 150_000 }), { binding_message: LONG_BINDING });
     await page.goto(`${origin}/#/requests/${asked.auth_req_id}`);
     await page.getByTestId('code-buttons').waitFor();
     expect(await focused()).toBe('request-title');
     expect(await page.getByTestId('tier').textContent()).toContain('Elevated');
+    // Unscrolled, the message and the three codes are on screen, the message above the sticky bar.
+    expect(await page.evaluate(() => window.scrollY)).toBe(0);
+    const box = async (testid: string) => (await page.getByTestId(testid).boundingBox())!;
+    const [message, bar, codes] = [await box('binding-message'), await box('decision-bar'), await box('code-buttons')];
+    const height = VIEWPORTS[viewport].height;
+    expect(message.y).toBeGreaterThanOrEqual(0);
+    expect(message.y + message.height).toBeLessThanOrEqual(bar.y);
+    expect(codes.y).toBeGreaterThanOrEqual(bar.y);
+    expect(codes.y + codes.height).toBeLessThanOrEqual(height);
     await check('request-number-matching');
 
     // "This wasn't me" asks first; Escape leaves everything as it was.

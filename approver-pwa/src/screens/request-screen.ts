@@ -172,13 +172,16 @@ export function mountRequestScreen(ctx: ScreenContext, authReqId: string): Dispo
         h('h1', { testid: 'request-title', attrs: { tabindex: -1 } }, requestTitle(request)),
         tierLine(request),
         escalationLine(request),
+        // While deciding, the message to compare comes first: on a phone it is then in view above
+        // the sticky decision bar (the codes) without scrolling, not under it.
+        request.binding_message && pending ? bindingBox(request.binding_message) : null,
         // Once decided (or this person's part is done), what became of it comes first.
         result.kind === 'pending' ? null : resultPanel(shown, context),
         reviewer ? reviewerNote(reviewer) : null,
         batchTotals(request),
         ...request.actions.map((action) => actionCard(action, request.actions.length > 1)),
         approvalsList(request, you),
-        request.binding_message ? (pending ? bindingBox(request.binding_message) : bindingLine(request.binding_message)) : null,
+        request.binding_message && !pending ? bindingLine(request.binding_message) : null,
         // While deciding, an error belongs next to the buttons, which stay in view.
         errorShown && !deciding ? errorBanner(errorShown) : null,
         deciding ? decisionBar({ request, options: view.options!, busy, error: errorShown, choose: (choice) => void choose(choice) }) : null,
