@@ -336,7 +336,7 @@ describe.each(Object.keys(VIEWPORTS) as ViewportName[])('the approver screens (%
       await reviewer.page.getByTestId('enroll-button').click();
       await reviewer.page.getByTestId('inbox').waitFor();
 
-      const asked = await ask(payment({ transaction_id: `txn_${randomBytes(6).toString('hex')}`, amount_minor: 1_200_000 }));
+      const asked = await ask(payment({ transaction_id: `txn_${randomBytes(6).toString('hex')}`, amount_minor: 1_200_000 }), { binding_message: 'Order 3001' });
       await page.goto(`${origin}/#/requests/${asked.auth_req_id}`);
       await page.getByTestId(`code-${asked.binding_code}`).click();
       await page.locator('[data-testid="result"][data-result="waiting"]').waitFor();
@@ -344,12 +344,17 @@ describe.each(Object.keys(VIEWPORTS) as ViewportName[])('the approver screens (%
 
       await reviewer.page.goto(`${origin}/#/`);
       await reviewer.page.locator(`[data-testid="inbox-item"][data-auth-req-id="${asked.auth_req_id}"]`).waitFor();
+      expect(await reviewer.page.locator(`[data-testid="inbox-item"][data-auth-req-id="${asked.auth_req_id}"] .inbox-item-code`).textContent()).toBe('Customer’s message: Order 3001');
       await check('inbox-reviewer', reviewer.page);
       await reviewer.page.goto(`${origin}/#/requests/${asked.auth_req_id}`);
       await reviewer.page.getByTestId('reviewer-note').waitFor();
       expect(await reviewer.page.getByTestId('tier').textContent()).toContain('High risk · needs a finance reviewer');
       expect(await reviewer.page.locator('[data-testid="approval"][data-party="customer"]').getAttribute('data-status')).toBe('approved');
       expect(await reviewer.page.getByTestId('report').count()).toBe(0);
+      // The message is shown where the customer asked; the reviewer is not asked to compare it.
+      const shown = await reviewer.page.getByTestId('request-screen').innerText();
+      expect(shown).not.toMatch(/matches|If it is not the same/);
+      expect(await reviewer.page.getByTestId('reviewer-binding').textContent()).toBe('The customer checks this message against what the agent showed them: Order 3001. You don’t need to.');
       await check('request-reviewer', reviewer.page);
       expect(reviewer.errors).toEqual([]);
     } finally {

@@ -46,6 +46,20 @@ export function bindingLine(message: string): HTMLElement {
   return h('p', { class: 'binding-line' }, 'Message: ', h('span', { class: 'code', testid: 'binding-message' }, message));
 }
 
+/**
+ * A reviewer's view of the binding message: it is shown where the customer made the request, not
+ * to the reviewer, so they are told whose it is and asked to compare nothing.
+ */
+export function reviewerBindingLine(message: string): HTMLElement {
+  return h(
+    'p',
+    { class: 'binding-line', testid: 'reviewer-binding' },
+    'The customer checks this message against what the agent showed them: ',
+    h('span', { class: 'code', testid: 'binding-message' }, message),
+    '. You don’t need to.',
+  );
+}
+
 /** Before the decision: the message the person must compare with what the agent showed them. */
 export function bindingBox(message: string): HTMLElement {
   return h(

@@ -8,7 +8,7 @@ import { actionCard } from './action-card.ts';
 import { batchTotals } from './cards/batch-totals.ts';
 import { choiceTestId, decisionBar, type Choice } from './decision-bar.ts';
 import { errorBanner, errorMessage, isPasskeyCancelled } from './messages.ts';
-import { backLink, bindingBox, bindingLine, confirmReport, describeFailure, reviewerNote } from './request-parts.ts';
+import { backLink, bindingBox, bindingLine, confirmReport, describeFailure, reviewerBindingLine, reviewerNote } from './request-parts.ts';
 import { approvalsList, escalationLine, tierLine } from './request-facts.ts';
 import { describeResult, resultPanel } from './request-result.ts';
 import { requestTitle } from './request-title.ts';
@@ -174,14 +174,14 @@ export function mountRequestScreen(ctx: ScreenContext, authReqId: string): Dispo
         escalationLine(request),
         // While deciding, the message to compare comes first: on a phone it is then in view above
         // the sticky decision bar (the codes) without scrolling, not under it.
-        request.binding_message && pending ? bindingBox(request.binding_message) : null,
+        request.binding_message && pending && !reviewer ? bindingBox(request.binding_message) : null,
         // Once decided (or this person's part is done), what became of it comes first.
         result.kind === 'pending' ? null : resultPanel(shown, context),
         reviewer ? reviewerNote(reviewer) : null,
         batchTotals(request),
         ...request.actions.map((action) => actionCard(action, request.actions.length > 1)),
         approvalsList(request, you),
-        request.binding_message && !pending ? bindingLine(request.binding_message) : null,
+        request.binding_message && (!pending || reviewer) ? (reviewer ? reviewerBindingLine(request.binding_message) : bindingLine(request.binding_message)) : null,
         // While deciding, an error belongs next to the buttons, which stay in view.
         errorShown && !deciding ? errorBanner(errorShown) : null,
         deciding ? decisionBar({ request, options: view.options!, busy, error: errorShown, choose: (choice) => void choose(choice) }) : null,
