@@ -198,9 +198,33 @@ describe.each(Object.keys(VIEWPORTS) as ViewportName[])('the approver screens (%
     await expect.poll(() => page.getByTestId('request-screen').getAttribute('data-state'), poll).toBe('pending');
     // The server's verb for the action, not a word of the app's own.
     expect(await page.getByTestId('approve').textContent()).toBe('Pay');
+    // An agent's request is not a test.
+    expect(await page.getByTestId('test-badge').count()).toBe(0);
     await page.getByTestId('approve').click();
     await page.locator('[data-testid="result"][data-result="approved"]').waitFor();
     await check('approved');
+  });
+
+  it('marks a request the console sent as a test, in the inbox and on the request, in both colour schemes', async () => {
+    const created = await harness.admin('POST', '/test-requests', { login_hint: sub, sample: 'payment' });
+    expect(created.status).toBe(201);
+    const id = created.body.auth_req_id as string;
+    await page.goto(`${origin}/#/`);
+    const item = page.locator(`[data-testid="inbox-item"][data-auth-req-id="${id}"]`);
+    await item.waitFor();
+    expect(await item.getByTestId('test-badge').textContent()).toBe('Test request');
+    await page.goto(`${origin}/#/requests/${id}`);
+    await expect.poll(() => page.getByTestId('request-screen').getAttribute('data-auth-req-id'), poll).toBe(id);
+    expect(await page.getByTestId('client-name').textContent()).toBe('Countersign console (test)');
+    const badge = page.getByTestId('request-screen').getByTestId('test-badge');
+    expect(await badge.isVisible()).toBe(true);
+    expect(await badge.textContent()).toBe('Test request');
+    await check('request-test');
+    await page.emulateMedia({ colorScheme: 'dark', reducedMotion: 'reduce' });
+    await check('request-test-dark');
+    await page.emulateMedia({ colorScheme: 'light', reducedMotion: 'no-preference' });
+    await page.getByTestId('deny').click();
+    await page.locator('[data-testid="result"][data-result="denied"]').waitFor();
   });
 
   it('shows a tool call: server, tool, each argument nested, a long string folded with all of it one key press away', async () => {

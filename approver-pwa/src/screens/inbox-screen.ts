@@ -93,6 +93,7 @@ export function mountInboxScreen(ctx: ScreenContext): Dispose {
     return h(
       'a',
       { class: 'inbox-item', testid: 'inbox-item', attrs: { href: requestHref(request.auth_req_id), 'data-auth-req-id': request.auth_req_id } },
+      request.test ? h('span', { class: 'test-badge', testid: 'test-badge' }, 'Test request') : null,
       h('span', { class: 'inbox-item-title', testid: 'inbox-item-title' }, requestTitle(request)),
       h('span', { class: 'inbox-item-meta' }, h('span', { testid: 'client-name' }, request.client_name), timeLeft),
       request.tier !== 'standard' || request.approvals.length > 1 ? h('span', { class: 'inbox-item-tier', testid: 'inbox-item-tier' }, tierText(request)) : null,

@@ -8,7 +8,7 @@ import { actionCard } from './action-card.ts';
 import { batchTotals } from './cards/batch-totals.ts';
 import { choiceTestId, decisionBar, type Choice } from './decision-bar.ts';
 import { errorBanner, errorMessage, isPasskeyCancelled } from './messages.ts';
-import { backLink, bindingBox, bindingLine, confirmReport, describeFailure, reviewerBindingLine, reviewerNote } from './request-parts.ts';
+import { backLink, bindingBox, bindingLine, confirmReport, describeFailure, reviewerBindingLine, reviewerNote, testBadge } from './request-parts.ts';
 import { approvalsList, escalationLine, tierLine } from './request-facts.ts';
 import { describeResult, resultPanel } from './request-result.ts';
 import { requestTitle } from './request-title.ts';
@@ -167,6 +167,7 @@ export function mountRequestScreen(ctx: ScreenContext, authReqId: string): Dispo
         'section',
         { class: 'screen request', testid: 'request-screen', attrs: { 'data-state': request.state, 'data-auth-req-id': request.auth_req_id } },
         h('div', { class: 'request-nav' }, backLink(), pending ? h('p', { class: 'time-left-line' }, timeLeft) : null),
+        request.test ? testBadge() : null,
         h('p', { class: 'eyebrow' }, 'Requested by ', h('strong', { testid: 'client-name' }, request.client_name)),
         // Focusable from script, so focus on it survives a re-render.
         h('h1', { testid: 'request-title', attrs: { tabindex: -1 } }, requestTitle(request)),
