@@ -1,4 +1,5 @@
 import { AxeBuilder } from '@axe-core/playwright';
+import { createAgentClient } from '@countersign/agent';
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -288,11 +289,25 @@ describe('POST /api/admin/test-requests with a sample of each action type', () =
     expect(stored).toMatchObject({ state: 'pending', client_name: 'Countersign console (test)', tier });
     expect(stored.authorization_details).toEqual([sampleAction(type as SampleType, stored.authorization_details[0].transaction_id)]);
     const inbox = (await harness.call('GET', '/api/device/requests', { headers: { cookie: alice.cookie } })).body.requests as { auth_req_id: string; actions: { type: string; title: string }[] }[];
-    expect(inbox.find((request) => request.auth_req_id === created.body.auth_req_id)?.actions).toMatchObject([{ type, title }]);
+    const listed = inbox.find((request) => request.auth_req_id === created.body.auth_req_id) as { actions: unknown; test?: boolean } | undefined;
+    expect(listed?.actions).toMatchObject([{ type, title }]);
+    // The device views mark it as the console's test, from its client.
+    expect(listed?.test).toBe(true);
+    const view = await harness.call('GET', `/api/device/requests/${created.body.auth_req_id}`, { headers: { cookie: alice.cookie } });
+    expect(view.body.request.test).toBe(true);
     // A second send is a second request: a fresh transaction_id each time.
     const again = await harness.admin('POST', '/test-requests', { login_hint: 'alice', sample: type });
     expect(again.status).toBe(201);
     expect(again.body.auth_req_id).not.toBe(created.body.auth_req_id);
+  });
+
+  it('does not mark an agent’s request as a test, though its client has the console’s name', async () => {
+    const namesake = await harness.createClient('Countersign console (test)');
+    const agent = createAgentClient({ issuer: harness.issuer, clientId: namesake.client_id, clientSecret: namesake.client_secret, fetch: harness.fetch });
+    const asked = await agent.requestApproval({ login_hint: 'alice', authorization_details: [{ type: 'payment', transaction_id: 'txn_namesake', amount_minor: 100, currency: 'EUR', payee: { id: 'acct_77', name: 'ACME Ltd' }, purpose: 'Real' }] });
+    const view = await harness.call('GET', `/api/device/requests/${asked.auth_req_id}`, { headers: { cookie: alice.cookie } });
+    expect(view.body.request.client_name).toBe('Countersign console (test)');
+    expect(view.body.request.test).toBe(false);
   });
 
   it('previews every sample as the phone would show it, less its transaction id', async () => {

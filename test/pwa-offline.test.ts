@@ -131,6 +131,13 @@ describe.each(Object.keys(VIEWPORTS) as ViewportName[])('the app offline (%s)', 
     const { page, context } = app;
     await context.setOffline(true);
     await page.getByTestId('offline-banner').waitFor();
+    // Opening the inbox now cannot load it: it says why, and no longer that it is loading.
+    await page.goto(`${origin}/#/history`);
+    await page.goto(`${origin}/#/`);
+    await page.getByTestId('inbox').getByTestId('error').waitFor();
+    expect(await page.getByTestId('inbox').innerText()).toContain("Can't reach Countersign");
+    await expect.poll(() => page.getByTestId('inbox').innerText(), poll).not.toContain('Loading requests');
+    expect(await page.getByTestId('inbox').locator('[aria-busy]').count()).toBe(0);
     await context.setOffline(false);
     await expect.poll(() => page.getByTestId('offline-banner').count(), poll).toBe(0);
     expect(app.errors).toEqual([]);

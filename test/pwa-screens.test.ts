@@ -3,7 +3,7 @@ import type { PushSender } from '@countersign/server';
 import { type PushSubscriptionJSON } from '@countersign/shared';
 import { createAgentClient, type AgentClient } from '@countersign/agent';
 import { createECDH, randomBytes } from 'node:crypto';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, ConsoleMessage, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, freePort, type Harness } from './support/harness.ts';
 import { payment } from './support/payment.ts';
@@ -130,14 +130,27 @@ describe.each(Object.keys(VIEWPORTS) as ViewportName[])('the approver screens (%
     await check('not-enrolled');
   });
 
-  it('enrolls from the keyboard alone', async () => {
-    await page.goto(await enrollmentLink(harness, sub, 'Alice Martin'));
+  it('enrolls from the keyboard alone, with nothing in the browser console', async () => {
+    const link = await enrollmentLink(harness, sub, 'Alice Martin');
+    // A fresh browser, as a new user's is: only the enrollment page, from the start.
+    await page.goto('about:blank');
+    const logged: string[] = [];
+    const onConsole = (message: ConsoleMessage) => {
+      // The test's browser context is off the record, where Chromium says it has no Push API (the
+      // inbox, once enrolled, asks for push): a fact of the test set-up, not of the app.
+      if (message.text().includes('does not support the Push API in incognito mode')) return;
+      if (message.type() === 'error' || message.type() === 'warning') logged.push(`${message.type()}: ${message.text()} (${message.location().url})`);
+    };
+    page.on('console', onConsole);
+    await page.goto(link);
     await page.locator('[data-testid="enroll-screen"][data-link="valid"]').waitFor();
     await check('enroll');
     const path = await tabTo(page, 'enroll-button');
     expect(path).toContain('device-name');
     await page.keyboard.press('Enter');
     await page.getByTestId('inbox-empty').waitFor();
+    page.off('console', onConsole);
+    expect(logged).toEqual([]);
     expect(await page.getByTestId('flash').textContent()).toContain('Alice Martin');
     await check('inbox-empty');
     await waitForServiceWorker(page);
@@ -155,6 +168,12 @@ describe.each(Object.keys(VIEWPORTS) as ViewportName[])('the approver screens (%
     // Approve is never focused by default: Enter on arrival must not approve.
     expect(await focused()).toBe('request-title');
     expect(await screen.getByTestId('amount').textContent()).toBe('EUR 999.99');
+    // One notation only: the code form, never the symbol form beside it.
+    const text = await screen.innerText();
+    expect(text).not.toContain('€');
+    // Once large, besides the server's headline (`Pay EUR 999.99 to …`).
+    expect(text.match(/EUR 999\.99/g)).toHaveLength(2);
+    expect(await screen.getByTestId('request-title').textContent()).toContain('EUR 999.99');
     await check('request');
   });
 
@@ -177,9 +196,35 @@ describe.each(Object.keys(VIEWPORTS) as ViewportName[])('the approver screens (%
     const asked = await ask(undefined, { binding_message: 'Order 1042' });
     await page.goto(`${origin}/#/requests/${asked.auth_req_id}`);
     await expect.poll(() => page.getByTestId('request-screen').getAttribute('data-state'), poll).toBe('pending');
+    // The server's verb for the action, not a word of the app's own.
+    expect(await page.getByTestId('approve').textContent()).toBe('Pay');
+    // An agent's request is not a test.
+    expect(await page.getByTestId('test-badge').count()).toBe(0);
     await page.getByTestId('approve').click();
     await page.locator('[data-testid="result"][data-result="approved"]').waitFor();
     await check('approved');
+  });
+
+  it('marks a request the console sent as a test, in the inbox and on the request, in both colour schemes', async () => {
+    const created = await harness.admin('POST', '/test-requests', { login_hint: sub, sample: 'payment' });
+    expect(created.status).toBe(201);
+    const id = created.body.auth_req_id as string;
+    await page.goto(`${origin}/#/`);
+    const item = page.locator(`[data-testid="inbox-item"][data-auth-req-id="${id}"]`);
+    await item.waitFor();
+    expect(await item.getByTestId('test-badge').textContent()).toBe('Test request');
+    await page.goto(`${origin}/#/requests/${id}`);
+    await expect.poll(() => page.getByTestId('request-screen').getAttribute('data-auth-req-id'), poll).toBe(id);
+    expect(await page.getByTestId('client-name').textContent()).toBe('Countersign console (test)');
+    const badge = page.getByTestId('request-screen').getByTestId('test-badge');
+    expect(await badge.isVisible()).toBe(true);
+    expect(await badge.textContent()).toBe('Test request');
+    await check('request-test');
+    await page.emulateMedia({ colorScheme: 'dark', reducedMotion: 'reduce' });
+    await check('request-test-dark');
+    await page.emulateMedia({ colorScheme: 'light', reducedMotion: 'no-preference' });
+    await page.getByTestId('deny').click();
+    await page.locator('[data-testid="result"][data-result="denied"]').waitFor();
   });
 
   it('shows a tool call: server, tool, each argument nested, a long string folded with all of it one key press away', async () => {
@@ -275,11 +320,20 @@ describe.each(Object.keys(VIEWPORTS) as ViewportName[])('the approver screens (%
   });
 
   it('shows number matching: three codes in the server’s order, one picked from the keyboard', async () => {
-    const asked = await ask(payment({ transaction_id: `txn_${randomBytes(6).toString('hex')}`, amount_minor: 150_000 }), { binding_message: 'Order 2077' });
+    const asked = await ask(payment({ transaction_id: `txn_${randomBytes(6).toString('hex')}`, amount_minor: 150_000 }), { binding_message: LONG_BINDING });
     await page.goto(`${origin}/#/requests/${asked.auth_req_id}`);
     await page.getByTestId('code-buttons').waitFor();
     expect(await focused()).toBe('request-title');
     expect(await page.getByTestId('tier').textContent()).toContain('Elevated');
+    // Unscrolled, the message and the three codes are on screen, the message above the sticky bar.
+    expect(await page.evaluate(() => window.scrollY)).toBe(0);
+    const box = async (testid: string) => (await page.getByTestId(testid).boundingBox())!;
+    const [message, bar, codes] = [await box('binding-message'), await box('decision-bar'), await box('code-buttons')];
+    const height = VIEWPORTS[viewport].height;
+    expect(message.y).toBeGreaterThanOrEqual(0);
+    expect(message.y + message.height).toBeLessThanOrEqual(bar.y);
+    expect(codes.y).toBeGreaterThanOrEqual(bar.y);
+    expect(codes.y + codes.height).toBeLessThanOrEqual(height);
     await check('request-number-matching');
 
     // "This wasn't me" asks first; Escape leaves everything as it was.
@@ -306,7 +360,7 @@ describe.each(Object.keys(VIEWPORTS) as ViewportName[])('the approver screens (%
       await reviewer.page.getByTestId('enroll-button').click();
       await reviewer.page.getByTestId('inbox').waitFor();
 
-      const asked = await ask(payment({ transaction_id: `txn_${randomBytes(6).toString('hex')}`, amount_minor: 1_200_000 }));
+      const asked = await ask(payment({ transaction_id: `txn_${randomBytes(6).toString('hex')}`, amount_minor: 1_200_000 }), { binding_message: 'Order 3001' });
       await page.goto(`${origin}/#/requests/${asked.auth_req_id}`);
       await page.getByTestId(`code-${asked.binding_code}`).click();
       await page.locator('[data-testid="result"][data-result="waiting"]').waitFor();
@@ -314,12 +368,17 @@ describe.each(Object.keys(VIEWPORTS) as ViewportName[])('the approver screens (%
 
       await reviewer.page.goto(`${origin}/#/`);
       await reviewer.page.locator(`[data-testid="inbox-item"][data-auth-req-id="${asked.auth_req_id}"]`).waitFor();
+      expect(await reviewer.page.locator(`[data-testid="inbox-item"][data-auth-req-id="${asked.auth_req_id}"] .inbox-item-code`).textContent()).toBe('Customer’s message: Order 3001');
       await check('inbox-reviewer', reviewer.page);
       await reviewer.page.goto(`${origin}/#/requests/${asked.auth_req_id}`);
       await reviewer.page.getByTestId('reviewer-note').waitFor();
       expect(await reviewer.page.getByTestId('tier').textContent()).toContain('High risk · needs a finance reviewer');
       expect(await reviewer.page.locator('[data-testid="approval"][data-party="customer"]').getAttribute('data-status')).toBe('approved');
       expect(await reviewer.page.getByTestId('report').count()).toBe(0);
+      // The message is shown where the customer asked; the reviewer is not asked to compare it.
+      const shown = await reviewer.page.getByTestId('request-screen').innerText();
+      expect(shown).not.toMatch(/matches|If it is not the same/);
+      expect(await reviewer.page.getByTestId('reviewer-binding').textContent()).toBe('The customer checks this message against what the agent showed them: Order 3001. You don’t need to.');
       await check('request-reviewer', reviewer.page);
       expect(reviewer.errors).toEqual([]);
     } finally {

@@ -11,7 +11,7 @@ import { argumentMembers } from './tool-arguments.ts';
 import './cards/cards.css';
 
 /** Test ids the screen uses for itself; a field with one of these labels gets a `field-` prefix. */
-const RESERVED_TESTIDS = new Set(['amount', 'amount-symbol', 'client-name', 'binding-message', 'time-left', 'result', 'approve', 'deny', 'report', 'tier', 'approvals', 'approval', 'warning', 'records', 'message', 'access', 'changes', 'change', 'totals', 'total', 'mandate']);
+const RESERVED_TESTIDS = new Set(['amount', 'client-name', 'binding-message', 'time-left', 'result', 'approve', 'deny', 'report', 'tier', 'approvals', 'approval', 'warning', 'records', 'message', 'access', 'changes', 'change', 'totals', 'total', 'mandate']);
 
 /** The `data-testid` of a field from its label: `Payee` → `payee`, `Reference no.` → `reference-no`. */
 export function fieldTestId(label: string): string {
@@ -30,7 +30,8 @@ const PARTS: Record<string, (action: ActionDisplay) => CardPart | null> = {
 
 /**
  * One action as the server computed it: its warnings first (`Cannot be undone`), then the amount
- * large (ISO code first, so EUR and USD can't be mistaken, and the symbol form under it), then
+ * large, once, in the server's one notation (ISO code first, so EUR and USD can't be mistaken;
+ * a second, symbol form under it read as a second amount to people trying it), then
  * every field in the server's order; a tool call's arguments as nested lists, long strings folded
  * with the full text one tap away. A deletion, a message, an access change, a record change and a
  * mandate show their structured part (how many records, the message as sent, `viewer → admin`, a
@@ -60,7 +61,6 @@ export function actionCard(action: ActionDisplay, withHeading: boolean): HTMLEle
           { class: 'amount-block' },
           h('p', { class: 'amount-label' }, 'Amount'),
           h('p', { class: 'amount', testid: 'amount', attrs: { 'data-currency': amount.currency, 'data-amount-minor': amount.amount_minor } }, amount.formatted_code),
-          amount.formatted !== amount.formatted_code ? h('p', { class: 'amount-symbol', testid: 'amount-symbol' }, amount.formatted) : null,
         )
       : null,
     before.length > 0 ? h('dl', { class: 'fields' }, ...before) : null,

@@ -57,7 +57,7 @@ export function decisionBar({ request, options, busy, error, choose }: DecisionB
   } else if (options.approve && party) {
     choices = [
       h('p', { class: 'hint decision-hint', attrs: { id: 'decision-hint' } }, 'Each asks for your passkey.'),
-      h('div', { class: 'decision-buttons' }, deny, button({ kind: 'approve' }, party === 'customer' ? 'Approve' : 'Approve as reviewer', 'btn-approve', { 'aria-describedby': 'decision-hint' })),
+      h('div', { class: 'decision-buttons' }, deny, button({ kind: 'approve' }, party === 'customer' ? approveWord(request) : 'Approve as reviewer', 'btn-approve', { 'aria-describedby': 'decision-hint' })),
       report,
     ];
   } else {
@@ -75,6 +75,18 @@ export function decisionBar({ request, options, busy, error, choose }: DecisionB
     report ? h('p', { class: 'visually-hidden', attrs: { id: 'report-hint' } }, 'Denies the request and blocks this agent from asking you again.') : null,
     h('p', { class: 'status decision-status', testid: 'decision-status', attrs: { role: 'status' } }, busy ? busyText(busy, party) : ''),
   );
+}
+
+/**
+ * The customer's approve button says what approving does, in the server's word for the action
+ * (`ActionDisplay.verb`: `Pay`, `Delete`, `Send`, a tool's name), never a word of the app's own: a
+ * refund is a payment to the customer, and the app must not call it anything the server did not.
+ * A batch whose actions share one verb (three payments) says it once; a mixed batch says `Approve`.
+ */
+export function approveWord(request: Pick<RequestDisplay, 'actions'>): string {
+  const verbs = new Set(request.actions.map((action) => action.verb));
+  const [only] = verbs;
+  return verbs.size === 1 && only ? only : 'Approve';
 }
 
 function busyText(choice: Choice, party: ApprovalParty | null): string {

@@ -1,6 +1,6 @@
 import { browserSupportsWebAuthn, startRegistration, type PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/browser';
 import { getEnrollmentOptions, isApiError, verifyEnrollment, type DeviceSession } from '../api/index.ts';
-import { loadSession } from '../session.ts';
+import { loadSession, mayHaveSession } from '../session.ts';
 import { defaultDeviceName } from '../ui/default-device-name.ts';
 import { focusHeading, h, setTitle } from '../ui/dom.ts';
 import { errorBanner, errorMessage, isPasskeyCancelled } from './messages.ts';
@@ -170,8 +170,8 @@ export function mountEnrollScreen(root: HTMLElement, code: string, onEnrolled: (
   }
 
   // Opening an enrollment link on an enrolled device is allowed (a new passkey, perhaps for
-  // someone else), but say so.
-  loadSession().then(
+  // someone else), but say so. A browser that never had a session is not asked (see mayHaveSession).
+  (mayHaveSession() ? loadSession() : Promise.resolve(null)).then(
     (found) => {
       if (disposed || !found) return;
       session = found;

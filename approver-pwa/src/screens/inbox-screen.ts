@@ -53,6 +53,12 @@ export function mountInboxScreen(ctx: ScreenContext): Dispose {
       if (ctx.signal.aborted) return;
       if (isApiError(error, 'login_required')) return ctx.loginRequired();
       errorSlot.replaceChildren(errorBanner(errorMessage(error)));
+      // Nothing is loading any more: the banner says why the list is not there. A list shown
+      // before stays (it is what the server last said), with the banner above it.
+      if (list.hasAttribute('aria-busy')) {
+        list.removeAttribute('aria-busy');
+        list.replaceChildren();
+      }
     } finally {
       loading = false;
       if (again && !ctx.signal.aborted) {
@@ -87,10 +93,12 @@ export function mountInboxScreen(ctx: ScreenContext): Dispose {
     return h(
       'a',
       { class: 'inbox-item', testid: 'inbox-item', attrs: { href: requestHref(request.auth_req_id), 'data-auth-req-id': request.auth_req_id } },
+      request.test ? h('span', { class: 'test-badge', testid: 'test-badge' }, 'Test request') : null,
       h('span', { class: 'inbox-item-title', testid: 'inbox-item-title' }, requestTitle(request)),
       h('span', { class: 'inbox-item-meta' }, h('span', { testid: 'client-name' }, request.client_name), timeLeft),
       request.tier !== 'standard' || request.approvals.length > 1 ? h('span', { class: 'inbox-item-tier', testid: 'inbox-item-tier' }, tierText(request)) : null,
-      request.binding_message ? h('span', { class: 'inbox-item-code' }, 'Message: ', h('span', { class: 'code' }, request.binding_message)) : null,
+      // A reviewer never sees where the request was made: the message is the customer's to check.
+      request.binding_message ? h('span', { class: 'inbox-item-code' }, isReviewer(request) ? 'Customer’s message: ' : 'Message: ', h('span', { class: 'code' }, request.binding_message)) : null,
       // This person's part is done; the request waits for the others.
       request.viewer && request.viewer.party === null && request.approvals.some((approval) => approval.status === 'approved')
         ? h('span', { class: 'inbox-item-waiting', testid: 'inbox-item-waiting' }, `You approved · waiting for ${waitingFor(request)}`)
@@ -106,4 +114,10 @@ export function mountInboxScreen(ctx: ScreenContext): Dispose {
     notifications.dispose();
     for (const stop of stopCountdowns) stop();
   };
+}
+
+/** Whether this device looks at the request as a reviewer (a role), not as its customer. */
+function isReviewer(request: RequestDisplay): boolean {
+  const party = request.viewer?.party;
+  return party !== undefined && party !== null && party !== 'customer';
 }

@@ -41,9 +41,31 @@ export function backLink(): HTMLElement {
   return h('a', { class: 'back-link', attrs: { href: '#/' } }, h('span', { attrs: { 'aria-hidden': 'true' } }, '‹ '), 'Requests');
 }
 
+/**
+ * The mark of a request the operator's console sent as a test (`RequestDisplay.test`, computed by
+ * the server from the client): it looks like any other otherwise, and can never be carried out.
+ */
+export function testBadge(): HTMLElement {
+  return h('p', { class: 'test-badge', testid: 'test-badge' }, 'Test request');
+}
+
 /** After the decision the message is only a reminder of which request this was. */
 export function bindingLine(message: string): HTMLElement {
   return h('p', { class: 'binding-line' }, 'Message: ', h('span', { class: 'code', testid: 'binding-message' }, message));
+}
+
+/**
+ * A reviewer's view of the binding message: it is shown where the customer made the request, not
+ * to the reviewer, so they are told whose it is and asked to compare nothing.
+ */
+export function reviewerBindingLine(message: string): HTMLElement {
+  return h(
+    'p',
+    { class: 'binding-line', testid: 'reviewer-binding' },
+    'The customer checks this message against what the agent showed them: ',
+    h('span', { class: 'code', testid: 'binding-message' }, message),
+    '. You don’t need to.',
+  );
 }
 
 /** Before the decision: the message the person must compare with what the agent showed them. */

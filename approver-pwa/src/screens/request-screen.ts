@@ -8,7 +8,7 @@ import { actionCard } from './action-card.ts';
 import { batchTotals } from './cards/batch-totals.ts';
 import { choiceTestId, decisionBar, type Choice } from './decision-bar.ts';
 import { errorBanner, errorMessage, isPasskeyCancelled } from './messages.ts';
-import { backLink, bindingBox, bindingLine, confirmReport, describeFailure, reviewerNote } from './request-parts.ts';
+import { backLink, bindingBox, bindingLine, confirmReport, describeFailure, reviewerBindingLine, reviewerNote, testBadge } from './request-parts.ts';
 import { approvalsList, escalationLine, tierLine } from './request-facts.ts';
 import { describeResult, resultPanel } from './request-result.ts';
 import { requestTitle } from './request-title.ts';
@@ -167,18 +167,22 @@ export function mountRequestScreen(ctx: ScreenContext, authReqId: string): Dispo
         'section',
         { class: 'screen request', testid: 'request-screen', attrs: { 'data-state': request.state, 'data-auth-req-id': request.auth_req_id } },
         h('div', { class: 'request-nav' }, backLink(), pending ? h('p', { class: 'time-left-line' }, timeLeft) : null),
+        request.test ? testBadge() : null,
         h('p', { class: 'eyebrow' }, 'Requested by ', h('strong', { testid: 'client-name' }, request.client_name)),
         // Focusable from script, so focus on it survives a re-render.
         h('h1', { testid: 'request-title', attrs: { tabindex: -1 } }, requestTitle(request)),
         tierLine(request),
         escalationLine(request),
+        // While deciding, the message to compare comes first: on a phone it is then in view above
+        // the sticky decision bar (the codes) without scrolling, not under it.
+        request.binding_message && pending && !reviewer ? bindingBox(request.binding_message) : null,
         // Once decided (or this person's part is done), what became of it comes first.
         result.kind === 'pending' ? null : resultPanel(shown, context),
         reviewer ? reviewerNote(reviewer) : null,
         batchTotals(request),
         ...request.actions.map((action) => actionCard(action, request.actions.length > 1)),
         approvalsList(request, you),
-        request.binding_message ? (pending ? bindingBox(request.binding_message) : bindingLine(request.binding_message)) : null,
+        request.binding_message && (!pending || reviewer) ? (reviewer ? reviewerBindingLine(request.binding_message) : bindingLine(request.binding_message)) : null,
         // While deciding, an error belongs next to the buttons, which stay in view.
         errorShown && !deciding ? errorBanner(errorShown) : null,
         deciding ? decisionBar({ request, options: view.options!, busy, error: errorShown, choose: (choice) => void choose(choice) }) : null,

@@ -1,7 +1,6 @@
 import type { ClientRecord } from '../clients/index.ts';
-import { createClient, findClient } from '../clients/index.ts';
+import { consoleClientKey, createClient, findClient } from '../clients/index.ts';
 import type { Deps } from '../deps.ts';
-import { keys } from '../store/index.ts';
 
 /** The name people see on a test request: they know at once it came from the operator's console. */
 export const CONSOLE_CLIENT_NAME = 'Countersign console (test)';
@@ -16,7 +15,7 @@ export const CONSOLE_CLIENT_NAME = 'Countersign console (test)';
  * record stays unused.
  */
 export async function consoleClient(deps: Pick<Deps, 'store' | 'clock'>, tenant: string): Promise<ClientRecord> {
-  const key = keys.config(`console-client:${tenant}`);
+  const key = consoleClientKey(tenant);
   const knownId = await deps.store.get(key);
   const known = knownId ? await findClient(deps.store, knownId) : null;
   if (known) return known;

@@ -2,6 +2,7 @@ import type { RequestDisplay } from '@countersign/shared';
 import type { Deps } from '../deps.ts';
 import { canView, pendingRequestIds, type Viewer } from '../policy/index.ts';
 import { loadRequest, requestDisplay, settleExpiry } from '../requests/index.ts';
+import { consoleClientId } from '../clients/index.ts';
 import { keys } from '../store/index.ts';
 import type { DeviceSession } from './session.ts';
 
@@ -28,6 +29,7 @@ export async function listInbox(deps: Deps, session: DeviceSession, viewer: View
       keepMissing: false,
     })),
   ];
+  const testClient = await consoleClientId(store, tenant);
   const seen = new Set<string>();
   const shown: RequestDisplay[] = [];
   for (const index of indexes) {
@@ -42,7 +44,7 @@ export async function listInbox(deps: Deps, session: DeviceSession, viewer: View
         continue;
       }
       if (canView({ sub: request.sub, parties: request.parties ?? ['customer'], approvals: request.approvals ?? [] }, viewer)) {
-        shown.push(requestDisplay(request, deps.clock.now(), viewer));
+        shown.push(requestDisplay(request, deps.clock.now(), viewer, testClient));
       }
     }
   }

@@ -2,6 +2,7 @@ import { CountersignError, decisionBody, enrollOptionsBody, enrollVerifyBody, pu
 import { Hono, type Context } from 'hono';
 import type { Deps } from '../deps.ts';
 import { readJson } from '../http/index.ts';
+import { consoleClientId } from '../clients/index.ts';
 import { isAllowedPushEndpoint, savePushSubscription } from '../push/index.ts';
 import { loadRequest, requestDisplay, settleExpiry } from '../requests/index.ts';
 import { canView, type Viewer } from '../policy/index.ts';
@@ -105,10 +106,11 @@ export function deviceRoutes(deps: Deps, sessionRoutes: ((app: Hono<{ Variables:
     const viewer = viewerOf(c);
     const authReqId = c.req.param('auth_req_id');
     // The user's passkeys and this device's live prompts are read beside the request (the prompts need them when it is pending).
-    const [found, devices, live] = await Promise.all([
+    const [found, devices, live, testClient] = await Promise.all([
       loadRequest(deps.store, session.tenant, authReqId),
       listDevices(deps.store, session.tenant, session.sub),
       readLivePrompts(deps.store, session.tenant, authReqId, session.device_id),
+      consoleClientId(deps.store, session.tenant),
     ]);
     // A device sees its own user's requests and those its user reviews (docs/design.md guarantee 5).
     if (!found || !canView({ sub: found.sub, parties: found.parties ?? ['customer'], approvals: found.approvals ?? [], held_before: found.held_before ?? [] }, viewer)) {
@@ -122,7 +124,7 @@ export function deviceRoutes(deps: Deps, sessionRoutes: ((app: Hono<{ Variables:
       options = prompts.options;
       if (prompts.firstView) await deps.audit.record({ type: 'viewed', tenant: session.tenant, auth_req_id: request.auth_req_id, client_id: request.client_id, sub: session.sub, device_id: session.device_id, channel: 'device' });
     }
-    const view: RequestView = { request: requestDisplay(request, deps.clock.now(), viewer), options };
+    const view: RequestView = { request: requestDisplay(request, deps.clock.now(), viewer, testClient), options };
     return c.json(view, 200, { 'Cache-Control': 'no-store' });
   });
 
@@ -132,7 +134,7 @@ export function deviceRoutes(deps: Deps, sessionRoutes: ((app: Hono<{ Variables:
     const viewer = viewerOf(c);
     const options = body.selected_code === undefined ? {} : { selected_code: body.selected_code };
     const request = await verifyDecision(deps, session, viewer, c.req.param('auth_req_id'), body.decision, body.response, options);
-    return c.json({ request: requestDisplay(request, deps.clock.now(), viewer) }, 200, { 'Cache-Control': 'no-store' });
+    return c.json({ request: requestDisplay(request, deps.clock.now(), viewer, await consoleClientId(deps.store, session.tenant)) }, 200, { 'Cache-Control': 'no-store' });
   });
 
   // "This wasn't me": answered with the request's deny prompt (see `verifyDecision`).
@@ -141,7 +143,7 @@ export function deviceRoutes(deps: Deps, sessionRoutes: ((app: Hono<{ Variables:
     const body = await readJson(c, reportBody);
     const viewer = viewerOf(c);
     const request = await verifyDecision(deps, session, viewer, c.req.param('auth_req_id'), 'deny', body.response, { report: true });
-    return c.json({ request: requestDisplay(request, deps.clock.now(), viewer) }, 200, { 'Cache-Control': 'no-store' });
+    return c.json({ request: requestDisplay(request, deps.clock.now(), viewer, await consoleClientId(deps.store, session.tenant)) }, 200, { 'Cache-Control': 'no-store' });
   });
 
   // History, devices, and a link to add another device: see manage-routes.ts.

@@ -18,6 +18,7 @@ export const formattedAmount = z.looseObject({
 /** `ActionDisplay` (shared/src/actions/display.ts): one action as the person reads it. */
 export const actionDisplay = z.looseObject({
   type: z.string(),
+  verb: z.string(),
   title: z.string(),
   summary: z.string(),
   amount: formattedAmount.optional(),
@@ -76,6 +77,7 @@ export const requestDisplay = z.looseObject({
   approvals: z.array(partyDisplay),
   escalation: escalationView.optional(),
   number_matching: z.looseObject({ candidates: z.array(z.string()) }).nullable(),
+  test: z.boolean().optional(),
   viewer: z.looseObject({ party: approvalParty.nullable(), can_decide: z.boolean(), can_report: z.boolean() }).nullable(),
 }).meta({ id: 'RequestDisplay' });
 

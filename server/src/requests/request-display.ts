@@ -28,8 +28,12 @@ function approvalsShown(request: ApprovalRequest): PartyDisplay[] {
  * number matching, the three codes to pick from (only to the person it is for, who sees the code
  * on the agent's side; never the code itself). Without one (the operator's view), `viewer` and
  * `number_matching` are null.
+ *
+ * @param consoleClientId - the tenant's console client (see `clients/console-client-id.ts`), or
+ *   null when it has none: given, the display says whether the request is a console test
+ *   (`test`). The device views give it, so the phone can mark a test request as one.
  */
-export function requestDisplay(request: ApprovalRequest, nowMs: number, viewer?: Viewer): RequestDisplay {
+export function requestDisplay(request: ApprovalRequest, nowMs: number, viewer?: Viewer, consoleClientId?: string | null): RequestDisplay {
   const deadline = currentDeadline(request);
   const state = effectiveState(request, nowMs);
   const pending = state === 'pending';
@@ -49,6 +53,7 @@ export function requestDisplay(request: ApprovalRequest, nowMs: number, viewer?:
     approvals: approvalsShown(request),
     ...(request.escalation?.length ? { escalation: escalationView(request)! } : {}),
     number_matching: party === 'customer' && request.code_candidates ? { candidates: [...request.code_candidates] } : null,
+    ...(consoleClientId === undefined ? {} : { test: consoleClientId !== null && request.client_id === consoleClientId }),
     viewer: viewer ? { party, can_decide: party !== null || (pending && viewer.sub === request.sub), can_report: pending && viewer.sub === request.sub } : null,
   };
 }

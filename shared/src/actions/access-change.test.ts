@@ -64,6 +64,7 @@ describe('the access_change type', () => {
   it('shows the documented change in words: who, on what, from which role to which', () => {
     expect(shown({})).toStrictEqual({
       type: 'access_change',
+      verb: 'Change',
       title: 'Change Bo Li from viewer to admin on Payments prod',
       summary: 'Change Bo Li from viewer to admin on Payments prod',
       access: { kind: 'change', principal: 'Bo Li (u_9)', resource: 'Payments prod (proj_1)', from_role: 'viewer', to_role: 'admin' },
@@ -82,6 +83,7 @@ describe('the access_change type', () => {
   it('says a grant (no role before) in words', () => {
     expect(shown({ from_role: null })).toStrictEqual({
       type: 'access_change',
+      verb: 'Grant',
       title: 'Grant Bo Li admin on Payments prod',
       summary: 'Grant Bo Li admin on Payments prod',
       access: { kind: 'grant', principal: 'Bo Li (u_9)', resource: 'Payments prod (proj_1)', from_role: null, to_role: 'admin' },
@@ -100,6 +102,7 @@ describe('the access_change type', () => {
   it('says a revocation (no role after) in words', () => {
     expect(shown({ to_role: null, precondition: { record: 'iam:u_9', version: '41' } })).toStrictEqual({
       type: 'access_change',
+      verb: 'Revoke',
       title: "Revoke Bo Li's viewer on Payments prod",
       summary: "Revoke Bo Li's viewer on Payments prod",
       access: { kind: 'revoke', principal: 'Bo Li (u_9)', resource: 'Payments prod (proj_1)', from_role: 'viewer', to_role: null },

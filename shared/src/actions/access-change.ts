@@ -65,6 +65,7 @@ export function displayAccessChange(details: AccessChangeDetails): ActionDisplay
   const resource = `${on} (${details.resource.id})`;
   return {
     type: 'access_change',
+    verb: kind === 'grant' ? 'Grant' : kind === 'revoke' ? 'Revoke' : 'Change',
     title,
     summary: title,
     access: { kind, principal, resource, from_role: details.from_role, to_role: details.to_role },

@@ -57,6 +57,7 @@ describe('the deletion type', () => {
   it('shows the documented deletion: how many of what where, the ids, and that it cannot be undone', () => {
     expect(shown({})).toStrictEqual({
       type: 'deletion',
+      verb: 'Delete',
       title: 'Delete 2 customer records in crm',
       summary: 'Delete 2 customer records in crm',
       warnings: ['Cannot be undone'],
@@ -76,6 +77,7 @@ describe('the deletion type', () => {
     const display = shown({ ids: ids(12), count: 12_000, reversible: true, precondition: { record: 'crm:segment-7', version: 'W/"3f2a"' } });
     expect(display).toStrictEqual({
       type: 'deletion',
+      verb: 'Delete',
       title: 'Delete 12,000 customer records in crm',
       summary: 'Delete 12,000 customer records in crm',
       records: { kind: 'customer', system: 'crm', count: 12_000, ids: ['cus_1', 'cus_2', 'cus_3', 'cus_4', 'cus_5'], more: 11_995, reversible: true },

@@ -57,6 +57,7 @@ export function displayDeletion(details: DeletionDetails): ActionDisplay {
   const named = firstFew(details.ids, details.count);
   return {
     type: 'deletion',
+    verb: 'Delete',
     title: `Delete ${what}`,
     summary: `Delete ${what}`,
     ...(details.reversible ? {} : { warnings: ['Cannot be undone'] }),

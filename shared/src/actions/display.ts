@@ -31,6 +31,12 @@ export interface DisplayMember {
 export interface ActionDisplay {
   /** The `authorization_details` type, e.g. `payment`. */
   type: string;
+  /**
+   * What approving does, in one word, for the approve button: `Pay`, `Delete`, `Send`, `Grant`,
+   * `Revoke`, `Change`, `Allow`; a tool call's is the tool's own name (`refund_order`), the only
+   * word for it that is not the model's. Every title but a tool call's starts with it.
+   */
+  verb: string;
   /** A one-line headline: `Pay EUR 490.00 to ACME Ltd`. */
   title: string;
   /** A shorter one-line summary, for notifications. */

@@ -144,6 +144,7 @@ export function displayMandate(details: MandateDetails): ActionDisplay {
   const totals = limits.map((limit) => `${limit.total.formatted_code} ${per}`).join(', ');
   return {
     type: 'mandate',
+    verb: 'Allow',
     title: `Allow payments to ${payees}: up to ${totals}`,
     summary: `Standing permission: up to ${totals} to ${payees}`,
     mandate: {

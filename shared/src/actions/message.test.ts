@@ -75,6 +75,7 @@ describe('the message type', () => {
   it('shows the documented message: channel, how many, the list, a sample, subject and body', () => {
     expect(shown({})).toStrictEqual({
       type: 'message',
+      verb: 'Send',
       title: 'Send email to 12,000 recipients',
       summary: 'Email to 12,000 recipients',
       message: { channel: 'Email', recipient_count: 12000, list: 'newsletter-eu', sample: ['ana@example.com'], subject: 'Price change', body: '…' },
@@ -97,6 +98,7 @@ describe('the message type', () => {
     expect(parse(sms).data![0]).toEqual({ ...EXAMPLE, ...sms, subject: undefined, body: canonical });
     expect(shown(sms)).toStrictEqual({
       type: 'message',
+      verb: 'Send',
       title: 'Send SMS to 1 recipient',
       summary: 'SMS to 1 recipient',
       message: { channel: 'SMS', recipient_count: 1, list: null, sample: [], subject: null, body: canonical },

@@ -69,6 +69,7 @@ export function displayMessage(details: MessageDetails): ActionDisplay {
   const sample = details.recipients.sample ?? [];
   return {
     type: 'message',
+    verb: 'Send',
     title: `Send ${channel.noun} to ${recipients}`,
     summary: `${channel.label} to ${recipients}`,
     message: { channel: channel.label, recipient_count: details.recipients.count, list: details.recipients.list ?? null, sample, subject: details.subject ?? null, body: details.body },

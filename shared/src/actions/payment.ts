@@ -36,6 +36,7 @@ export function displayPayment(details: PaymentDetails): ActionDisplay {
   const amount = formatAmount(details.amount_minor, details.currency);
   return {
     type: 'payment',
+    verb: 'Pay',
     title: `Pay ${amount.formatted_code} to ${details.payee.name}`,
     summary: `${amount.formatted_code} to ${details.payee.name}`,
     amount,

@@ -108,6 +108,7 @@ describe('the record_change type', () => {
   it('shows the documented change: the record, each field before and after, and the version it depends on', () => {
     expect(shown({})).toStrictEqual({
       type: 'record_change',
+      verb: 'Change',
       title: 'Change campaign Auto EU (cmp_4): 2 fields',
       summary: 'Change campaign Auto EU (cmp_4)',
       changes: [
@@ -138,6 +139,7 @@ describe('the record_change type', () => {
     };
     expect(shown(values)).toStrictEqual({
       type: 'record_change',
+      verb: 'Change',
       title: 'Change invoice INV-7: 4 fields',
       summary: 'Change invoice INV-7',
       changes: [
@@ -163,6 +165,7 @@ describe('the record_change type', () => {
     const display = shown({ record: { kind: 'campaign', id: 'cmp_4' }, ...change('short', long, 'description'), precondition: undefined });
     expect(display).toStrictEqual({
       type: 'record_change',
+      verb: 'Change',
       title: 'Change campaign cmp_4: 1 field',
       summary: 'Change campaign cmp_4',
       changes: [{ field: 'description', from: text('short'), to: { kind: 'text', preview: `${long.slice(0, 160).trimEnd()}…`, full: long, folded: true } }],

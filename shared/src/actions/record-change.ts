@@ -100,6 +100,7 @@ export function displayRecordChange(details: RecordChangeDetails): ActionDisplay
   const record = name ? `${kind} ${name} (${id})` : `${kind} ${id}`;
   return {
     type: 'record_change',
+    verb: 'Change',
     title: `Change ${record}: ${counted(details.changes.length, 'field')}`,
     summary: `Change ${record}`,
     changes: details.changes.map((change) => ({ field: change.field, from: displayJsonValue(change.from), to: displayJsonValue(change.to) })),

@@ -105,6 +105,7 @@ export function displayToolCall(details: ToolCallDetails): ActionDisplay {
   ];
   return {
     type: 'tool_call',
+    verb: details.tool,
     title: `Run ${details.tool} on ${details.server}`,
     summary: `${details.server}: ${details.tool}`,
     fields,

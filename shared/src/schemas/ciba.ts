@@ -187,6 +187,11 @@ export interface RequestDisplay {
   number_matching: { candidates: string[] } | null;
   /** What the device looking at it may do; `null` in the operator's view. */
   viewer: ViewerDisplay | null;
+  /**
+   * Device views only: true when the request was made by the console's built-in test client (the
+   * operator's "send a test request"), which can be decided but never redeemed.
+   */
+  test?: boolean;
 }
 
 /** One party that must approve: the person the request is for, or a reviewer of a role (`role:reviewer:finance`). */
