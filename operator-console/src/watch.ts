@@ -91,16 +91,7 @@ function renderTimeline(events: AuditEvent[], current: Watching): void {
   for (const event of events.slice(current.seen)) {
     const time = new Date(event.at);
     const extra = [event.channel, event.reason, event.device_id ? `device ${event.device_id}` : null].filter(Boolean).join(' · ');
-    $('timeline').append(
-      el(
-        'li',
-        { 'data-type': event.type },
-        el('time', { datetime: event.at }, Number.isNaN(time.getTime()) ? event.at : time.toLocaleTimeString()),
-        ' ',
-        el('strong', {}, event.type),
-        extra ? el('span', { class: 'muted' }, ` ${extra}`) : null,
-      ),
-    );
+    $('timeline').append(el('li', { 'data-type': event.type }, el('time', { datetime: event.at }, Number.isNaN(time.getTime()) ? event.at : time.toLocaleTimeString()), ' ', el('strong', {}, event.type), extra ? el('span', { class: 'muted' }, ` ${extra}`) : null));
   }
   current.seen = Math.max(current.seen, events.length);
 }
