@@ -73,13 +73,16 @@ export interface TestRequestCreated {
   binding_code?: string;
 }
 
-/** The action types the server builds a sample of (server/src/console/sample-actions.ts `SAMPLE_TYPES`). */
+/**
+ * The action types the console sends as a server-built sample: those of server/src/console/sample-actions.ts
+ * `SAMPLE_TYPES` but `payment`, which the console's form writes out (the server has a sample of it too).
+ */
 export const SAMPLE_TYPES = ['deletion', 'message', 'access_change', 'record_change'] as const;
 export type SampleType = (typeof SAMPLE_TYPES)[number];
 
 /** One sample of `GET /test-requests/samples` (server/src/console/sample-actions.ts `SamplePreview`). */
 export interface SamplePreview {
-  type: SampleType;
+  type: SampleType | 'payment';
   label: string;
   display: Pick<ActionDisplay, 'title'> & { fields: DisplayField[]; warnings: string[] };
 }

@@ -8,7 +8,7 @@ import { $, $value, el } from './dom.ts';
 import { handleAuthError } from './session.ts';
 
 /** type → its preview, once loaded. */
-let samples: Partial<Record<SampleType, SamplePreview>> | null = null;
+let samples: Partial<Record<SamplePreview['type'], SamplePreview>> | null = null;
 
 /** Whether the server builds the action of `type` (the form then sends `sample: type`). */
 export function isSampleType(type: string): type is SampleType {
