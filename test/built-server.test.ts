@@ -126,6 +126,30 @@ describe('the built server, run with plain node', () => {
     expect(server.output()).toContain('countersign stopping');
   });
 
+  it('serves the operator console and the approver PWA that its dist/ carries', async () => {
+    const server = await startBuilt(`redis://127.0.0.1:${redis.port}/3`);
+    try {
+      const page = await fetch(`${server.url}/console`);
+      expect([page.status, page.headers.get('content-type'), page.headers.get('cache-control')]).toEqual([200, 'text/html; charset=utf-8', 'no-cache']);
+      const html = await page.text();
+      // vite's build: one hashed script and one hashed style sheet under /console/assets/.
+      const script = /<script type="module" crossorigin src="(\/console\/assets\/[\w-]+\.js)"><\/script>/.exec(html)?.[1];
+      const style = /<link rel="stylesheet" crossorigin href="(\/console\/assets\/[\w-]+\.css)">/.exec(html)?.[1];
+      expect([script, style], html).toEqual([expect.any(String), expect.any(String)]);
+      const js = await fetch(`${server.url}${script}`);
+      expect([js.status, js.headers.get('content-type'), js.headers.get('cache-control')]).toEqual([200, 'text/javascript; charset=utf-8', 'public, max-age=31536000, immutable']);
+      expect(await js.text()).toContain('countersign.console.admin-token');
+      const css = await fetch(`${server.url}${style}`);
+      expect([css.status, css.headers.get('content-type')]).toEqual([200, 'text/css; charset=utf-8']);
+      const pwa = await fetch(`${server.url}/`);
+      expect(pwa.status).toBe(200);
+      expect(await pwa.text()).toContain('<title>Countersign</title>');
+    } finally {
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toBe(0);
+    }
+  });
+
   it('answers or refuses every request it accepted when SIGTERM comes under load, and leaves no half-written record', async () => {
     // Room for the whole burst: the shipped policy allows a person 10 pending requests.
     // Room for the whole burst (the shipped policy allows a person 10 pending requests), and a
