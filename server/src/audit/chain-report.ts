@@ -70,7 +70,7 @@ export interface ChainReset {
   message: string;
 }
 
-/** The answer of {@link verifyChain}. */
+/** The answer of `verifyChain`. */
 export interface ChainReport {
   ok: boolean;
   tenant: string;
@@ -86,7 +86,7 @@ export interface ChainReport {
   resets?: ChainReset[];
 }
 
-/** The first line of an export of a trimmed chain, `{"retention_anchor": {…}}`, read back by {@link verifyChain}. */
+/** The first line of an export of a trimmed chain, `{"retention_anchor": {…}}`, read back by `verifyChain`. */
 export interface RetentionAnchorLine {
   retention_anchor: RetentionAnchor;
 }

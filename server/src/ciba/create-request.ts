@@ -41,7 +41,7 @@ function transactionKey(client: ClientRecord, input: BackchannelRequest): string
  * The checks, each before anything is stored or pushed, refused in this order: the user and a
  * device; no block of this client by this user; the `transaction_id` (the same details return the
  * same `auth_req_id` without counting again; other details are refused); an approver for each role
- * the tier needs ({@link approverCoverage}: a holder of it other than the user, who never reviews
+ * the tier needs (`approverCoverage`, in {@link checkApprovers}: a holder of it other than the user, who never reviews
  * their own request, and a different person for each role; a holder counts whether or not they
  * have enrolled a device yet); then the user's pending limit and the velocity windows, atomically each. Only then is the request
  * written; if writing fails, everything written for it is taken back and its places in the

@@ -46,8 +46,8 @@ export interface Reservation {
  * and given back, a concurrent request may see a window fuller than it will be: it errs towards
  * refusing, never towards letting more through than the limit.
  *
- * The places are given back as the request ends: {@link releasePending} when it leaves `pending`,
- * {@link releaseUnused} when it ends without being redeemed (denied, reported, expired). The
+ * The places are given back as the request ends: `releasePending` (release-limits.ts) when it leaves `pending`,
+ * `releaseUnused` when it ends without being redeemed (denied, reported, expired). The
  * per-client velocity window is never given back: it is the client's own budget of asking.
  *
  * @throws CountersignError `too_many_pending` (429: the user's limit, or this client's share of
