@@ -1,30 +1,10 @@
-import { execFile } from 'node:child_process';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { promisify } from 'node:util';
-import type { Cluster, Redis } from 'ioredis';
-import { createAuditLog } from '../../server/src/audit/index.ts';
-import { runAuditCommand } from '../../server/src/cli/audit-command.ts';
-import { systemClock } from '../../server/src/runtime/index.ts';
-import { RedisStore } from '../../server/src/store/index.ts';
-import { isForbidden5xx, type Answer, type ChaosHttp } from './http-client.ts';
-import { REPO_ROOT, type ServerProcess } from './processes.ts';
+import { isForbidden5xx, type Answer } from './http-client.ts';
+import { add, type Problems } from './problems.ts';
 import type { RedeemRace } from './workload.ts';
 
-/** The key prefix `main.ts` gives the Redis store (`REDIS_PREFIX`), and the tenant every client and user here is in. */
-export const SERVER_PREFIX = 'cs:';
-export const TENANT = 'default';
-
-/** Invariant → the auth_req_ids (or answers) that break it. Empty when everything holds. */
-export type Problems = Record<string, string[]>;
-
-function add(problems: Problems, invariant: string, example: string): void {
-  (problems[invariant] ??= []).push(example);
-}
-
-/** Problems as counts with a few examples each, for the failure message and the report. */
-export function summarize(problems: Problems): Record<string, { count: number; examples: string[] }> {
-  return Object.fromEntries(Object.entries(problems).map(([invariant, examples]) => [invariant, { count: examples.length, examples: examples.slice(0, 3) }]));
-}
+export { auditVerifyCli, auditVerifyOn } from './audit-verify.ts';
+export { SERVER_PREFIX, summarize, TENANT, type Problems } from './problems.ts';
+export { checkPings, checkRedemptionsSettled, settle, type SettledContext } from './settled-checks.ts';
 
 /**
  * What the answers to the redeem callers prove on their own, with no settle time: each token was
@@ -68,121 +48,6 @@ export function forbidden5xx(answers: Answer[]): Problems {
   const problems: Problems = {};
   for (const answer of answers) if (isForbidden5xx(answer)) add(problems, 'a 5xx other than 503 temporarily_unavailable', `${answer.status} ${answer.code ?? ''} on ${answer.instance} ${answer.route}`);
   return problems;
-}
-
-/** What the settled checks read: an instance to ask (the first that answers) and the deployment's Redis. */
-export interface SettledContext {
-  http: ChaosHttp;
-  instances: () => ServerProcess[];
-  redis: Redis | Cluster;
-}
-
-async function adminGet(context: SettledContext, path: string): Promise<any | null> {
-  for (const instance of context.instances()) {
-    const reply = await context.http.admin(instance, 'GET', path);
-    if (reply.status === 200) return reply.body;
-  }
-  return null;
-}
-
-/**
- * The consequences of each redemption, which may come later than its answer (from a reconciler):
- * the request is `redeemed` with the redemption id its callers were told; its trail
- * (`GET /api/admin/audit?auth_req_id=…`) has exactly one `redeemed` event; and it is in the outcome
- * deadline index (`deadlines:{outcome}`, member `<tenant>:<auth_req_id>`, see
- * `requests/outcome-deadlines.ts`): no outcome is reported here, so it must stay there.
- */
-export async function checkRedemptionsSettled(context: SettledContext, authReqIds: string[], redemptionIds: Map<string, string>): Promise<Problems> {
-  const problems: Problems = {};
-  await Promise.all(
-    authReqIds.map(async (authReqId) => {
-      const [view, audit, deadline] = await Promise.all([
-        adminGet(context, `/requests/${authReqId}`),
-        adminGet(context, `/audit?auth_req_id=${authReqId}`),
-        context.redis.zscore(`${SERVER_PREFIX}deadlines:{outcome}`, `${TENANT}:${authReqId}`).catch(() => 'unreadable'),
-      ]);
-      if (!view || !audit) return add(problems, 'admin API unreachable', authReqId);
-      const told = redemptionIds.get(authReqId);
-      if (view.request.state !== 'redeemed') add(problems, 'approved request not redeemed in the end', `${authReqId}: ${view.request.state}`);
-      else if (told && view.request.redemption_id !== told) add(problems, 'stored redemption_id differs from the one answered', authReqId);
-      const redeemedEvents = (audit.events as { type: string }[]).filter((event) => event.type === 'redeemed').length;
-      if (view.request.state === 'redeemed' && redeemedEvents !== 1) add(problems, 'redeemed request without exactly one `redeemed` audit event', `${authReqId}: ${redeemedEvents}`);
-      if (view.request.state === 'redeemed' && deadline === null) add(problems, 'redeemed request without its outcome deadline', authReqId);
-      if (deadline === 'unreadable') add(problems, 'outcome deadline index unreadable', authReqId);
-    }),
-  );
-  return problems;
-}
-
-/** Every approved request of a ping client was pinged at least once: the receiver saw its auth_req_id. */
-export async function checkPings(context: SettledContext, authReqIds: string[], pinged: () => Set<string>): Promise<Problems> {
-  const problems: Problems = {};
-  const seen = pinged();
-  await Promise.all(
-    authReqIds.map(async (authReqId) => {
-      const view = await adminGet(context, `/requests/${authReqId}`);
-      if (!view) return add(problems, 'admin API unreachable', authReqId);
-      if (view.request.state === 'pending') add(problems, 'request still pending after its approval was retried', authReqId);
-      else if (view.request.state !== 'approved' && view.request.state !== 'redeemed') add(problems, 'request neither approved nor redeemed', `${authReqId}: ${view.request.state}`);
-      else if (!seen.has(authReqId)) add(problems, 'approved ping request never pinged', authReqId);
-    }),
-  );
-  return problems;
-}
-
-/**
- * Evaluates `check` until it finds no problem or `timeoutMs` passes, every 250 ms: the system is
- * given that long after the fault to deliver what a transition owes (a reconciler may do it).
- *
- * @returns the last problems and how long it took (the whole timeout when they never cleared).
- */
-export async function settle(check: () => Promise<Problems>, timeoutMs: number): Promise<{ problems: Problems; settleMs: number }> {
-  const started = Date.now();
-  for (;;) {
-    const problems = await check();
-    const settleMs = Date.now() - started;
-    if (Object.keys(problems).length === 0 || settleMs > timeoutMs) return { problems, settleMs };
-    await sleep(250);
-  }
-}
-
-const execFileAsync = promisify(execFile);
-
-/**
- * `audit verify --tenant default` as an operator runs it: `tsx server/src/cli/audit.ts` with the
- * deployment's `REDIS_URL`. Exit 0 means the chain holds.
- */
-export async function auditVerifyCli(redisUrl: string): Promise<{ code: number; output: string }> {
-  try {
-    const { stdout, stderr } = await execFileAsync(process.execPath, ['--import', 'tsx', 'server/src/cli/audit.ts', 'verify', '--tenant', TENANT], {
-      cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', REDIS_URL: redisUrl },
-      timeout: 30_000,
-    });
-    return { code: 0, output: `${stdout}${stderr}`.trim() };
-  } catch (error) {
-    const failed = error as { code?: number; stdout?: string; stderr?: string; message: string };
-    return { code: typeof failed.code === 'number' ? failed.code : -1, output: `${failed.stdout ?? ''}${failed.stderr ?? failed.message}`.trim() };
-  }
-}
-
-/**
- * `audit verify --tenant default` on a Redis Cluster: the command the CLI runs
- * (`runAuditCommand`), given the audit log of the server's store on the cluster, since
- * `server/src/cli/audit.ts` reads only `REDIS_URL`.
- */
-export async function auditVerifyOn(redis: Redis | Cluster): Promise<{ code: number; output: string }> {
-  const lines: string[] = [];
-  const store = new RedisStore({ redis, prefix: SERVER_PREFIX });
-  const code = await runAuditCommand(['verify', '--tenant', TENANT], {
-    openAudit: async () => ({ audit: createAuditLog(store, systemClock, 1), close: async () => {} }),
-    readLines: () => {
-      throw new Error('no file here');
-    },
-    out: (line) => lines.push(line),
-    err: (line) => lines.push(line),
-  });
-  return { code, output: lines.join('\n') };
 }
 
 /** The figures of one scenario, on one line, for docs/reliability.md. */

@@ -3,69 +3,25 @@
  * the way a platform authenticator and its browser would (`navigator.credentials.create/get` and
  * `PublicKeyCredential.toJSON()`), with knobs to misbehave on purpose.
  *
- * It shares no code with the verifier (@simplewebauthn/server): the CBOR, the authenticator data
- * and the signature are built here from the specification, so a test that passes proves the two
- * agree on the bytes, not that one library agrees with itself.
+ * It shares no code with the verifier (@simplewebauthn/server): the CBOR (`cbor.ts`), the
+ * authenticator data (`webauthn-data.ts`) and the signature are built from the specification, so a
+ * test that passes proves the two agree on the bytes, not that one library agrees with itself.
  *
  * @see WebAuthn Level 3 §6.1 (authenticator data), §6.5.4 (`none` attestation), §5.8.1 (client
  *   data), §6.3.3 (assertion signature); RFC 9052/9053 (COSE EC2 keys); RFC 8949 (CBOR)
  */
-import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
+import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import type {
   AuthenticationResponseJSON,
   PublicKeyCredentialCreationOptionsJSON,
   PublicKeyCredentialRequestOptionsJSON,
   RegistrationResponseJSON,
 } from '@simplewebauthn/server';
+import { cbor, type CborValue, concat, uint16 } from './cbor.ts';
+import type { AssertionOverrides, CeremonyOverrides, SoftAuthenticatorOptions } from './soft-authenticator-options.ts';
+import { authenticatorDataHead, b64url, clientData, coseEc2PublicKey, ES256, FLAG, sha256 } from './webauthn-data.ts';
 
-/** Authenticator data flags (WebAuthn L3 §6.1). */
-const FLAG = { UP: 0x01, UV: 0x04, AT: 0x40 } as const;
-/** COSE algorithm ES256 (RFC 9053 §2.1). */
-const ES256 = -7;
-
-/** Options of {@link createSoftAuthenticator}. */
-export interface SoftAuthenticatorOptions {
-  /** The origin the "browser" reports in clientDataJSON, e.g. `http://localhost:8080`. */
-  origin: string;
-  /** The relying party id the authenticator is bound to (the bare host), e.g. `localhost`. */
-  rpId: string;
-  /** The signature counter to start from. Default 0. */
-  signCount?: number;
-  /**
-   * `increment` (default): every assertion adds 1 to the counter first, like most security keys.
-   * `fixed`: the counter never moves (0 stays 0, as passkey providers that sync keys do).
-   */
-  counter?: 'increment' | 'fixed';
-  /** Whether the authenticator claims user verification (the UV flag). Default true. */
-  userVerified?: boolean;
-  /**
-   * The credential id (base64url) to claim, with this authenticator's own key: a client can put any
-   * id in its attested credential data (someone else's, say). A fresh random 32 bytes by default.
-   */
-  credentialId?: string;
-}
-
-/** Per-call knobs, to make one ceremony misbehave. */
-export interface CeremonyOverrides {
-  /** Report another origin in clientDataJSON (a phishing page, say). */
-  origin?: string;
-  /** Hash another RP id into the authenticator data, and skip the client's RP id check. */
-  rpId?: string;
-  /** Set or clear the UV flag for this call only. */
-  userVerified?: boolean;
-}
-
-/** Per-call knobs of an assertion. */
-export interface AssertionOverrides extends CeremonyOverrides {
-  /** Send exactly this counter (e.g. one that goes backwards); the stored counter is left as it is. */
-  signCount?: number;
-  /**
-   * Sign with a key of its own instead of the passkey's: what someone can send who knows the
-   * credential id (every prompt names it) but not the private key. The authenticator's own counter
-   * does not move.
-   */
-  forgeSignature?: boolean;
-}
+export type { AssertionOverrides, CeremonyOverrides, SoftAuthenticatorOptions } from './soft-authenticator-options.ts';
 
 /** A software passkey; made by {@link createSoftAuthenticator}. */
 export interface SoftAuthenticator {
@@ -199,89 +155,6 @@ export function createSoftAuthenticator(options: SoftAuthenticatorOptions): Soft
       };
     },
   };
-}
-
-/** CollectedClientData (WebAuthn L3 §5.8.1), its members in the order a browser writes them. */
-function clientData(type: 'webauthn.create' | 'webauthn.get', challenge: string, origin: string): Uint8Array {
-  return new TextEncoder().encode(JSON.stringify({ type, challenge, origin, crossOrigin: false }));
-}
-
-/** rpIdHash (32) ‖ flags (1) ‖ signCount (4, big-endian): the fixed head of authenticator data (WebAuthn L3 §6.1). */
-function authenticatorDataHead(rpId: string, flags: number, signCount: number): Uint8Array {
-  const count = new Uint8Array(4);
-  new DataView(count.buffer).setUint32(0, signCount >>> 0);
-  return concat(sha256(new TextEncoder().encode(rpId)), Uint8Array.of(flags), count);
-}
-
-/** The public key as a COSE_Key: {1: 2 (EC2), 3: -7 (ES256), -1: 1 (P-256), -2: x, -3: y} (RFC 9053 §7.1.1). */
-function coseEc2PublicKey(publicKey: KeyObject): Uint8Array {
-  const jwk = publicKey.export({ format: 'jwk' });
-  if (!jwk.x || !jwk.y) throw new Error('not an EC public key');
-  return cbor(
-    new Map<number, CborValue>([
-      [1, 2],
-      [3, ES256],
-      [-1, 1],
-      [-2, new Uint8Array(Buffer.from(jwk.x, 'base64url'))],
-      [-3, new Uint8Array(Buffer.from(jwk.y, 'base64url'))],
-    ]),
-  );
-}
-
-/** The CBOR values this file needs: integers, text, bytes and maps. */
-type CborValue = number | string | Uint8Array | Map<string | number, CborValue>;
-
-/**
- * A minimal CBOR encoder (RFC 8949 §3): definite lengths only, map entries in insertion order
- * (the keys above are already in CTAP2 canonical order, RFC 8949 §4.2.3 length-first).
- */
-function cbor(value: CborValue): Uint8Array {
-  if (typeof value === 'number') {
-    if (!Number.isSafeInteger(value)) throw new TypeError('only integers');
-    return value >= 0 ? head(0, value) : head(1, -1 - value);
-  }
-  if (typeof value === 'string') {
-    const bytes = new TextEncoder().encode(value);
-    return concat(head(3, bytes.length), bytes);
-  }
-  if (value instanceof Uint8Array) return concat(head(2, value.length), value);
-  const parts = [head(5, value.size)];
-  for (const [k, v] of value) parts.push(cbor(k), cbor(v));
-  return concat(...parts);
-}
-
-/** A CBOR initial byte and argument (RFC 8949 §3): major type in the top 3 bits. */
-function head(major: number, argument: number): Uint8Array {
-  const mt = major << 5;
-  if (argument < 24) return Uint8Array.of(mt | argument);
-  if (argument < 0x100) return Uint8Array.of(mt | 24, argument);
-  if (argument < 0x10000) return Uint8Array.of(mt | 25, argument >> 8, argument & 0xff);
-  const out = new Uint8Array(5);
-  out[0] = mt | 26;
-  new DataView(out.buffer).setUint32(1, argument);
-  return out;
-}
-
-function uint16(n: number): Uint8Array {
-  return Uint8Array.of(n >> 8, n & 0xff);
-}
-
-function sha256(bytes: Uint8Array): Uint8Array {
-  return new Uint8Array(createHash('sha256').update(bytes).digest());
-}
-
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
-}
-
-function b64url(bytes: Uint8Array): string {
-  return Buffer.from(bytes).toString('base64url');
 }
 
 /** An error named like the DOMException a browser would throw, so a test can match on `name`. */

@@ -1,14 +1,15 @@
 import { CountersignError, detailsHash } from '@countersign/shared';
 import type { ClientRecord } from '../clients/index.ts';
-import type { Config } from '../config/index.ts';
 import type { Deps } from '../deps.ts';
-import { approverCoverage, drawBindingCodes, requestAmounts, requestReach, reserveRequest, type ApproverCoverage, type Tier } from '../policy/index.ts';
+import { drawBindingCodes, requestAmounts, requestReach, reserveRequest } from '../policy/index.ts';
 import { checkMandateDates } from '../mandates/index.ts';
 import { mandateOf, type ApprovalRequest } from '../requests/index.ts';
 import { keys } from '../store/index.ts';
 import { findClientBlock, findUser } from '../users/index.ts';
+import { checkApprovers } from './check-approvers.ts';
 import type { BackchannelRequest } from './parse-backchannel-request.ts';
 import { holdersOf, rate, settleRating } from './rate-request.ts';
+import { expirySeconds } from './request-expiry.ts';
 import { sameTransaction, storeRequest } from './store-request.ts';
 
 /**
@@ -25,35 +26,9 @@ export interface CreatedRequest {
   created: boolean;
 }
 
-/**
- * The refusal of a request that nobody could approve: it names the roles nobody but the user holds
- * or, when each is held but not by enough different people, every role the tier needs.
- */
-function noApprover(roles: string[], coverage: ApproverCoverage): CountersignError {
-  // Single quotes: an error_description may not hold `"` (RFC 6749 §5.2), and stays under 200 characters.
-  const named = (list: string[]) => new Intl.ListFormat('en', { type: 'conjunction' }).format(list.map((role) => `'${role}'`));
-  if (coverage.unheld.length > 0) {
-    const [what, it] = coverage.unheld.length === 1 ? [`the role ${named(coverage.unheld)}`, 'it'] : [`the roles ${named(coverage.unheld)}`, 'them'];
-    return new CountersignError('no_approver', `No one in this tenant but the user holds ${what}, which this request needs (no one reviews their own request). An operator must assign ${it} first.`);
-  }
-  return new CountersignError(
-    'no_approver',
-    `This request needs ${roles.length} different reviewers (${named(roles)}); fewer people hold those roles in this tenant, the user aside. An operator must assign them first.`,
-  );
-}
-
 function transactionKey(client: ClientRecord, input: BackchannelRequest): string | null {
   const ids = input.authorization_details.map((detail) => detail.transaction_id).filter(Boolean);
   return ids.length ? keys.transaction(client.tenant, client.client_id, ids.join(',')) : null;
-}
-
-/**
- * The request's lifetime: `requested_expiry` when the client sent one, else the tier's expiry
- * (else `REQUEST_EXPIRY_DEFAULT`), never more than the tier's expiry nor `REQUEST_EXPIRY_MAX`.
- */
-function expirySeconds(config: Config, tier: Tier, requested: number | null): number {
-  const cap = Math.min(tier.request_expiry_seconds ?? config.requestExpiryMax, config.requestExpiryMax);
-  return Math.min(requested ?? tier.request_expiry_seconds ?? config.requestExpiryDefault, cap);
 }
 
 /**
@@ -66,7 +41,7 @@ function expirySeconds(config: Config, tier: Tier, requested: number | null): nu
  * The checks, each before anything is stored or pushed, refused in this order: the user and a
  * device; no block of this client by this user; the `transaction_id` (the same details return the
  * same `auth_req_id` without counting again; other details are refused); an approver for each role
- * the tier needs ({@link approverCoverage}: a holder of it other than the user, who never reviews
+ * the tier needs (`approverCoverage`, in {@link checkApprovers}: a holder of it other than the user, who never reviews
  * their own request, and a different person for each role; a holder counts whether or not they
  * have enrolled a device yet); then the user's pending limit and the velocity windows, atomically each. Only then is the request
  * written; if writing fails, everything written for it is taken back and its places in the
@@ -119,16 +94,8 @@ export async function createRequest(deps: Deps, client: ClientRecord, input: Bac
   }
   const earlier = heldBy ? await sameTransaction(deps, heldBy, tenant, { details_hash: hash, sub: user.sub }) : null;
   if (earlier) return { request: earlier, created: false };
-  // A request nobody could approve would wait out its lifetime holding a place in the limits:
-  // refused before any place in a limit window is taken (separation of duties: a role only the user
-  // holds is a role nobody holds, and one person fills one role).
-  const coverage = approverCoverage(roles, holders.slice(0, roles.length), user.sub);
-  if (!coverage.fillable) throw noApprover(roles, coverage);
-  // Each role of the chain decides alone once it holds the request: it needs a holder too.
-  escalationRoles.forEach((role, i) => {
-    const alone = approverCoverage([role], [holders[roles.length + i]!], user.sub);
-    if (!alone.fillable) throw noApprover([role], alone);
-  });
+  // A request nobody could approve is refused before any place in a limit window is taken.
+  checkApprovers(roles, escalationRoles, holders, user.sub);
 
   const expiresIn = expirySeconds(deps.config, tier, input.requested_expiry ?? null);
   const now = clock.now();

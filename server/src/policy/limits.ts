@@ -1,18 +1,11 @@
 import { CountersignError, isCurrencyCode } from '@countersign/shared';
-import type { Clock } from '../runtime/index.ts';
-import { type IndexStore, keys, type SortedWindowResult, type WindowResult, type WindowStore } from '../store/index.ts';
-import type { Policy } from './policy-schema.ts';
+import { keys, type SortedWindowResult, type WindowResult } from '../store/index.ts';
+import { type LimitDeps, velocityMemberOf } from './limit-deps.ts';
 import { reachAmounts, reachLimits, velocityRefusalReason } from './velocity-reach.ts';
 
-/** The store's capabilities the limits use: windows, and taking a member out of a sorted window. */
-export type LimitStore = WindowStore & Pick<IndexStore, 'sortedRemove'>;
-
-/** What the limits need: the store, the clock and the policy. */
-export interface LimitDeps {
-  store: LimitStore;
-  clock: Clock;
-  policy: Policy;
-}
+export { type LimitDeps, type LimitStore, velocityMemberOf } from './limit-deps.ts';
+export { takePushSlot } from './push-slot.ts';
+export { type LimitHolder, pendingRequestIds, releasePending, releaseUnused } from './release-limits.ts';
 
 /** The request a reservation is for. `expires_at` is epoch ms; `amounts` minor units per currency. */
 export interface ReservationInput {
@@ -35,20 +28,6 @@ export interface Reservation {
 }
 
 /**
- * How much of an `auth_req_id` (base64url, 160 random bits) a velocity window keeps to tell
- * requests apart: 16 characters, 96 random bits. Two of a window's entries would share them with a
- * chance below 10⁻¹⁷ even at a million entries (n² / 2⁹⁷), and ids are drawn by the server, not
- * chosen by a client. The full id would cost 22 more bytes per entry (it is stored twice), in a
- * window that holds an hour of requests (docs/performance.md: memory per pending request).
- */
-const VELOCITY_MEMBER_LENGTH = 16;
-
-/** The member a velocity window knows a request by (see {@link VELOCITY_MEMBER_LENGTH}). */
-export function velocityMemberOf(authReqId: string): string {
-  return authReqId.slice(0, VELOCITY_MEMBER_LENGTH);
-}
-
-/**
  * Takes a new request's places in the policy's windows, each in one atomic step, before anything
  * about the request is stored or pushed: the user's pending requests (`Store.sortedWindowAdd`,
  * counted until each one's deadline; also the user's inbox), this client's share of them
@@ -67,8 +46,8 @@ export function velocityMemberOf(authReqId: string): string {
  * and given back, a concurrent request may see a window fuller than it will be: it errs towards
  * refusing, never towards letting more through than the limit.
  *
- * The places are given back as the request ends: {@link releasePending} when it leaves `pending`,
- * {@link releaseUnused} when it ends without being redeemed (denied, reported, expired). The
+ * The places are given back as the request ends: `releasePending` (release-limits.ts) when it leaves `pending`,
+ * `releaseUnused` when it ends without being redeemed (denied, reported, expired). The
  * per-client velocity window is never given back: it is the client's own budget of asking.
  *
  * @throws CountersignError `too_many_pending` (429: the user's limit, or this client's share of
@@ -137,64 +116,4 @@ export async function reserveRequest(deps: LimitDeps, input: ReservationInput): 
     throw steps[failed]!.refusal('totals' in refused.value ? refused.value : undefined);
   }
   return { release };
-}
-
-/** The request whose places are given back: enough to name each of its windows (an `ApprovalRequest` is one). */
-export interface LimitHolder {
-  tenant: string;
-  sub: string;
-  client_id: string;
-  auth_req_id: string;
-}
-
-/**
- * Takes a request out of its user's pending requests (their inbox) and out of its client's share
- * of them: it was decided or it expired, so it no longer counts. Safe to repeat (a member that is
- * gone is gone); an expired one would also leave both on its own, by its deadline.
- *
- * @throws the store's error.
- */
-export async function releasePending(store: LimitStore, request: LimitHolder): Promise<void> {
-  await Promise.all([
-    store.sortedRemove(keys.pendingRequests(request.tenant, request.sub), request.auth_req_id),
-    store.sortedRemove(keys.clientPendingRequests(request.tenant, request.sub, request.client_id), velocityMemberOf(request.auth_req_id)),
-  ]);
-}
-
-/**
- * Gives back everything a request held in its USER's limits, once it has ended without being
- * redeemed: denied (by a party, by a wrong code, or "this wasn't me") or expired (pending, or
- * approved and never redeemed). Its pending places ({@link releasePending}), and its count and
- * amounts in the user's velocity window (`Store.windowRemove` takes this request's own entry: each
- * request adds one, under {@link velocityMemberOf}). Without it, one client asking for a large
- * amount would lock the user out of every other client for the whole window, even after the user
- * said no. A redeemed request keeps counting: money moved.
- *
- * The per-client velocity window keeps the request: it is that client's budget, and a client whose
- * requests are denied must not get its budget back by being denied.
- *
- * Call it only from the caller whose compare-and-swap moved the request to `denied` or `expired`,
- * so that of several racing (two sweepers, a poll, the device) exactly one gives back. An entry
- * that already left the window (older than `window_seconds`) is simply not found.
- *
- * @throws the store's error; what was given back before it stays given back.
- * @see docs/guarantees.md "One client cannot lock a person out"; docs/design.md "States"
- */
-export async function releaseUnused(store: LimitStore, request: LimitHolder): Promise<void> {
-  await Promise.all([releasePending(store, request), store.windowRemove(keys.window(request.tenant, 'velocity-user', request.sub), velocityMemberOf(request.auth_req_id))]);
-}
-
-/** The `auth_req_id`s pending for a user at `nowMs` (their inbox), soonest deadline first. */
-export function pendingRequestIds(store: WindowStore, tenant: string, sub: string, nowMs: number): Promise<string[]> {
-  return store.sortedWindowMembers(keys.pendingRequests(tenant, sub), nowMs, 0);
-}
-
-/**
- * Whether one more push to `sub` fits the policy's push rate; when it does, it is counted (one
- * atomic step). A push that does not fit is skipped by the caller; the request still stands.
- */
-export async function takePushSlot(deps: LimitDeps, tenant: string, sub: string, authReqId: string): Promise<boolean> {
-  const { window_seconds, max_count } = deps.policy.limits.pushes_per_user;
-  const result = await deps.store.sortedWindowAdd(keys.pushes(tenant, sub), { nowMs: deps.clock.now(), windowMs: window_seconds * 1000, member: authReqId, maxCount: max_count });
-  return result.ok;
 }
