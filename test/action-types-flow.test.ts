@@ -129,8 +129,7 @@ describe.each(['memory', 'redis'] as const)('each new action type through every 
 
   const ask = (details: AuthorizationDetails) => bcAuthorize(harness, client, { login_hint: customer.sub, details });
   /** `/redeem` as the executor (the requesting client), with `current_versions` when given. */
-  const redeem = (token: string, details: AuthorizationDetails, versions?: Record<string, string>) =>
-    harness.call('POST', '/redeem', { body: { token, authorization_details: details, ...(versions ? { current_versions: versions } : {}) }, headers: { authorization: basic(client) } });
+  const redeem = (token: string, details: AuthorizationDetails, versions?: Record<string, string>) => harness.call('POST', '/redeem', { body: { token, authorization_details: details, ...(versions ? { current_versions: versions } : {}) }, headers: { authorization: basic(client) } });
   const clientView = (authReqId: string) => harness.call('GET', `/requests/${authReqId}`, { headers: { authorization: basic(client) } });
   const trail = async (authReqId: string) => ((await harness.admin('GET', `/audit?auth_req_id=${authReqId}`)).body.events as { type: string; reason?: string }[]).map((event) => event.type);
 
@@ -274,8 +273,7 @@ describe.each(['memory', 'redis'] as const)('each new action type through every 
     });
 
     it('takes a value with a fraction as RFC 8785 writes it (0.15), and refuses 1.50 at /bc-authorize', async () => {
-      const rate = (from: string, to: string, id: string) =>
-        `[{"type":"record_change","transaction_id":"${id}","record":{"kind":"campaign","id":"cmp_4"},"changes":[{"field":"commission_rate","from":${from},"to":${to}}],"purpose":"Raise commission"}]`;
+      const rate = (from: string, to: string, id: string) => `[{"type":"record_change","transaction_id":"${id}","record":{"kind":"campaign","id":"cmp_4"},"changes":[{"field":"commission_rate","from":${from},"to":${to}}],"purpose":"Raise commission"}]`;
       const propose = (json: string) =>
         harness.call('POST', '/bc-authorize', {
           body: new URLSearchParams({ scope: 'openid', login_hint: customer.sub, authorization_details: json }).toString(),
@@ -285,7 +283,11 @@ describe.each(['memory', 'redis'] as const)('each new action type through every 
       expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
       const view = await device(harness, customer, 'GET', `/requests/${accepted.body.auth_req_id}`);
       expect(view.body.request.actions[0].changes).toEqual([{ field: 'commission_rate', from: { kind: 'number', text: '0.1' }, to: { kind: 'number', text: '0.15' } }]);
-      for (const [from, to] of [['1', '1.50'], ['1.50', '2'], ['0.1', '15e-2']]) {
+      for (const [from, to] of [
+        ['1', '1.50'],
+        ['1.50', '2'],
+        ['0.1', '15e-2'],
+      ]) {
         const refused = await propose(rate(from!, to!, 'chg_spelled'));
         expect([refused.status, refused.body.error], `${from} → ${to}`).toEqual([400, 'invalid_authorization_details']);
         expect(refused.body.error_description).toMatch(/authorization_details\[0\]\.changes\[0\]\.(from|to): numbers in a tool call's arguments or a record change's values must be written as RFC 8785/);

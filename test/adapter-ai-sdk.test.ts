@@ -156,7 +156,7 @@ describe('Countersign for the Vercel AI SDK (@countersign/ai-sdk)', () => {
     expect(refundExecute).toHaveBeenCalledTimes(1);
     expect(refundExecute.mock.calls[0]?.[0]).toEqual(REFUND);
     expect(ledger.refunds).toEqual([{ refund_id: 're_1', order_id: '1042', amount_minor: 49000, currency: 'EUR', idempotency_key: expect.any(String) }]);
-    expect(ledger.refunds[0]!.idempotency_key).toBe((refundExecute.mock.calls[0]?.[1] as { idempotency_key: string }).idempotency_key);
+    expect(ledger.refunds[0]!.idempotency_key).toBe((refundExecute.mock.calls[0]![1] as { idempotency_key: string }).idempotency_key);
     expect(modelSaw(resumed.text).call_1).toEqual({
       type: 'json',
       value: {

@@ -47,7 +47,7 @@ describe('the installed countersign-admin, outside the repository', { timeout: 1
     return runProcess(join(project, 'node_modules/.bin/countersign-admin'), args, { cwd: project, env: { PATH: userEnv().PATH!, COUNTERSIGN_URL: url, ADMIN_TOKEN: harness.adminToken } });
   }
 
-  it('ships only built JavaScript, and runs on the machine\'s Node', async () => {
+  it("ships only built JavaScript, and runs on the machine's Node", async () => {
     const installed = join(project, 'node_modules/@countersign/admin-cli');
     const files = await readdir(installed, { recursive: true });
     expect(files).toContain(join('dist', 'cli.js'));
@@ -80,7 +80,7 @@ describe('the installed countersign-admin, outside the repository', { timeout: 1
     expect(enroll.stderr).toMatch(/[█▀▄]/u);
   });
 
-  it('exits 1 with the server\'s error code for a wrong token', async () => {
+  it("exits 1 with the server's error code for a wrong token", async () => {
     const env = userEnv();
     const wrong = await runProcess(join(project, 'node_modules/.bin/countersign-admin'), ['users', 'list'], { cwd: project, env: { PATH: env.PATH!, COUNTERSIGN_URL: url, ADMIN_TOKEN: 'not-the-admin-token-0123456789' } });
     expect(wrong.code).toBe(1);

@@ -79,7 +79,10 @@ describe('an agent restarted while its call waits', () => {
     expect(result).toMatchObject({ status: 'executed', tool: 'pay_invoice', auth_req_id: waiting!.auth_req_id, result: { payment_id: 'pay_inv_2041' } });
     expect(result.outcome).toMatchObject({ status: 'succeeded', reference: 'pay_inv_2041' });
 
-    const executions = readFileSync(config.executions, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { pid: number; invoice_id: string; amount_minor: number });
+    const executions = readFileSync(config.executions, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { pid: number; invoice_id: string; amount_minor: number });
     expect(executions).toHaveLength(1);
     expect(executions[0]).toMatchObject({ pid: second.child.pid, invoice_id: 'inv_2041', amount_minor: 4_900 });
     // One request only: the one the first process asked for, now redeemed with its outcome.
@@ -90,11 +93,6 @@ describe('an agent restarted while its call waits', () => {
     expect(await store.list()).toEqual([]);
     // What each process said to the server: the first asked; the second only read the decision.
     const calls = readFileSync(config.calls, 'utf8').trim().split('\n');
-    expect(calls).toEqual([
-      `${first.child.pid} POST /bc-authorize`,
-      `${second.child.pid} POST /token`,
-      `${second.child.pid} POST /redeem`,
-      expect.stringMatching(new RegExp(`^${second.child.pid} POST /redemptions/rdm_[\\w.-]+/outcome$`)),
-    ]);
+    expect(calls).toEqual([`${first.child.pid} POST /bc-authorize`, `${second.child.pid} POST /token`, `${second.child.pid} POST /redeem`, expect.stringMatching(new RegExp(`^${second.child.pid} POST /redemptions/rdm_[\\w.-]+/outcome$`))]);
   });
 });

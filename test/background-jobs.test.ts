@@ -43,10 +43,12 @@ describe.each(['redis', 'cluster'] as const)('background jobs across two instanc
   let senders: string[];
 
   /** A notification `fetch` that names the instance it belongs to, then sends for real. */
-  const sendingAs = (name: string): NotificationFetch => (url, init) => {
-    senders.push(name);
-    return globalThis.fetch(url, init);
-  };
+  const sendingAs =
+    (name: string): NotificationFetch =>
+    (url, init) => {
+      senders.push(name);
+      return globalThis.fetch(url, init);
+    };
 
   /** Instance A, then B of the same deployment. */
   async function deployment(a: HarnessOptions = {}, b: HarnessOptions = {}): Promise<[Harness, Harness]> {
@@ -250,8 +252,14 @@ describe.each(['redis', 'cluster'] as const)('background jobs across two instanc
     expect(senders.filter((name) => name === 'B').length).toBeGreaterThan(0);
     for (const authReqId of decisions.keys()) {
       const types = (await auditOf(a, authReqId)).map((event) => event.type);
-      expect(types.filter((type) => type === 'notified'), authReqId).toHaveLength(1);
-      expect(types.filter((type) => type === 'pushed'), authReqId).toHaveLength(1);
+      expect(
+        types.filter((type) => type === 'notified'),
+        authReqId,
+      ).toHaveLength(1);
+      expect(
+        types.filter((type) => type === 'pushed'),
+        authReqId,
+      ).toHaveLength(1);
     }
     expect(await pending(a)).toBe(0);
   });

@@ -389,7 +389,9 @@ function json(method: string, path: (w: World) => string, body: (w: World) => un
 
 const APPROVED_DETAILS = [payment({ transaction_id: 'txn_approved_a' })];
 const redeemPath = () => '/redeem';
-const redeemBody = (overrides: Record<string, unknown> = {}) => (w: World) => ({ token: w.approvedToken, authorization_details: APPROVED_DETAILS, ...overrides });
+const redeemBody =
+  (overrides: Record<string, unknown> = {}) =>
+  (w: World) => ({ token: w.approvedToken, authorization_details: APPROVED_DETAILS, ...overrides });
 
 /** An unsigned (`alg: none`) copy of the approval token's claims. */
 function unsignedToken(w: World): string {
@@ -450,11 +452,47 @@ const outcomePath = (w: World) => `/redemptions/${w.redemptionA}/outcome`;
 const outcomeAttacks: Attack[] = [
   { name: 'no client authentication', request: json('POST', outcomePath, () => ({ status: 'succeeded' }), { auth: () => undefined }), status: 401, error: 'invalid_client', challenge: BASIC_CHALLENGE },
   { name: 'a wrong client secret', request: json('POST', outcomePath, () => ({ status: 'succeeded' }), { auth: (w) => basic({ ...w.a, client_secret: 'x' }) }), status: 401, error: 'invalid_client', challenge: BASIC_CHALLENGE },
-  { name: 'an unknown redemption', request: json('POST', () => `/redemptions/rdm_${'u'.repeat(22)}/outcome`, () => ({ status: 'succeeded' })), status: 404, error: 'not_found' },
-  { name: 'a redemption id of 10 KB', request: json('POST', () => `/redemptions/rdm_${'u'.repeat(10_240)}/outcome`, () => ({ status: 'succeeded' })), status: 404, error: 'not_found' },
-  { name: 'a redemption id with a malformed percent escape', request: json('POST', () => '/redemptions/rdm_%zz/outcome', () => ({ status: 'succeeded' })), status: 404, error: 'not_found' },
+  {
+    name: 'an unknown redemption',
+    request: json(
+      'POST',
+      () => `/redemptions/rdm_${'u'.repeat(22)}/outcome`,
+      () => ({ status: 'succeeded' }),
+    ),
+    status: 404,
+    error: 'not_found',
+  },
+  {
+    name: 'a redemption id of 10 KB',
+    request: json(
+      'POST',
+      () => `/redemptions/rdm_${'u'.repeat(10_240)}/outcome`,
+      () => ({ status: 'succeeded' }),
+    ),
+    status: 404,
+    error: 'not_found',
+  },
+  {
+    name: 'a redemption id with a malformed percent escape',
+    request: json(
+      'POST',
+      () => '/redemptions/rdm_%zz/outcome',
+      () => ({ status: 'succeeded' }),
+    ),
+    status: 404,
+    error: 'not_found',
+  },
   // The id names its request; its random part must still be the stored one.
-  { name: 'the right request with another random part', request: json('POST', (w) => `/redemptions/${w.redemptionA.replace(/^rdm_[^.]+/, `rdm_${'f'.repeat(22)}`)}/outcome`, () => ({ status: 'failed' })), status: 404, error: 'not_found' },
+  {
+    name: 'the right request with another random part',
+    request: json(
+      'POST',
+      (w) => `/redemptions/${w.redemptionA.replace(/^rdm_[^.]+/, `rdm_${'f'.repeat(22)}`)}/outcome`,
+      () => ({ status: 'failed' }),
+    ),
+    status: 404,
+    error: 'not_found',
+  },
   { name: "another client's redemption", request: json('POST', outcomePath, () => ({ status: 'failed', reason: 'hijacked' }), { auth: (w) => basic(w.b) }), status: 404, error: 'not_found' },
   { name: "another tenant's client's report", request: json('POST', outcomePath, () => ({ status: 'failed' }), { auth: (w) => basic(w.c) }), status: 404, error: 'not_found' },
   { name: 'a form body instead of JSON', request: json('POST', outcomePath, () => 'status=succeeded', { type: FORM }), status: 415, error: 'invalid_request' },
@@ -480,15 +518,58 @@ function get(path: (w: World) => string, auth: (w: World) => string | undefined 
 }
 
 const requestViewAttacks: Attack[] = [
-  { name: 'no client authentication', request: get((w) => `/requests/${w.pendingA}`, () => undefined), status: 401, error: 'invalid_client', challenge: BASIC_CHALLENGE },
-  { name: 'a wrong client secret', request: get((w) => `/requests/${w.pendingA}`, (w) => basic({ ...w.a, client_secret: 'x' })), status: 401, error: 'invalid_client', challenge: BASIC_CHALLENGE },
-  { name: 'Basic header garbage', request: get((w) => `/requests/${w.pendingA}`, () => 'Basic'), status: 401, error: 'invalid_client', challenge: BASIC_CHALLENGE },
+  {
+    name: 'no client authentication',
+    request: get(
+      (w) => `/requests/${w.pendingA}`,
+      () => undefined,
+    ),
+    status: 401,
+    error: 'invalid_client',
+    challenge: BASIC_CHALLENGE,
+  },
+  {
+    name: 'a wrong client secret',
+    request: get(
+      (w) => `/requests/${w.pendingA}`,
+      (w) => basic({ ...w.a, client_secret: 'x' }),
+    ),
+    status: 401,
+    error: 'invalid_client',
+    challenge: BASIC_CHALLENGE,
+  },
+  {
+    name: 'Basic header garbage',
+    request: get(
+      (w) => `/requests/${w.pendingA}`,
+      () => 'Basic',
+    ),
+    status: 401,
+    error: 'invalid_client',
+    challenge: BASIC_CHALLENGE,
+  },
   { name: 'an unknown auth_req_id', request: get(() => `/requests/${'u'.repeat(43)}`), status: 404, error: 'not_found' },
   { name: 'an auth_req_id of 10 KB', request: get(() => `/requests/${'u'.repeat(10_240)}`), status: 404, error: 'not_found' },
   { name: 'an auth_req_id with encoded braces', request: get((w) => `/requests/${w.pendingA}%7D%3A%7Bx`), status: 404, error: 'not_found' },
   { name: 'an auth_req_id with a malformed percent escape', request: get(() => '/requests/%zz%E0%A4%A'), status: 404, error: 'not_found' },
-  { name: "another client's auth_req_id", request: get((w) => `/requests/${w.pendingA}`, (w) => basic(w.b)), status: 404, error: 'not_found' },
-  { name: "another tenant's client", request: get((w) => `/requests/${w.pendingA}`, (w) => basic(w.c)), status: 404, error: 'not_found' },
+  {
+    name: "another client's auth_req_id",
+    request: get(
+      (w) => `/requests/${w.pendingA}`,
+      (w) => basic(w.b),
+    ),
+    status: 404,
+    error: 'not_found',
+  },
+  {
+    name: "another tenant's client",
+    request: get(
+      (w) => `/requests/${w.pendingA}`,
+      (w) => basic(w.c),
+    ),
+    status: 404,
+    error: 'not_found',
+  },
 ];
 
 /** `POST /requests/{id}`: the same view, its client authentication in a form. */
@@ -501,15 +582,95 @@ function postView(path: (w: World) => string, form: (w: World) => string, option
 const secretForm = (client: (w: World) => { client_id: string; client_secret: string }) => (w: World) => new URLSearchParams(client(w)).toString();
 
 const postViewAttacks: Attack[] = [
-  { name: 'no client authentication', request: postView((w) => `/requests/${w.pendingA}`, () => ''), status: 401, error: 'invalid_client', challenge: BASIC_CHALLENGE },
-  { name: 'a JSON body instead of a form', request: postView((w) => `/requests/${w.pendingA}`, (w) => JSON.stringify(w.a), { type: JSON_TYPE }), status: 415, error: 'invalid_request' },
-  { name: 'a parameter that is not client authentication', request: postView((w) => `/requests/${w.pendingA}`, () => 'state=approved', { auth: (w) => basic(w.a) }), status: 400, error: 'invalid_request' },
-  { name: 'a __proto__ parameter', request: postView((w) => `/requests/${w.pendingA}`, () => '__proto__=x', { auth: (w) => basic(w.a) }), status: 400, error: 'invalid_request' },
-  { name: 'a repeated __proto__ parameter', request: postView((w) => `/requests/${w.pendingA}`, () => '__proto__=x&__proto__=y', { auth: (w) => basic(w.a) }), status: 400, error: 'invalid_request' },
-  { name: 'a repeated client_id', request: postView((w) => `/requests/${w.pendingA}`, (w) => `${secretForm((x) => x.a)(w)}&client_id=${w.b.client_id}`), status: 400, error: 'invalid_request' },
-  { name: 'client_secret_post for a client_secret_basic client', request: postView((w) => `/requests/${w.pendingA}`, secretForm((w) => w.a)), status: 401, error: 'invalid_client', challenge: BASIC_CHALLENGE },
-  { name: "another client's auth_req_id", request: postView((w) => `/requests/${w.pendingA}`, () => '', { auth: (w) => basic(w.b) }), status: 404, error: 'not_found' },
-  { name: 'an auth_req_id of 10 KB', request: postView(() => `/requests/${'u'.repeat(10_240)}`, () => '', { auth: (w) => basic(w.a) }), status: 404, error: 'not_found' },
+  {
+    name: 'no client authentication',
+    request: postView(
+      (w) => `/requests/${w.pendingA}`,
+      () => '',
+    ),
+    status: 401,
+    error: 'invalid_client',
+    challenge: BASIC_CHALLENGE,
+  },
+  {
+    name: 'a JSON body instead of a form',
+    request: postView(
+      (w) => `/requests/${w.pendingA}`,
+      (w) => JSON.stringify(w.a),
+      { type: JSON_TYPE },
+    ),
+    status: 415,
+    error: 'invalid_request',
+  },
+  {
+    name: 'a parameter that is not client authentication',
+    request: postView(
+      (w) => `/requests/${w.pendingA}`,
+      () => 'state=approved',
+      { auth: (w) => basic(w.a) },
+    ),
+    status: 400,
+    error: 'invalid_request',
+  },
+  {
+    name: 'a __proto__ parameter',
+    request: postView(
+      (w) => `/requests/${w.pendingA}`,
+      () => '__proto__=x',
+      { auth: (w) => basic(w.a) },
+    ),
+    status: 400,
+    error: 'invalid_request',
+  },
+  {
+    name: 'a repeated __proto__ parameter',
+    request: postView(
+      (w) => `/requests/${w.pendingA}`,
+      () => '__proto__=x&__proto__=y',
+      { auth: (w) => basic(w.a) },
+    ),
+    status: 400,
+    error: 'invalid_request',
+  },
+  {
+    name: 'a repeated client_id',
+    request: postView(
+      (w) => `/requests/${w.pendingA}`,
+      (w) => `${secretForm((x) => x.a)(w)}&client_id=${w.b.client_id}`,
+    ),
+    status: 400,
+    error: 'invalid_request',
+  },
+  {
+    name: 'client_secret_post for a client_secret_basic client',
+    request: postView(
+      (w) => `/requests/${w.pendingA}`,
+      secretForm((w) => w.a),
+    ),
+    status: 401,
+    error: 'invalid_client',
+    challenge: BASIC_CHALLENGE,
+  },
+  {
+    name: "another client's auth_req_id",
+    request: postView(
+      (w) => `/requests/${w.pendingA}`,
+      () => '',
+      { auth: (w) => basic(w.b) },
+    ),
+    status: 404,
+    error: 'not_found',
+  },
+  {
+    name: 'an auth_req_id of 10 KB',
+    request: postView(
+      () => `/requests/${'u'.repeat(10_240)}`,
+      () => '',
+      { auth: (w) => basic(w.a) },
+    ),
+    status: 404,
+    error: 'not_found',
+  },
 ];
 
 // --------------------------------------------------------------------------------------------
@@ -961,8 +1122,7 @@ describe.each(['memory', 'redis'] as const)('bad input on every endpoint (%s sto
   });
 
   describe('and afterwards', () => {
-    const device = (user: EnrolledUser, method: string, path: string, body?: unknown) =>
-      w.h.call(method, `/api/device${path}`, { body, headers: { cookie: user.cookie, origin: w.h.issuer } });
+    const device = (user: EnrolledUser, method: string, path: string, body?: unknown) => w.h.call(method, `/api/device${path}`, { body, headers: { cookie: user.cookie, origin: w.h.issuer } });
 
     it('still holds every request in the state it was in, with no audit event but refusals', async () => {
       const expected: [string, string][] = [
@@ -981,7 +1141,7 @@ describe.each(['memory', 'redis'] as const)('bad input on every endpoint (%s sto
       expect((await w.h.admin('GET', `/requests/${w.redeemedA}`)).body.request.outcome).toEqual({ status: 'unknown' });
     });
 
-    it("still shows each person exactly their own pending requests, and a valid request adds exactly one", async () => {
+    it('still shows each person exactly their own pending requests, and a valid request adds exactly one', async () => {
       const ids = async (user: EnrolledUser) => ((await device(user, 'GET', '/requests')).body.requests as { auth_req_id: string }[]).map((request) => request.auth_req_id).sort();
       expect(await ids(w.alice)).toEqual([w.pendingA]);
       expect(await ids(w.bob)).toEqual([w.pendingBob]);

@@ -156,9 +156,7 @@ describe('the approver PWA in a phone browser', () => {
     await page.evaluate(async () => void (await navigator.serviceWorker.ready));
     await expect.poll(() => registrations.get(`${origin}/`), poll).toBeTypeOf('string');
     await deliverPushUntilShown(cdp, { origin, registrationId: registrations.get(`${origin}/`)!, data: push.payload }, async () => (await notifications(page, id)).length > 0);
-    await expect
-      .poll(() => notifications(page, id), poll)
-      .toEqual([{ title: 'Approval requested', body: payload.summary, tag: id, url: requestPath }]);
+    await expect.poll(() => notifications(page, id), poll).toEqual([{ title: 'Approval requested', body: payload.summary, tag: id, url: requestPath }]);
 
     // 4. The open inbox shows the request live; it opens the page the notification points at.
     const item = page.locator(`[data-testid="inbox-item"][data-auth-req-id="${id}"]`);
@@ -213,10 +211,7 @@ describe('the approver PWA in a phone browser', () => {
 
 /** PUTs JSON from the page, with its session cookie and `Origin`, as the PWA does; answers the status. */
 function putFromPage(page: Page, path: string, body: unknown): Promise<number> {
-  return page.evaluate(
-    async ({ path, body }) => (await fetch(path, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).status,
-    { path, body },
-  );
+  return page.evaluate(async ({ path, body }) => (await fetch(path, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).status, { path, body });
 }
 
 /** The service worker's notifications tagged `tag`, as the page's registration lists them. */

@@ -43,10 +43,12 @@ async function startBuilt(redisUrl: string, extraEnv: Record<string, string> = {
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => {
-    rmSync(cwd, { recursive: true, force: true });
-    resolve(code);
-  }));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      rmSync(cwd, { recursive: true, force: true });
+      resolve(code);
+    }),
+  );
   const deadline = Date.now() + 20_000;
   while (!output.includes('countersign listening')) {
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the built server did not start:\n${output}`);

@@ -56,18 +56,15 @@ describe.each(['memory', 'redis'] as const)('client authentication (%s store)', 
   const assertionAuth = (assertion: string, clientId?: string): Auth => ({
     params: { ...(clientId ? { client_id: clientId } : {}), client_assertion_type: JWT_BEARER, client_assertion: assertion },
   });
-  const jwtAuth = async (key = esKey, overrides: Record<string, unknown> = {}, clientId = jwtClient): Promise<Auth> =>
-    assertionAuth(await sign(key, assertionClaims(clientId, harness.issuer, harness.clock.now(), overrides)), clientId);
+  const jwtAuth = async (key = esKey, overrides: Record<string, unknown> = {}, clientId = jwtClient): Promise<Auth> => assertionAuth(await sign(key, assertionClaims(clientId, harness.issuer, harness.clock.now(), overrides)), clientId);
 
   const bcAuthorize = (auth: Auth, transactionId = 'txn_1042') =>
     harness.call('POST', '/bc-authorize', {
       headers: { 'content-type': FORM, ...auth.headers },
       body: formBody({ scope: 'openid', login_hint: customer.sub, authorization_details: JSON.stringify(payment({ transaction_id: transactionId })), ...auth.params }),
     });
-  const token = (auth: Auth, authReqId: string) =>
-    harness.call('POST', '/token', { headers: { 'content-type': FORM, ...auth.headers }, body: formBody({ grant_type: CIBA_GRANT_TYPE, auth_req_id: authReqId, ...auth.params }) });
-  const redeem = (auth: Auth, accessToken: string, transactionId = 'txn_1042') =>
-    harness.call('POST', '/redeem', { headers: auth.headers, body: { token: accessToken, authorization_details: payment({ transaction_id: transactionId }), ...auth.params } });
+  const token = (auth: Auth, authReqId: string) => harness.call('POST', '/token', { headers: { 'content-type': FORM, ...auth.headers }, body: formBody({ grant_type: CIBA_GRANT_TYPE, auth_req_id: authReqId, ...auth.params }) });
+  const redeem = (auth: Auth, accessToken: string, transactionId = 'txn_1042') => harness.call('POST', '/redeem', { headers: auth.headers, body: { token: accessToken, authorization_details: payment({ transaction_id: transactionId }), ...auth.params } });
   const inbox = async () => (await harness.call('GET', '/api/device/requests', { headers: { cookie: customer.cookie, origin: harness.issuer } })).body.requests as unknown[];
   const stateOf = async (authReqId: string) => (await harness.admin('GET', `/requests/${authReqId}?tenant=default`)).body.request.state as string;
 

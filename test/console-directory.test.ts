@@ -77,7 +77,7 @@ describe('the operator console: clients and users', () => {
     expect(token.body.error).toBe('invalid_grant');
   });
 
-  it('searches users, shows a user\'s devices and revokes one', async () => {
+  it("searches users, shows a user's devices and revokes one", async () => {
     await page.getByTestId('users-q').fill('dora');
     await page.getByTestId('users-search').click();
     await expect.poll(() => page.locator('[data-testid="users"] li').evaluateAll((items) => items.map((item) => item.getAttribute('data-sub')))).toEqual(['dora']);

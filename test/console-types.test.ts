@@ -7,7 +7,7 @@ import { SAMPLE_LABELS, SAMPLE_TYPES, samplePreviews } from '../server/src/conso
  * so operator-console/src/admin-types.ts mirrors the few operator-only constants it needs: they
  * must stay the server's.
  */
-describe('the operator console\'s copy of the server\'s shapes', () => {
+describe("the operator console's copy of the server's shapes", () => {
   it('sends as a sample every type the server builds one of, but the payment its form writes out', () => {
     expect([...CONSOLE_SAMPLE_TYPES]).toEqual(SAMPLE_TYPES.filter((type) => type !== 'payment'));
     expect(samplePreviews().map((sample) => sample.type)).toEqual(['payment', ...CONSOLE_SAMPLE_TYPES]);

@@ -69,7 +69,7 @@ describe('the operator console', () => {
   const state = () => page.getByTestId('watch-state').getAttribute('data-state');
   const timeline = () => page.locator('[data-testid="timeline"] li').evaluateAll((items) => items.map((item) => item.getAttribute('data-type')));
 
-  it('is a static page under the server\'s CSP, with no inline script or style', async () => {
+  it("is a static page under the server's CSP, with no inline script or style", async () => {
     const response = await page.goto(`${origin}/console`);
     expect(response?.status()).toBe(200);
     const csp = response!.headers()['content-security-policy'] ?? '';
@@ -136,7 +136,7 @@ describe('the operator console', () => {
     await page.getByTestId('action-type').selectOption('payment');
   });
 
-  it('sends each action type\'s sample, built by the server, previews what the person will see, and shows it on the phone', async () => {
+  it("sends each action type's sample, built by the server, previews what the person will see, and shows it on the phone", async () => {
     const cases: [string, string, string | null][] = [
       ['deletion', 'Delete 1,200 customer records in crm', 'Cannot be undone'],
       ['message', 'Send email to 12,000 recipients', null],
@@ -175,7 +175,7 @@ describe('the operator console', () => {
       // The preview was the phone's display, but for the transaction id, new for each send.
       expect(await page.getByTestId('sample-fields').locator('dd').allTextContents()).toEqual(action.fields.filter((field: { label: string }) => field.label !== 'Transaction').map((field: { value: string }) => field.value));
       const stored = (await harness.admin('GET', `/requests/${id}`)).body.request;
-      expect(stored.authorization_details[0].transaction_id).toMatch(new RegExp(`^[a-z]{3}_console_[A-Za-z0-9_-]{16}$`));
+      expect(stored.authorization_details[0].transaction_id).toMatch(/^[a-z]{3}_console_[A-Za-z0-9_-]{16}$/);
       // Deletions and messages are irreversible and reach many: number matching, and the console shows the agent's code.
       if (type === 'deletion' || type === 'message') await expect.poll(() => page.getByTestId('watch').textContent()).toMatch(/Code to show the person\d{2}/);
       // Denied, so the console client's pending places stay free for the tests after this one.
@@ -205,7 +205,7 @@ describe('the operator console', () => {
     await expect.poll(timeline).toContain('expired');
   });
 
-  it('shows the server\'s refusal of a request it cannot send', async () => {
+  it("shows the server's refusal of a request it cannot send", async () => {
     await page.getByTestId('login-hint').fill('nobody');
     await page.getByTestId('send').click();
     await expect.poll(() => page.getByTestId('send-error').textContent()).toContain('unknown_user_id');
@@ -280,7 +280,7 @@ describe('POST /api/admin/test-requests with a sample of each action type', () =
     ['record_change', 'Change campaign Auto EU (cmp_4): 2 fields', 'standard'],
   ];
 
-  it.each(cases)('creates a %s request from the server\'s sample, shown on the phone as the server computes it', async (type, title, tier) => {
+  it.each(cases)("creates a %s request from the server's sample, shown on the phone as the server computes it", async (type, title, tier) => {
     const created = await harness.admin('POST', '/test-requests', { login_hint: 'alice', sample: type });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     if (tier === 'elevated') expect(created.body.binding_code).toMatch(/^[1-9][0-9]$/);
@@ -322,12 +322,7 @@ describe('POST /api/admin/test-requests with a sample of each action type', () =
   });
 
   it('takes either authorization_details or a sample, not both or neither, and no type it has no sample of', async () => {
-    for (const body of [
-      { login_hint: 'alice' },
-      { login_hint: 'alice', sample: 'deletion', authorization_details: payment({ transaction_id: 'txn_both' }) },
-      { login_hint: 'alice', sample: 'tool_call' },
-      { login_hint: 'alice', sample: 'refund' },
-    ]) {
+    for (const body of [{ login_hint: 'alice' }, { login_hint: 'alice', sample: 'deletion', authorization_details: payment({ transaction_id: 'txn_both' }) }, { login_hint: 'alice', sample: 'tool_call' }, { login_hint: 'alice', sample: 'refund' }]) {
       const refused = await harness.admin('POST', '/test-requests', body);
       expect([refused.status, refused.body.error], JSON.stringify(body)).toEqual([400, 'invalid_request']);
     }
@@ -348,7 +343,7 @@ describe('POST /api/admin/test-requests', () => {
     expect(answer.status).toBe(401);
   });
 
-  it('creates a request from the tenant\'s console client, the same one every time', async () => {
+  it("creates a request from the tenant's console client, the same one every time", async () => {
     const first = await harness.admin('POST', '/test-requests', { login_hint: 'alice', authorization_details: payment({ transaction_id: 'txn_t1' }), requested_expiry: 60 });
     const second = await harness.admin('POST', '/test-requests', { login_hint: 'alice', authorization_details: payment({ transaction_id: 'txn_t2' }) });
     expect(first.status).toBe(201);
@@ -358,7 +353,7 @@ describe('POST /api/admin/test-requests', () => {
     expect(stored.body.request).toMatchObject({ state: 'pending', sub: 'alice', client_name: 'Countersign console (test)' });
   });
 
-  it('sends a tool call as a test request, its float argument kept, shown as the agent\'s would be', async () => {
+  it("sends a tool call as a test request, its float argument kept, shown as the agent's would be", async () => {
     const call = toolCall({ transaction_id: 'mcp_t1', arguments: { entityNames: ['Alice'], ratio: 1.5 } });
     const created = await harness.admin('POST', '/test-requests', { login_hint: 'alice', authorization_details: call });
     expect(created.status).toBe(201);
@@ -368,7 +363,7 @@ describe('POST /api/admin/test-requests', () => {
     expect([oversize.status, oversize.body.error]).toEqual([400, 'invalid_authorization_details']);
   });
 
-  it('holds test requests to the agents\' rules', async () => {
+  it("holds test requests to the agents' rules", async () => {
     const badDetails = await harness.admin('POST', '/test-requests', { login_hint: 'alice', authorization_details: [{ type: 'payment', amount_minor: -1 }] });
     expect(badDetails.body.error).toBe('invalid_authorization_details');
     const badBinding = await harness.admin('POST', '/test-requests', { login_hint: 'alice', authorization_details: payment({ transaction_id: 'txn_t3' }), binding_message: 'emoji 🙂' });

@@ -23,16 +23,14 @@ describe.each(['memory', 'redis'] as const)('devices per user (%s store)', (stor
   });
   afterEach(() => harness.close());
 
-  const device = (user: EnrolledUser, method: string, path: string, body?: unknown) =>
-    harness.call(method, `/api/device${path}`, { body, headers: { cookie: user.cookie, origin: harness.issuer } });
+  const device = (user: EnrolledUser, method: string, path: string, body?: unknown) => harness.call(method, `/api/device${path}`, { body, headers: { cookie: user.cookie, origin: harness.issuer } });
   const deviceIds = () => harness.store.setMembers(keys.userDevices(TENANT, 'alice'));
   /** A fresh enrollment code for alice, and its registration options. */
   async function code() {
     const enrollment = (await harness.admin('POST', '/users/alice/enrollments')).body.enrollment_code as string;
     return { code: enrollment, options: await harness.call('POST', '/api/device/enroll/options', { body: { enrollment_code: enrollment }, headers: { origin: harness.issuer } }) };
   }
-  const verify = (enrollmentCode: string, response: unknown) =>
-    harness.call('POST', '/api/device/enroll/verify', { body: { enrollment_code: enrollmentCode, response, device_name: 'Another phone' }, headers: { origin: harness.issuer } });
+  const verify = (enrollmentCode: string, response: unknown) => harness.call('POST', '/api/device/enroll/verify', { body: { enrollment_code: enrollmentCode, response, device_name: 'Another phone' }, headers: { origin: harness.issuer } });
   const phone = () => createSoftAuthenticator({ origin: harness.issuer, rpId: 'localhost' });
   /** Runs `call` and answers it with every store write it made. */
   async function writesOf<T>(call: () => Promise<T>): Promise<{ result: T; writes: string[] }> {

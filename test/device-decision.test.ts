@@ -15,8 +15,7 @@ describe('a decision on the device', () => {
   });
   afterEach(() => harness.close());
 
-  const device = (user: EnrolledUser, method: string, path: string, body?: unknown, origin: string | null = harness.issuer) =>
-    harness.call(method, `/api/device${path}`, { body, headers: { cookie: user.cookie, ...(origin ? { origin } : {}) } });
+  const device = (user: EnrolledUser, method: string, path: string, body?: unknown, origin: string | null = harness.issuer) => harness.call(method, `/api/device${path}`, { body, headers: { cookie: user.cookie, ...(origin ? { origin } : {}) } });
 
   async function ask(user: EnrolledUser, transactionId = 'txn_1042') {
     return (await agent.requestApproval({ login_hint: user.sub, authorization_details: payment({ transaction_id: transactionId }) })).auth_req_id;

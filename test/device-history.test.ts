@@ -1,4 +1,4 @@
-import { type DeviceEnrollmentLink, type DeviceSummary, type HistoryEntry } from '@countersign/shared';
+import type { DeviceEnrollmentLink, DeviceSummary, HistoryEntry } from '@countersign/shared';
 import { createAgentClient, type AgentClient } from '@countersign/agent';
 import { keys } from '@countersign/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -135,7 +135,14 @@ describe.each(['memory', 'redis'] as const)('history and devices (%s store)', (s
     const dual = await ask('txn_dual');
     expect((await answer(harness, customer, dual.auth_req_id, { decision: 'approve' })).status).toBe(200);
     // The customer's part is done: the entry says so while the request waits for the reviewer.
-    expect((await history())[0]).toMatchObject({ auth_req_id: dual.auth_req_id, state: 'pending', approvals: [{ party: 'customer', status: 'approved' }, { party: 'role:reviewer:finance', status: 'waiting' }] });
+    expect((await history())[0]).toMatchObject({
+      auth_req_id: dual.auth_req_id,
+      state: 'pending',
+      approvals: [
+        { party: 'customer', status: 'approved' },
+        { party: 'role:reviewer:finance', status: 'waiting' },
+      ],
+    });
     expect((await history(reviewer)).map((entry) => entry.auth_req_id)).toEqual([first.auth_req_id]);
     later();
     expect((await answer(harness, reviewer, dual.auth_req_id, { decision: 'approve' })).body.request.state).toBe('approved');
@@ -213,13 +220,15 @@ describe.each(['memory', 'redis'] as const)('history and devices (%s store)', (s
     expect((await device(harness, laptop, 'DELETE', `/devices/${phone!.device_id}`)).status).toBe(204);
     expect((await device(harness, laptop, 'DELETE', `/devices/${phone!.device_id}`)).status).toBe(404);
     expect((await devices(laptop)).map((entry) => entry.name)).toEqual(['Laptop']);
-    expect(audit.filter((event) => (event.type as string) === 'device_removed').map((event) => [event.sub, event.detail?.target_device_id, event.detail?.target_credential_id])).toEqual([
-      ['customer_1', phone!.device_id, customer.authenticator.credentialId],
-    ]);
+    expect(audit.filter((event) => (event.type as string) === 'device_removed').map((event) => [event.sub, event.detail?.target_device_id, event.detail?.target_credential_id])).toEqual([['customer_1', phone!.device_id, customer.authenticator.credentialId]]);
     expect(await harness.store.hashGet(keys.devicePush('default', 'customer_1', phone!.device_id))).toBeNull();
 
     // The phone's session: refused everywhere.
-    for (const [method, path] of [['GET', '/me'], ['GET', '/requests'], ['GET', '/history']] as const) {
+    for (const [method, path] of [
+      ['GET', '/me'],
+      ['GET', '/requests'],
+      ['GET', '/history'],
+    ] as const) {
       const refused = await device(harness, customer, method, path);
       expect([path, refused.status, refused.body.error]).toEqual([path, 401, 'login_required']);
     }

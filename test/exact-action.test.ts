@@ -99,8 +99,7 @@ describe.each(['memory', 'redis'] as const)('the exact action (%s store)', (stor
     });
 
     /** `/redeem` with the action written exactly as `detailsText`. */
-    const redeem = (detailsText: string) =>
-      harness.call('POST', '/redeem', { body: `{"token":${JSON.stringify(token)},"authorization_details":${detailsText}}`, headers: { authorization: basic(), 'content-type': 'application/json' } });
+    const redeem = (detailsText: string) => harness.call('POST', '/redeem', { body: `{"token":${JSON.stringify(token)},"authorization_details":${detailsText}}`, headers: { authorization: basic(), 'content-type': 'application/json' } });
     const state = async () => (await harness.admin('GET', `/requests/${authReqId}`)).body.request.state;
     const exact = () => JSON.stringify(approved());
 

@@ -142,14 +142,44 @@ async function setUpWorld(storeKind: 'memory' | 'redis', policy?: string): Promi
   expect((await h.decide(alice, denied, 'deny')).status).toBe(200);
   const collected = await approve(base);
   await h.deps.background.drain();
-  return { h, watch: watchStore(h.store), alice, bob, users: new Map([['alice', alice], ['bob', bob]]), a, b, c, pending, pendingBob, pendingOfB, approved: collected.id, approvedTxn: collected.txn, approvedToken: collected.token, denied };
+  return {
+    h,
+    watch: watchStore(h.store),
+    alice,
+    bob,
+    users: new Map([
+      ['alice', alice],
+      ['bob', bob],
+    ]),
+    a,
+    b,
+    c,
+    pending,
+    pendingBob,
+    pendingOfB,
+    approved: collected.id,
+    approvedTxn: collected.txn,
+    approvedToken: collected.token,
+    denied,
+  };
 }
 
 /** Ids of the world an attacker may know or guess: other clients', other people's, other tenants'. */
 function knownIds(w: () => World): fc.Arbitrary<string> {
   return fc.constantFrom('pending', 'pendingBob', 'pendingOfB', 'approved', 'denied', 'approvedToken', 'clientA', 'clientB', 'clientC', 'unknown').map((name) => {
     const world = w();
-    const values: Record<string, string> = { pending: world.pending, pendingBob: world.pendingBob, pendingOfB: world.pendingOfB, approved: world.approved, denied: world.denied, approvedToken: world.approvedToken, clientA: world.a.client_id, clientB: world.b.client_id, clientC: world.c.client_id, unknown: 'u'.repeat(27) };
+    const values: Record<string, string> = {
+      pending: world.pending,
+      pendingBob: world.pendingBob,
+      pendingOfB: world.pendingOfB,
+      approved: world.approved,
+      denied: world.denied,
+      approvedToken: world.approvedToken,
+      clientA: world.a.client_id,
+      clientB: world.b.client_id,
+      clientC: world.c.client_id,
+      unknown: 'u'.repeat(27),
+    };
     return values[name]!;
   });
 }

@@ -62,7 +62,14 @@ describe.each(['memory', 'redis'] as const)('the approval gate end to end (%s st
 
   it('gives exactly one of 50 concurrent redeems of one token the redemption', async () => {
     const { token } = await approved();
-    const results = await Promise.all(Array.from({ length: 50 }, () => agent.redeem(token.access_token, payment()).then((ok) => ok, (error: CountersignError) => error)));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        agent.redeem(token.access_token, payment()).then(
+          (ok) => ok,
+          (error: CountersignError) => error,
+        ),
+      ),
+    );
     const winners = results.filter((result) => !(result instanceof CountersignError));
     const losers = results.filter((result): result is CountersignError => result instanceof CountersignError);
     expect(winners).toHaveLength(1);

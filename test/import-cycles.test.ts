@@ -74,7 +74,12 @@ describe('server/src folders', () => {
     const graph = folderGraph();
     // The walk saw the server: the folders that everything builds on are there.
     expect(graph.get('requests')?.has('store')).toBe(true);
-    const described = cycles(graph).map((cycle) => cycle.slice(1).map((to, i) => `${cycle[i]} → ${to} (${graph.get(cycle[i]!)!.get(to)})`).join(', '));
+    const described = cycles(graph).map((cycle) =>
+      cycle
+        .slice(1)
+        .map((to, i) => `${cycle[i]} → ${to} (${graph.get(cycle[i]!)!.get(to)})`)
+        .join(', '),
+    );
     expect(described).toStrictEqual([]);
   });
 });

@@ -24,15 +24,14 @@ describe('job queue consumers on Redis, two instances', () => {
     await Promise.all([dying.close().catch(() => {}), living.close()]);
   });
 
-  it('the survivor claims the dead instance\'s jobs, then removes its consumer after the bound', async () => {
+  it("the survivor claims the dead instance's jobs, then removes its consumer after the bound", async () => {
     const ran: string[] = [];
     const handle = async (job: { auth_req_id: string }) => {
       ran.push(job.auth_req_id);
       return 'done' as const;
     };
     const handlers = { client_notification: handle, request_push: handle, expiry_push: handle, mandate_receipt: handle };
-    const queue = (store: RedisStore, consumer: string) =>
-      createJobQueue({ store, clock: systemClock, log: silentLogger, background: new Background(silentLogger), handlers, consumer, consume: false, minIdleMs: 100, idleConsumerMs: 400 });
+    const queue = (store: RedisStore, consumer: string) => createJobQueue({ store, clock: systemClock, log: silentLogger, background: new Background(silentLogger), handlers, consumer, consume: false, minIdleMs: 100, idleConsumerMs: 400 });
     const dead = queue(dying, 'inst_dead');
     const live = queue(living, 'inst_live');
     await dead.enqueue({ kind: 'client_notification', tenant: 'default', auth_req_id: 'req_0000000000000001' });

@@ -31,7 +31,7 @@ describe('logs (redis store)', () => {
 
   const parsed = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
 
-  it('logs one line per request with its id, route pattern, status, duration and client, and takes a proxy\'s request id', async () => {
+  it("logs one line per request with its id, route pattern, status, duration and client, and takes a proxy's request id", async () => {
     const client = await harness.createClient('Refund bot');
     const asked = await harness.call('POST', '/bc-authorize', { body: 'scope=openid&login_hint=nobody', headers: { authorization: basic(client), 'content-type': 'application/x-www-form-urlencoded', 'x-request-id': 'edge-7f3a' } });
     expect(asked.status).toBe(400);

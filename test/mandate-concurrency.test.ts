@@ -11,7 +11,7 @@ import { approvedMandate, mandate, spend, spendPayment } from './support/mandate
  * connections, as two processes behind a load balancer); and on the run's 3-master Redis Cluster,
  * where the mandate's keys share its hash tag.
  */
-describe.each(['redis', 'cluster'] as const)('concurrent spends of one mandate on the run\'s %s', (storeKind) => {
+describe.each(['redis', 'cluster'] as const)("concurrent spends of one mandate on the run's %s", (storeKind) => {
   let a: Harness;
   let b: Harness;
   let customer: EnrolledUser;
@@ -74,10 +74,7 @@ describe.each(['redis', 'cluster'] as const)('concurrent spends of one mandate o
 
   it('many spends racing one revocation: those that won were spent before it, in the audit order too', async () => {
     const { token, auth_req_id } = await approvedMandate(a, client, customer, details());
-    const answers = await Promise.all([
-      ...Array.from({ length: 20 }, (_, i) => spend(i % 2 ? a : b, client, token, spendPayment(`r_${i}`))),
-      b.admin('POST', `/mandates/${auth_req_id}/revoke`),
-    ]);
+    const answers = await Promise.all([...Array.from({ length: 20 }, (_, i) => spend(i % 2 ? a : b, client, token, spendPayment(`r_${i}`))), b.admin('POST', `/mandates/${auth_req_id}/revoke`)]);
     const spends = answers.slice(0, 20);
     expect(answers[20]!.status).toBe(200);
     expect(spends.every((answer) => answer.status === 200 || answer.body.error === 'mandate_revoked')).toBe(true);

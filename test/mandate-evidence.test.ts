@@ -133,7 +133,7 @@ describe('mandate evidence (redis store)', () => {
     expect((await verifyMandateEvidence({ format: 'other' } as unknown as MandateEvidence)).problems.map((p) => p.code)).toEqual(['unreadable']);
   });
 
-  it('keeps each party\'s signature when a finance reviewer must approve the mandate too', async () => {
+  it("keeps each party's signature when a finance reviewer must approve the mandate too", async () => {
     const reviewer = await enrollWithRoles(harness, 'reviewer_1', ['reviewer:finance']);
     // EUR 10,000 in all: the shipped policy's high tier, the customer and a finance reviewer.
     const details = mandate(harness.clock.now(), { limits: [{ currency: 'EUR', per_spend_min_minor: 100, per_spend_max_minor: 50_000, total_minor: 1_000_000 }] });
@@ -144,7 +144,10 @@ describe('mandate evidence (redis store)', () => {
     expect((await pollToken(harness, client, asked.body.auth_req_id)).status).toBe(200);
     await harness.drain();
     const evidence = (await harness.admin('GET', `/mandates/${asked.body.auth_req_id}/evidence`)).body as MandateEvidence;
-    expect(evidence.approvals.map((given) => [given.party, given.sub])).toEqual([['customer', 'customer_1'], ['role:reviewer:finance', 'reviewer_1']]);
+    expect(evidence.approvals.map((given) => [given.party, given.sub])).toEqual([
+      ['customer', 'customer_1'],
+      ['role:reviewer:finance', 'reviewer_1'],
+    ]);
     expect(evidence.approvals[1]!.evidence!.signed).not.toHaveProperty('selected_code');
     expect(await verifyMandateEvidence(evidence, await chainLines())).toMatchObject({ ok: true, checked: { signatures: 2, spends: 0 } });
     // One party's evidence put in the place of the other's: the credential and the audit disagree.
@@ -166,14 +169,15 @@ describe('mandate evidence (redis store)', () => {
     ]);
     const out: string[] = [];
     const err: string[] = [];
-    const run = (...argv: string[]) => runAuditCommand(argv, {
-      openAudit: () => Promise.reject(new Error('verify-evidence needs no store')),
-      readLines: async function* (path) {
-        yield* files.get(path) ?? [];
-      },
-      out: (line) => void out.push(line),
-      err: (line) => void err.push(line),
-    });
+    const run = (...argv: string[]) =>
+      runAuditCommand(argv, {
+        openAudit: () => Promise.reject(new Error('verify-evidence needs no store')),
+        readLines: async function* (path) {
+          yield* files.get(path) ?? [];
+        },
+        out: (line) => void out.push(line),
+        err: (line) => void err.push(line),
+      });
     expect(await run('verify-evidence', '--evidence', 'evidence.json', '--file', 'chain.jsonl')).toBe(0);
     expect(out.splice(0)).toEqual([`ok: mandate ${auth_req_id}: 1 passkey signature over its exact bounds, 2 spends and ${evidence.audit.length} audit events, all in the tenant's chain`]);
     expect(await run('verify-evidence', '--evidence', 'hidden.json', '--file', 'chain.jsonl')).toBe(1);

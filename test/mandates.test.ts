@@ -195,13 +195,16 @@ describe('standing mandates (redis store)', () => {
     expect((await harness.admin('GET', `/requests/${auth_req_id}`)).body.request).toMatchObject({ state: 'expired', expiry_reason: 'mandate_revoked' });
   });
 
-  it('lists the person\'s mandates, active first, and revokes one with a passkey over the revoke challenge (single use)', async () => {
+  it("lists the person's mandates, active first, and revokes one with a passkey over the revoke challenge (single use)", async () => {
     const older = await approve(mandate(now(), { transaction_id: 'mdt_old' }));
     await harness.admin('POST', `/mandates/${older.auth_req_id}/revoke`);
     const { token, auth_req_id } = await approve(mandate(now(), { transaction_id: 'mdt_new' }));
     expect((await pay(token, spendPayment('bill_1'))).status).toBe(200);
     const listed = (await device(harness, customer, 'GET', '/mandates')).body.mandates as MandateView[];
-    expect(listed.map((shown) => [shown.auth_req_id, shown.status])).toEqual([[auth_req_id, 'active'], [older.auth_req_id, 'revoked']]);
+    expect(listed.map((shown) => [shown.auth_req_id, shown.status])).toEqual([
+      [auth_req_id, 'active'],
+      [older.auth_req_id, 'revoked'],
+    ]);
     expect(listed[0]).toMatchObject({ client_name: 'Bill payer', spends_left: null, period: null, display: { type: 'mandate' }, revoked_at: null });
 
     const opened = await view(auth_req_id);

@@ -71,8 +71,7 @@ describe('MCP gateway', () => {
     return audit.body.events.map((event: { type: string }) => event.type);
   }
 
-  const deleteEntities = (gateway: GatewayClient | { client: GatewayClient['client'] }, names: string[]) =>
-    gateway.client.callTool({ name: 'delete_entities', arguments: { entityNames: names } }) as Promise<CallToolResult>;
+  const deleteEntities = (gateway: GatewayClient | { client: GatewayClient['client'] }, names: string[]) => gateway.client.callTool({ name: 'delete_entities', arguments: { entityNames: names } }) as Promise<CallToolResult>;
 
   describe('as a process', () => {
     it('writes nothing but MCP to stdout, and exits with its upstream when stdin closes', async () => {

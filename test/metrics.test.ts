@@ -33,11 +33,18 @@ describe('metrics (redis store)', () => {
     expect(answer.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = String(answer.body);
     const value = (name: string, labels: Record<string, string> = {}) => {
-      const wanted = Object.entries(labels).map(([key, v]) => `${key}="${v}"`).sort().join(',');
+      const wanted = Object.entries(labels)
+        .map(([key, v]) => `${key}="${v}"`)
+        .sort()
+        .join(',');
       for (const line of text.split('\n')) {
         const match = /^([a-z_]+)(?:\{(.*)\})? (\S+)$/.exec(line);
         if (!match || match[1] !== name) continue;
-        const have = (match[2] ?? '').split(/,(?=[a-z_]+=")/).filter(Boolean).sort().join(',');
+        const have = (match[2] ?? '')
+          .split(/,(?=[a-z_]+=")/)
+          .filter(Boolean)
+          .sort()
+          .join(',');
         if (have === wanted) return Number(match[3]);
       }
       return undefined;

@@ -290,10 +290,14 @@ describe('pnpm start, stopped from the terminal', () => {
     expect(script).toMatch(/^pnpm build && /);
   });
 
-  it.each(['SIGINT', 'SIGTERM'] as const)('stops cleanly and exits 0 on %s to the whole process group', async (signal) => {
-    const run = await runUntilSignalled(signal);
-    expect([run.code, run.signal], run.output).toEqual([0, null]);
-    expect(run.output).toContain('"msg":"countersign stopping"');
-    expect(run.output).not.toContain('did not stop in time');
-  }, 60_000);
+  it.each(['SIGINT', 'SIGTERM'] as const)(
+    'stops cleanly and exits 0 on %s to the whole process group',
+    async (signal) => {
+      const run = await runUntilSignalled(signal);
+      expect([run.code, run.signal], run.output).toEqual([0, null]);
+      expect(run.output).toContain('"msg":"countersign stopping"');
+      expect(run.output).not.toContain('did not stop in time');
+    },
+    60_000,
+  );
 });

@@ -87,9 +87,7 @@ describe('GET /openapi.json', () => {
     expect(redeem.responses['401'].content['application/json'].schema.properties.error.enum).toEqual(['invalid_client', 'invalid_token']);
     expect(redeem.responses['400'].content['application/json'].schema.required).toEqual(['error', 'error_description']);
     const token = doc.paths['/token']!.post;
-    expect(token.responses['400'].content['application/json'].schema.properties.error.enum).toEqual(
-      expect.arrayContaining(['authorization_pending', 'slow_down', 'expired_token', 'access_denied', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type']),
-    );
+    expect(token.responses['400'].content['application/json'].schema.properties.error.enum).toEqual(expect.arrayContaining(['authorization_pending', 'slow_down', 'expired_token', 'access_denied', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type']));
     expect(token.requestBody.content).toHaveProperty(['application/x-www-form-urlencoded']);
     // The request schema is the route's own: /redeem's strict body refuses members it does not list.
     expect(redeem.requestBody.content['application/json'].schema.additionalProperties).toBe(false);
@@ -220,7 +218,42 @@ describe('GET /openapi.json', () => {
     for (const expected of ['POST /bc-authorize', 'POST /token', 'POST /redeem', 'POST /api/admin/clients', 'POST /api/device/enroll/verify', 'POST /api/device/requests/{auth_req_id}/decision']) {
       expect(sentChecked, expected).toContain(expected);
     }
-    for (const expected of ['POST /bc-authorize 200', 'POST /token 200', 'POST /token 400', 'POST /redeem 200', 'POST /redeem 400', 'POST /redeem 409', 'POST /redeem 415', 'POST /redemptions/{redemption_id}/outcome 409', 'GET /requests/{auth_req_id} 200', 'POST /requests/{auth_req_id} 401', 'GET /api/device/requests/{auth_req_id} 200', 'GET /api/device/requests 401', 'POST /api/device/enrollments/options 403', 'POST /api/device/requests/{auth_req_id}/decision 200', 'PUT /api/admin/tenants/{tenant}/policy 400', 'GET /api/admin/users/{sub} 401', 'DELETE /api/device/devices/{device_id} 204', 'POST /bc-authorize 403', 'POST /redeem 401', 'POST /api/device/requests/{auth_req_id}/report 200', 'POST /api/device/enrollments 201', 'POST /api/device/mandates/{auth_req_id}/revoke 200', 'GET /api/device/mandates/{auth_req_id} 200', 'GET /api/admin/mandates/{auth_req_id}/evidence 200', 'POST /api/admin/mandates/{auth_req_id}/revoke 200', 'POST /redeem 403', 'GET /api/device/events 200', 'GET /api/admin/users 400', 'GET /api/admin/clients 400', 'GET /api/admin/clients/{client_id} 404', 'DELETE /api/admin/users/{sub}/devices/{device_id} 200', 'GET /api/admin/users/{sub}/export 200', 'POST /api/admin/clients/{client_id}/secret 200', 'DELETE /api/admin/clients/{client_id} 204']) {
+    for (const expected of [
+      'POST /bc-authorize 200',
+      'POST /token 200',
+      'POST /token 400',
+      'POST /redeem 200',
+      'POST /redeem 400',
+      'POST /redeem 409',
+      'POST /redeem 415',
+      'POST /redemptions/{redemption_id}/outcome 409',
+      'GET /requests/{auth_req_id} 200',
+      'POST /requests/{auth_req_id} 401',
+      'GET /api/device/requests/{auth_req_id} 200',
+      'GET /api/device/requests 401',
+      'POST /api/device/enrollments/options 403',
+      'POST /api/device/requests/{auth_req_id}/decision 200',
+      'PUT /api/admin/tenants/{tenant}/policy 400',
+      'GET /api/admin/users/{sub} 401',
+      'DELETE /api/device/devices/{device_id} 204',
+      'POST /bc-authorize 403',
+      'POST /redeem 401',
+      'POST /api/device/requests/{auth_req_id}/report 200',
+      'POST /api/device/enrollments 201',
+      'POST /api/device/mandates/{auth_req_id}/revoke 200',
+      'GET /api/device/mandates/{auth_req_id} 200',
+      'GET /api/admin/mandates/{auth_req_id}/evidence 200',
+      'POST /api/admin/mandates/{auth_req_id}/revoke 200',
+      'POST /redeem 403',
+      'GET /api/device/events 200',
+      'GET /api/admin/users 400',
+      'GET /api/admin/clients 400',
+      'GET /api/admin/clients/{client_id} 404',
+      'DELETE /api/admin/users/{sub}/devices/{device_id} 200',
+      'GET /api/admin/users/{sub}/export 200',
+      'POST /api/admin/clients/{client_id}/secret 200',
+      'DELETE /api/admin/clients/{client_id} 204',
+    ]) {
       expect(checked, expected).toContain(expected);
     }
   });

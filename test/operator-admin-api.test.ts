@@ -32,7 +32,12 @@ describe('operator admin API refusals', () => {
   });
 
   it('refuses a new secret for a private_key_jwt client, and keeps a client of another tenant out of reach', async () => {
-    const created = await harness.admin('POST', '/clients', { name: 'Keyed', tenant: 'acme', token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [{ kty: 'EC', crv: 'P-256', x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU', y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0', use: 'sig', alg: 'ES256', kid: 'k1' }] } });
+    const created = await harness.admin('POST', '/clients', {
+      name: 'Keyed',
+      tenant: 'acme',
+      token_endpoint_auth_method: 'private_key_jwt',
+      jwks: { keys: [{ kty: 'EC', crv: 'P-256', x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU', y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0', use: 'sig', alg: 'ES256', kid: 'k1' }] },
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const id = created.body.client_id as string;
     expect(await harness.admin('POST', `/clients/${id}/secret?tenant=acme`)).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
@@ -41,11 +46,10 @@ describe('operator admin API refusals', () => {
     expect((await harness.admin('GET', '/clients')).body.clients.map((client: { client_id: string }) => client.client_id)).not.toContain(id);
   });
 
-  it('gives the console\'s own client no secret: its test requests stay impossible to execute', async () => {
+  it("gives the console's own client no secret: its test requests stay impossible to execute", async () => {
     await harness.enrollUser('console_target');
     const asked = await harness.admin('POST', '/test-requests', { login_hint: 'console_target', sample: 'deletion' });
     expect(asked.status, JSON.stringify(asked.body)).toBe(201);
     expect(await harness.admin('POST', `/clients/${asked.body.client_id}/secret`)).toMatchObject({ status: 400, body: { error: 'invalid_request', error_description: expect.stringContaining('console') } });
   });
 });
-

@@ -79,7 +79,12 @@ describe('the operator CLI against a running server', { timeout: 90_000 }, () =>
 
   /** `key<TAB>value` lines as an object. */
   function fields(stdout: string): Record<string, string> {
-    return Object.fromEntries(stdout.trimEnd().split('\n').map((line) => line.split('\t') as [string, string]));
+    return Object.fromEntries(
+      stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => line.split('\t') as [string, string]),
+    );
   }
 
   it('creates a client and prints its id and secret once, and the secret works', async () => {
@@ -158,7 +163,10 @@ describe('the operator CLI against a running server', { timeout: 90_000 }, () =>
 
     const run = await cli(['requests', 'pending']);
     expect(run.code).toBe(0);
-    const rows = run.stdout.trimEnd().split('\n').map((line) => line.split('\t'));
+    const rows = run.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => line.split('\t'));
     const ids = rows.map((row) => row[0]);
     expect(ids.indexOf(sooner.auth_req_id)).toBeLessThan(ids.indexOf(later.auth_req_id));
     const row = rows.find((candidate) => candidate[0] === later.auth_req_id)!;
@@ -188,7 +196,10 @@ describe('the operator CLI against a running server', { timeout: 90_000 }, () =>
     expect((await harness.decide(bob, asked.auth_req_id, 'deny')).status).toBe(200);
     const run = await follow.done;
     expect(run.code).toBe(0);
-    const lines = run.stdout.trimEnd().split('\n').map((line) => line.split('\t'));
+    const lines = run.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => line.split('\t'));
     const types = lines.map((line) => line[1]);
     expect(types[0]).toBe('proposed');
     expect(types).toEqual(expect.arrayContaining(['viewed', 'denied']));
@@ -204,7 +215,10 @@ describe('the operator CLI against a running server', { timeout: 90_000 }, () =>
     follow.child.kill('SIGINT');
     const run = await follow.done;
     expect(run.code, run.stderr).toBe(0);
-    const events = run.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+    const events = run.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(events[0]).toMatchObject({ type: 'proposed', auth_req_id: asked.auth_req_id, sub: 'bob' });
   });
 
@@ -214,7 +228,7 @@ describe('the operator CLI against a running server', { timeout: 90_000 }, () =>
     expect(run.stderr).toContain('error: not_found');
   });
 
-  it('exits 1 with the server\'s code for a wrong token, and when the server is not there', async () => {
+  it("exits 1 with the server's code for a wrong token, and when the server is not there", async () => {
     const wrong = await cli(['requests', 'pending'], { ADMIN_TOKEN: 'not-the-admin-token-0123456789' });
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain('error: invalid_token');

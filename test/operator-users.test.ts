@@ -24,10 +24,18 @@ describe('operator tools for users: the CLI against a running server', { timeout
   afterAll(() => server?.harness.close());
 
   it('lists users a page at a time, by sub, and searches them by sub or name', async () => {
-    for (const [sub, name] of [['ops_alice', 'Alice Martin'], ['ops_amy', 'Amy Chen'], ['ops_zed', 'Zed Alinsky']]) await harness.admin('POST', '/users', { sub, display_name: name });
+    for (const [sub, name] of [
+      ['ops_alice', 'Alice Martin'],
+      ['ops_amy', 'Amy Chen'],
+      ['ops_zed', 'Zed Alinsky'],
+    ])
+      await harness.admin('POST', '/users', { sub, display_name: name });
     const first = await cli(['users', 'list', '--q', 'ops_', '--limit', '2']);
     expect(first.code, first.stderr).toBe(0);
-    expect(rows(first.stdout).map((row) => row.slice(0, 2))).toEqual([['ops_alice', 'Alice Martin'], ['ops_amy', 'Amy Chen']]);
+    expect(rows(first.stdout).map((row) => row.slice(0, 2))).toEqual([
+      ['ops_alice', 'Alice Martin'],
+      ['ops_amy', 'Amy Chen'],
+    ]);
     expect(rows(first.stdout)[0]![3]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     const cursor = cursorIn(first.stderr);
     expect(cursor).toBeDefined();
@@ -43,7 +51,10 @@ describe('operator tools for users: the CLI against a running server', { timeout
   it('sets roles, shows the user, and clears a block', async () => {
     const set = await cli(['user', 'roles', 'ops_amy', 'reviewer:finance', 'reviewer:legal']);
     expect(set.code, set.stderr).toBe(0);
-    expect(rows(set.stdout)).toEqual([['sub', 'ops_amy'], ['roles', 'reviewer:finance reviewer:legal']]);
+    expect(rows(set.stdout)).toEqual([
+      ['sub', 'ops_amy'],
+      ['roles', 'reviewer:finance reviewer:legal'],
+    ]);
     expect((await harness.admin('GET', '/users/ops_amy')).body.user.roles).toEqual(['reviewer:finance', 'reviewer:legal']);
     expect((await cli(['user', 'roles', 'ops_amy'])).code).toBe(2);
     expect((await cli(['user', 'roles', 'ops_amy', '--none'])).code).toBe(0);
@@ -73,7 +84,11 @@ describe('operator tools for users: the CLI against a running server', { timeout
 
     const listed = await cli(['devices', 'list', 'ops_carol']);
     expect(listed.code, listed.stderr).toBe(0);
-    expect(rows(listed.stdout).map((row) => [row[0], row[1], row[4]]).sort()).toEqual(mine.body.devices.map((device: { device_id: string }) => [device.device_id, 'Test phone', '1']).sort());
+    expect(
+      rows(listed.stdout)
+        .map((row) => [row[0], row[1], row[4]])
+        .sort(),
+    ).toEqual(mine.body.devices.map((device: { device_id: string }) => [device.device_id, 'Test phone', '1']).sort());
 
     const revoked = await cli(['device', 'revoke', 'ops_carol', lostId]);
     expect(revoked.code, revoked.stderr).toBe(0);
@@ -92,7 +107,7 @@ describe('operator tools for users: the CLI against a running server', { timeout
     expect((await cli(['device', 'revoke', 'ops_carol', lostId])).stderr).toContain('error: not_found');
   });
 
-  it('exports a user\'s data as JSON: record, roles, devices without keys, and their requests', async () => {
+  it("exports a user's data as JSON: record, roles, devices without keys, and their requests", async () => {
     const dave = await harness.enrollUser('ops_dave');
     const credentials = await harness.createClient('Export agent');
     const agent = createAgentClient({ issuer: harness.issuer, clientId: credentials.client_id, clientSecret: credentials.client_secret, fetch: harness.fetch });
@@ -110,5 +125,4 @@ describe('operator tools for users: the CLI against a running server', { timeout
     expect((await auditTypes()).some((event) => event.type === 'user_exported' && event.sub === 'ops_dave')).toBe(true);
     expect((await cli(['user', 'export', 'nobody_here'])).stderr).toContain('error: not_found');
   });
-
 });

@@ -12,7 +12,6 @@ import { payment } from './support/payment.ts';
  * audit trail says of the request must still be what happened, in the order it happened, once.
  */
 
-
 describe('outbox entries delivered after the request moved on', () => {
   let h: Harness;
   let customer: EnrolledUser;

@@ -15,7 +15,6 @@ import { payment } from './support/payment.ts';
  * swap wrote with itself: exactly once into the audit chain, however often it is delivered.
  */
 
-
 describe.each(['redis', 'cluster'] as const)('the outbox on %s, across two instances', (storeKind) => {
   let a: Harness;
   let b: Harness;

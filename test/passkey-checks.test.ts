@@ -35,10 +35,8 @@ describe.each(['memory', 'redis'] as const)('passkey checks (%s store)', (storeK
   });
   afterEach(() => harness.close());
 
-  const device = (user: EnrolledUser, method: string, path: string, body?: unknown) =>
-    harness.call(method, `/api/device${path}`, { body, headers: { cookie: user.cookie, origin: harness.issuer } });
-  const ask = async (user: EnrolledUser, transactionId: string) =>
-    (await agent.requestApproval({ login_hint: user.sub, authorization_details: payment({ transaction_id: transactionId }) })).auth_req_id;
+  const device = (user: EnrolledUser, method: string, path: string, body?: unknown) => harness.call(method, `/api/device${path}`, { body, headers: { cookie: user.cookie, origin: harness.issuer } });
+  const ask = async (user: EnrolledUser, transactionId: string) => (await agent.requestApproval({ login_hint: user.sub, authorization_details: payment({ transaction_id: transactionId }) })).auth_req_id;
   const stateOf = async (authReqId: string) => (await agent.getRequest(authReqId)).state;
   const deviceIds = (sub: string) => harness.store.setMembers(keys.userDevices(TENANT, sub));
   /** The device record exactly as stored (JSON), for a user with one device. */
@@ -173,8 +171,7 @@ describe.each(['memory', 'redis'] as const)('passkey checks (%s store)', (storeK
       expect(options.status).toBe(200);
       return { code, options: options.body };
     }
-    const verify = (code: string, response: unknown) =>
-      harness.call('POST', '/api/device/enroll/verify', { body: { enrollment_code: code, response, device_name: 'Second phone' }, headers: { origin: harness.issuer } });
+    const verify = (code: string, response: unknown) => harness.call('POST', '/api/device/enroll/verify', { body: { enrollment_code: code, response, device_name: 'Second phone' }, headers: { origin: harness.issuer } });
     /** A client that claims `credentialId` for a passkey of its own (its own key). */
     const claiming = (credentialId: string) => createSoftAuthenticator({ origin: harness.issuer, rpId: 'localhost', credentialId });
 

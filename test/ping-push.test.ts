@@ -275,18 +275,14 @@ describe.each(['memory', 'redis'] as const)('ping and push notifications (%s sto
       const agent = await agentFor('push');
       const asked = await ask(agent);
       await decided(asked.auth_req_id, 'deny');
-      expect(receiver.received.map((request) => request.json)).toEqual([
-        { error: 'access_denied', error_description: expect.any(String), auth_req_id: asked.auth_req_id },
-      ]);
+      expect(receiver.received.map((request) => request.json)).toEqual([{ error: 'access_denied', error_description: expect.any(String), auth_req_id: asked.auth_req_id }]);
       expect(receiver.received[0]!.headers.authorization).toBe(`Bearer ${NOTIFICATION_TOKEN}`);
     });
 
     it('pushes the error payload access_denied when a wrong number-matching pick denies the request, and no token', async () => {
       const agent = await agentFor('push');
       const asked = await pickedWrong(agent);
-      expect(receiver.received.map((request) => request.json)).toEqual([
-        { error: 'access_denied', error_description: expect.any(String), auth_req_id: asked.auth_req_id },
-      ]);
+      expect(receiver.received.map((request) => request.json)).toEqual([{ error: 'access_denied', error_description: expect.any(String), auth_req_id: asked.auth_req_id }]);
       expect((await auditOf(asked.auth_req_id)).filter((event) => event.type === 'token_issued')).toEqual([]);
     });
 
@@ -296,9 +292,7 @@ describe.each(['memory', 'redis'] as const)('ping and push notifications (%s sto
       harness.clock.advance(30);
       expect(await harness.deps.sweeper.sweep()).toBe(1);
       await harness.deps.background.drain();
-      expect(receiver.received.map((request) => request.json)).toEqual([
-        { error: 'expired_token', error_description: expect.any(String), auth_req_id: asked.auth_req_id },
-      ]);
+      expect(receiver.received.map((request) => request.json)).toEqual([{ error: 'expired_token', error_description: expect.any(String), auth_req_id: asked.auth_req_id }]);
     });
 
     it('refuses to register a FAPI-CIBA client for the push mode', async () => {

@@ -298,13 +298,20 @@ describe('what the person sees, per action type (phone)', () => {
     const table = card.locator('table[data-testid="changes"]');
     expect(await table.locator('thead th[scope="col"]').allTextContents()).toEqual(['Field', 'Now', 'After']);
     expect(await table.locator('tbody th[scope="row"]').allTextContents()).toEqual(['payout_eur_minor', 'status', 'priority']);
-    const rows = await table.locator('tbody tr').evaluateAll((trs) =>
-      trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => ({ text: td.textContent, kind: td.dataset.kind }))),
-    );
+    const rows = await table.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => ({ text: td.textContent, kind: td.dataset.kind }))));
     expect(rows).toEqual([
-      [{ text: '4000', kind: 'number' }, { text: '4250', kind: 'number' }],
-      [{ text: '"active"', kind: 'text' }, { text: '"paused"', kind: 'text' }],
-      [{ text: '"2"', kind: 'text' }, { text: '2', kind: 'number' }],
+      [
+        { text: '4000', kind: 'number' },
+        { text: '4250', kind: 'number' },
+      ],
+      [
+        { text: '"active"', kind: 'text' },
+        { text: '"paused"', kind: 'text' },
+      ],
+      [
+        { text: '"2"', kind: 'text' },
+        { text: '2', kind: 'number' },
+      ],
     ]);
     // The table stands where the server's one-line-per-field lines were: Record, the table, the rest.
     expect(await card.locator('dt').allTextContents()).toEqual(['Record', 'Purpose', 'Transaction', 'Only if unchanged']);
@@ -324,7 +331,15 @@ describe('what the person sees, per action type (phone)', () => {
       { ...DELETION, transaction_id: 'del_long', resource: { kind: id('k', 64), system: id('s', 64) }, ids: [id('cus_', 128), id('cus2_', 128)], count: 99_999 },
       { ...MESSAGE, transaction_id: 'msg_long', recipients: { count: 999_999, list: id('list-', 128), sample: [`${'a'.repeat(60)}@${'b'.repeat(60)}.example.com`] }, subject: 'S'.repeat(200), body: `${'w'.repeat(300)}\n${'Long words and short ones. '.repeat(20)}` },
       { ...ACCESS_CHANGE, transaction_id: 'acc_long', principal: { id: id('u_', 128), name: 'B'.repeat(140) }, resource: { id: id('p_', 128), name: 'P'.repeat(140) }, from_role: id('r', 64), to_role: id('t', 64) },
-      { ...RECORD_CHANGE, transaction_id: 'chg_long', changes: [{ field: id('f', 64), from: 'v'.repeat(1000), to: 123456789012345.67 }, { field: 'note', from: null, to: 'y'.repeat(200) }, { field: 'Purpose', from: 'old', to: 'new' }] },
+      {
+        ...RECORD_CHANGE,
+        transaction_id: 'chg_long',
+        changes: [
+          { field: id('f', 64), from: 'v'.repeat(1000), to: 123456789012345.67 },
+          { field: 'note', from: null, to: 'y'.repeat(200) },
+          { field: 'Purpose', from: 'old', to: 'new' },
+        ],
+      },
     ];
     const { asked, screen } = await open(longest);
     expect(await screen.locator('[data-testid="action"]').evaluateAll((cards) => cards.map((card) => (card as HTMLElement).dataset.type))).toEqual(['deletion', 'message', 'access_change', 'record_change']);
@@ -369,7 +384,11 @@ describe('what the person sees, per action type (phone)', () => {
     await check('batch', { whole: true });
 
     const token = await approve(asked, BATCH);
-    const refused = (details: readonly object[]) => agent.redeem(token.access_token, details as AuthorizationDetails).then(() => null, (error: unknown) => error);
+    const refused = (details: readonly object[]) =>
+      agent.redeem(token.access_token, details as AuthorizationDetails).then(
+        () => null,
+        (error: unknown) => error,
+      );
     // One payment left out: the approval covers exactly the three.
     const leftOut = await refused(BATCH.slice(0, 2));
     expect(leftOut).toBeInstanceOf(CountersignError);

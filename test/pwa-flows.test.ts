@@ -293,9 +293,7 @@ describe.each(Object.keys(VIEWPORTS) as ViewportName[])('the approver’s journe
       // At the cap, another link is refused before the passkey is asked, and the panel says what to do.
       const signedAtCap = await signCount();
       await page.getByTestId('add-device').click();
-      await expect
-        .poll(() => page.getByTestId('add-device-panel').getByTestId('error').textContent(), poll)
-        .toBe('This account already has 2 devices, the most it may have. Remove one you no longer use (under Devices), then try again.');
+      await expect.poll(() => page.getByTestId('add-device-panel').getByTestId('error').textContent(), poll).toBe('This account already has 2 devices, the most it may have. Remove one you no longer use (under Devices), then try again.');
       expect(await signCount()).toBe(signedAtCap);
       const second = devices.nth(1);
       expect(await second.getAttribute('data-this-device')).toBeNull();

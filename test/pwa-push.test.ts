@@ -56,7 +56,12 @@ describe('the push subscription is renewed', () => {
       PushManager.prototype.getSubscription = async () => null;
       PushManager.prototype.subscribe = async function subscribe(options?: PushSubscriptionOptionsInit) {
         const key = new Uint8Array(options!.applicationServerKey as ArrayBuffer);
-        recorded.push(btoa(String.fromCharCode(...key)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''));
+        recorded.push(
+          btoa(String.fromCharCode(...key))
+            .replace(/\+/g, '-')
+            .replace(/\//g, '_')
+            .replace(/=+$/, ''),
+        );
         return { endpoint: json.endpoint, options: { applicationServerKey: key.buffer, userVisibleOnly: true }, toJSON: () => json } as unknown as PushSubscription;
       };
     }, subscriptionJson('page'));
@@ -73,7 +78,7 @@ describe('the push subscription is renewed', () => {
     await harness?.close();
   });
 
-  it('on every launch, with the server\'s VAPID key, where notifications are allowed', async () => {
+  it("on every launch, with the server's VAPID key, where notifications are allowed", async () => {
     const puts: number[] = [];
     app.page.on('response', (response) => {
       if (response.request().method() === 'PUT' && new URL(response.url()).pathname === '/api/device/push-subscription') puts.push(response.status());
@@ -89,21 +94,21 @@ describe('the push subscription is renewed', () => {
 
   it('from the worker on pushsubscriptionchange, with the subscription the event brings', async () => {
     const fresh = subscriptionJson('from-event');
-    const result = await worker.evaluate(
-      (json) => (self as unknown as { __countersign: Hooks }).__countersign.pushSubscriptionChanged({ oldSubscription: null, newSubscription: { toJSON: () => json } }),
-      fresh,
-    );
+    const result = await worker.evaluate((json) => (self as unknown as { __countersign: Hooks }).__countersign.pushSubscriptionChanged({ oldSubscription: null, newSubscription: { toJSON: () => json } }), fresh);
     // The worker's PUT carried the session cookie and `Origin: PUBLIC_URL`, or the server would have refused it.
     expect(result).toEqual({ status: 'renewed', endpoint: fresh.endpoint });
     expect(await storedEndpoints()).toContain(fresh.endpoint);
   });
 
-  it('from the worker on pushsubscriptionchange without a new subscription: it subscribes with the server\'s current key', async () => {
+  it("from the worker on pushsubscriptionchange without a new subscription: it subscribes with the server's current key", async () => {
     const fresh = subscriptionJson('resubscribed');
     const { result, key } = await worker.evaluate(async (json) => {
       let asked = '';
       PushManager.prototype.subscribe = async function subscribe(options?: PushSubscriptionOptionsInit) {
-        asked = btoa(String.fromCharCode(...new Uint8Array(options!.applicationServerKey as ArrayBuffer))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+        asked = btoa(String.fromCharCode(...new Uint8Array(options!.applicationServerKey as ArrayBuffer)))
+          .replace(/\+/g, '-')
+          .replace(/\//g, '_')
+          .replace(/=+$/, '');
         return { toJSON: () => json } as unknown as PushSubscription;
       };
       const result = await (self as unknown as { __countersign: Hooks }).__countersign.pushSubscriptionChanged({ oldSubscription: null, newSubscription: null });
@@ -128,12 +133,11 @@ describe('the push subscription is renewed', () => {
     }
   });
 
-  it('replaces a request\'s notification when it expires', async () => {
+  it("replaces a request's notification when it expires", async () => {
     const registrationId = app.registrations.get(`${origin}/`);
     expect(registrationId).toBeTypeOf('string');
     const shown = () => worker.evaluate(async () => (await (self as unknown as WorkerScope).registration.getNotifications({ tag: 'req_expiring_0000000001' })).map((n: Notification) => ({ title: n.title, body: n.body })));
-    const deliver = (data: unknown, title: string) =>
-      deliverPushUntilShown(app.cdp, { origin, registrationId: registrationId!, data: JSON.stringify(data) }, async () => (await shown()).some((n) => n.title === title));
+    const deliver = (data: unknown, title: string) => deliverPushUntilShown(app.cdp, { origin, registrationId: registrationId!, data: JSON.stringify(data) }, async () => (await shown()).some((n) => n.title === title));
     await deliver({ kind: 'approval_request', auth_req_id: 'req_expiring_0000000001', summary: 'Support agent: EUR 490.00 to ACME Ltd' }, 'Approval requested');
     await expect.poll(shown, poll).toEqual([{ title: 'Approval requested', body: 'Support agent: EUR 490.00 to ACME Ltd' }]);
     await deliver({ kind: 'request_expired', auth_req_id: 'req_expiring_0000000001', summary: 'EUR 490.00 to ACME Ltd' }, 'Request expired');

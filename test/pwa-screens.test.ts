@@ -1,6 +1,6 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import type { PushSender } from '@countersign/server';
-import { type PushSubscriptionJSON } from '@countersign/shared';
+import type { PushSubscriptionJSON } from '@countersign/shared';
 import { createAgentClient, type AgentClient } from '@countersign/agent';
 import { createECDH, randomBytes } from 'node:crypto';
 import type { Browser, ConsoleMessage, Page } from 'playwright-core';
@@ -8,21 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, freePort, type Harness } from './support/harness.ts';
 import { payment } from './support/payment.ts';
 import { toolCall } from './support/tool-call.ts';
-import {
-  appServiceWorker,
-  deliverPushUntilShown,
-  enrollmentLink,
-  launchChromium,
-  openAppBrowser,
-  screenshot,
-  STEP_MS,
-  tabTo,
-  VIEWPORTS,
-  waitForServiceWorker,
-  widthAt360,
-  type AppBrowser,
-  type ViewportName,
-} from './support/pwa-browser.ts';
+import { appServiceWorker, deliverPushUntilShown, enrollmentLink, launchChromium, openAppBrowser, screenshot, STEP_MS, tabTo, VIEWPORTS, waitForServiceWorker, widthAt360, type AppBrowser, type ViewportName } from './support/pwa-browser.ts';
 
 const poll = { timeout: STEP_MS, interval: 50 };
 
@@ -279,10 +265,7 @@ describe.each(Object.keys(VIEWPORTS) as ViewportName[])('the approver screens (%
     };
     await page.goto(`${origin}/#/`);
     await page.getByTestId('inbox').waitFor();
-    const stored = await page.evaluate(
-      async (body) => (await fetch('/api/device/push-subscription', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).status,
-      subscription,
-    );
+    const stored = await page.evaluate(async (body) => (await fetch('/api/device/push-subscription', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).status, subscription);
     expect(stored).toBe(204);
 
     const asked = await ask(undefined, { binding_message: 'Order 1042' });
@@ -291,8 +274,7 @@ describe.each(Object.keys(VIEWPORTS) as ViewportName[])('the approver screens (%
     await expect.poll(() => app.registrations.get(`${origin}/`), poll).toBeTypeOf('string');
     await waitForServiceWorker(page);
     const worker = await appServiceWorker(app.context, origin);
-    const shown = () =>
-      worker.evaluate(async (tag) => (await (self as unknown as WorkerScope).registration.getNotifications({ tag })).map((notification: Notification) => ({ title: notification.title, body: notification.body, tag: notification.tag })), asked.auth_req_id);
+    const shown = () => worker.evaluate(async (tag) => (await (self as unknown as WorkerScope).registration.getNotifications({ tag })).map((notification: Notification) => ({ title: notification.title, body: notification.body, tag: notification.tag })), asked.auth_req_id);
     await deliverPushUntilShown(app.cdp, { origin, registrationId: app.registrations.get(`${origin}/`)!, data: push.payload }, async () => (await shown()).length > 0);
     await expect.poll(shown, poll).toEqual([{ title: 'Approval requested', body: expect.stringContaining('EUR 490.00 to ACME Ltd'), tag: asked.auth_req_id }]);
 

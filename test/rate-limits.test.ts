@@ -164,8 +164,7 @@ describe.each(['memory', 'redis'] as const)('rate limits (%s store)', (storeKind
     it('counts the client’s views of a request (GET and POST /requests/{id}) with its /token polls, answering 429 slow_down over them and writing only the counter', async () => {
       await start();
       const id = (await bcAuthorize(harness, agent, { login_hint: 'alice', details: pay('txn_1') })).body.auth_req_id;
-      const view = (client: Client, method: 'GET' | 'POST') =>
-        harness.call(method, `/requests/${id}`, { headers: { authorization: basic(client), ...(method === 'POST' ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) }, ...(method === 'POST' ? { body: '' } : {}) });
+      const view = (client: Client, method: 'GET' | 'POST') => harness.call(method, `/requests/${id}`, { headers: { authorization: basic(client), ...(method === 'POST' ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) }, ...(method === 'POST' ? { body: '' } : {}) });
       expect((await pollToken(harness, agent, id)).body.error).toBe('authorization_pending');
       expect((await view(agent, 'GET')).body.state).toBe('pending');
       expect((await view(agent, 'POST')).body.state).toBe('pending');
@@ -195,8 +194,7 @@ describe.each(['memory', 'redis'] as const)('rate limits (%s store)', (storeKind
       const token = (await pollToken(harness, agent, id)).body.access_token;
       const redeemed = await harness.call('POST', '/redeem', { body: { token, authorization_details: details }, headers: { authorization: basic(agent) } });
       expect(redeemed.status).toBe(200);
-      const report = (client: Client, status: 'succeeded' | 'failed') =>
-        harness.call('POST', `/redemptions/${redeemed.body.redemption_id}/outcome`, { body: { status }, headers: { authorization: basic(client) } });
+      const report = (client: Client, status: 'succeeded' | 'failed') => harness.call('POST', `/redemptions/${redeemed.body.redemption_id}/outcome`, { body: { status }, headers: { authorization: basic(client) } });
       // The outcome has a limit of its own: the client's /token and /redeem calls above spent none of it.
       expect((await report(agent, 'succeeded')).status).toBe(200);
       expect((await report(agent, 'failed')).body.error).toBe('outcome_conflict');
@@ -233,8 +231,7 @@ describe.each(['memory', 'redis'] as const)('rate limits (%s store)', (storeKind
 
   describe('per source address', () => {
     const form = 'grant_type=urn:openid:params:grant-type:ciba&auth_req_id=unknown';
-    const tokenCall = (address: string, authorization: string, extra: Record<string, string> = {}) =>
-      callFrom(address, 'POST', '/token', { body: form, headers: { authorization, 'content-type': 'application/x-www-form-urlencoded', ...extra } });
+    const tokenCall = (address: string, authorization: string, extra: Record<string, string> = {}) => callFrom(address, 'POST', '/token', { body: form, headers: { authorization, 'content-type': 'application/x-www-form-urlencoded', ...extra } });
 
     it('limits failed client authentications from one address, not another address, and never a successful one', async () => {
       await start({ RATE_LIMIT_TOKEN: '100/1' });
@@ -284,8 +281,7 @@ describe.each(['memory', 'redis'] as const)('rate limits (%s store)', (storeKind
     it('behind a trusted proxy that appends ports to X-Forwarded-For, gives each client its own allowance of wrong admin tokens', async () => {
       await start({ TRUSTED_PROXIES: '10.0.0.0/8' });
       // As Azure Application Gateway writes it: the client's address and port.
-      const admin = (forwardedFor: string, token: string) =>
-        callFrom('10.0.0.4', 'GET', '/api/admin/requests?state=pending', { headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': forwardedFor } });
+      const admin = (forwardedFor: string, token: string) => callFrom('10.0.0.4', 'GET', '/api/admin/requests?state=pending', { headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': forwardedFor } });
       for (let i = 0; i < 3; i++) expect((await admin(`192.0.2.50:${5555 + i}`, 'wrong-admin-token')).body.error).toBe('invalid_token');
       const watch = watchWrites(harness);
       const { result: locked, writes } = await watch.during(() => admin('192.0.2.50:6000', harness.adminToken));
@@ -303,10 +299,13 @@ describe.each(['memory', 'redis'] as const)('rate limits (%s store)', (storeKind
 
     it('limits wrong enrollment codes per address at /enroll/options and /enroll/verify, writing only the counter; a good code from that address still enrolls', async () => {
       await start();
-      const enroll = (address: string, path: 'options' | 'verify', body: Record<string, unknown>) =>
-        callFrom(address, 'POST', `/api/device/enroll/${path}`, { body: JSON.stringify(body), headers: { 'content-type': 'application/json', origin: harness.issuer } });
+      const enroll = (address: string, path: 'options' | 'verify', body: Record<string, unknown>) => callFrom(address, 'POST', `/api/device/enroll/${path}`, { body: JSON.stringify(body), headers: { 'content-type': 'application/json', origin: harness.issuer } });
       const wrong = (n: number) => `wrong-enrollment-code-${n}`;
-      for (const [n, path] of [[1, 'options'], [2, 'verify'], [3, 'options']] as const) {
+      for (const [n, path] of [
+        [1, 'options'],
+        [2, 'verify'],
+        [3, 'options'],
+      ] as const) {
         const answer = await enroll('203.0.113.20', path, { enrollment_code: wrong(n), ...(path === 'verify' ? { response: {} } : {}) });
         expect([answer.status, answer.body.error]).toStrictEqual([400, 'invalid_enrollment_code']);
       }

@@ -47,7 +47,13 @@ describe('a stale slot map (a private 3-master cluster, slots moved under a conn
     await cluster.stop();
   });
 
-  const slotOf = async (key: string) => Number(await admins.values().next().value!.call('CLUSTER', 'KEYSLOT', prefix + key));
+  const slotOf = async (key: string) =>
+    Number(
+      await admins
+        .values()
+        .next()
+        .value!.call('CLUSTER', 'KEYSLOT', prefix + key),
+    );
   /** The address (`127.0.0.1:port`) the client believes owns `slot`. */
   const ownerInMap = (slot: number) => client.slots[slot]![0]!;
 

@@ -61,10 +61,12 @@ describe('Redis persistence at start-up', () => {
     admin.disconnect();
   });
   afterAll(async () => {
-    await Promise.all([bare, aof].map(async (server) => {
-      await stopRedisServer(server);
-      await rm(server.dir, { recursive: true, force: true });
-    }));
+    await Promise.all(
+      [bare, aof].map(async (server) => {
+        await stopRedisServer(server);
+        await rm(server.dir, { recursive: true, force: true });
+      }),
+    );
   });
 
   /** The check as `main.ts` runs it, on a connection of its own; answers the warnings it logged. */
@@ -136,7 +138,10 @@ describe('Redis persistence at start-up', () => {
       const target = clusterTarget();
       const masters = target.kind === 'cluster' ? target.nodes.map((node) => `${node.host}:${node.port}`) : [];
       expect(masters).toHaveLength(3);
-      const named = /persistence is off on ([^(]+) \(/.exec((error as Error).message)![1]!.split(', ').sort();
+      const named = /persistence is off on ([^(]+) \(/
+        .exec((error as Error).message)![1]!
+        .split(', ')
+        .sort();
       expect(named).toStrictEqual([...masters].sort());
     } finally {
       cluster.disconnect();

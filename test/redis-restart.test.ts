@@ -128,12 +128,7 @@ describe('Redis restarts and outages, two instances', () => {
       const ready = await approved('txn_outage');
       await stopRedisServer(server);
 
-      const calls = await Promise.all([
-        settle(viaA.requestApproval({ login_hint: customer.sub, authorization_details: payment({ transaction_id: 'txn_during' }) })),
-        settle(viaB.pollToken(ready.auth_req_id)),
-        settle(viaA.redeem(ready.token, ready.details)),
-        settle(viaB.getRequest(ready.auth_req_id)),
-      ]);
+      const calls = await Promise.all([settle(viaA.requestApproval({ login_hint: customer.sub, authorization_details: payment({ transaction_id: 'txn_during' }) })), settle(viaB.pollToken(ready.auth_req_id)), settle(viaA.redeem(ready.token, ready.details)), settle(viaB.getRequest(ready.auth_req_id))]);
       for (const call of calls) expect([(call as CountersignError).code, (call as CountersignError).status]).toEqual(['temporarily_unavailable', 503]);
       for (const [instance, method, path, headers] of [
         [a, 'GET', '/api/device/requests', { cookie: customer.cookie }],

@@ -8,9 +8,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** Every package.json git tracks, relative to the root. */
 function trackedManifests(): string[] {
-  return execFileSync('git', ['ls-files', '-z', '--', 'package.json', '*/package.json'], { cwd: ROOT, encoding: 'utf8' })
-    .split('\0')
-    .filter(Boolean);
+  return execFileSync('git', ['ls-files', '-z', '--', 'package.json', '*/package.json'], { cwd: ROOT, encoding: 'utf8' }).split('\0').filter(Boolean);
 }
 
 /**

@@ -51,8 +51,7 @@ describe.each(['memory', 'redis'] as const)('signed authentication requests (%s 
   const claims = (overrides: Record<string, unknown> = {}, clientId = signer.client_id) => requestClaims(clientId, harness.issuer, harness.clock.now(), params(), overrides);
   const now = () => epoch(harness.clock.now());
 
-  const bcAuthorize = (form: Record<string, string>, client: { client_id: string; client_secret: string } = signer) =>
-    harness.call('POST', '/bc-authorize', { headers: { 'content-type': FORM, authorization: basic(client.client_id, client.client_secret) }, body: formBody(form) });
+  const bcAuthorize = (form: Record<string, string>, client: { client_id: string; client_secret: string } = signer) => harness.call('POST', '/bc-authorize', { headers: { 'content-type': FORM, authorization: basic(client.client_id, client.client_secret) }, body: formBody(form) });
   const inbox = async () => (await harness.call('GET', '/api/device/requests', { headers: { cookie: customer.cookie, origin: harness.issuer } })).body.requests as unknown[];
   const stored = async (authReqId: string) => (await harness.admin('GET', `/requests/${authReqId}?tenant=default`)).body.request;
 
@@ -90,7 +89,10 @@ describe.each(['memory', 'redis'] as const)('signed authentication requests (%s 
   it('lets a client without a registered algorithm send a plain request, or one signed ES256 or PS256', async () => {
     const plain = { scope: 'openid', login_hint: customer.sub, authorization_details: JSON.stringify(payment()) };
     expect((await bcAuthorize(plain, optional)).status).toBe(200);
-    for (const [key, transaction] of [[esKey, 'txn_es'], [psKey, 'txn_ps']] as const) {
+    for (const [key, transaction] of [
+      [esKey, 'txn_es'],
+      [psKey, 'txn_ps'],
+    ] as const) {
       const request = await sign(key, claims({ authorization_details: payment({ transaction_id: transaction }) }, optional.client_id));
       const answer = await bcAuthorize({ request }, optional);
       expect(answer.status, JSON.stringify(answer.body)).toBe(200);
@@ -120,16 +122,8 @@ describe.each(['memory', 'redis'] as const)('signed authentication requests (%s 
     ['a login_hint that is not a string', async () => ({ request: await sign(esKey, claims({ login_hint: 42 })) })],
     ['a requested_expiry with a fraction', async () => ({ request: await sign(esKey, claims({ requested_expiry: 1.5 })) })],
     ['a request that is not a JWT', async () => ({ request: 'not-a-jwt' })],
-    [
-      'an amount spelled 49000.0 in the signed JSON',
-      async () => ({ request: await signText(esKey, JSON.stringify(claims()).replace('"amount_minor":49000', '"amount_minor":49000.0')) }),
-      'invalid_authorization_details',
-    ],
-    [
-      'an amount_minor named twice in the signed JSON (JSON.parse keeps the last, another parser the first)',
-      async () => ({ request: await signText(esKey, JSON.stringify(claims()).replace('"amount_minor":49000', '"amount_minor":1,"amount_minor":49000')) }),
-      'invalid_authorization_details',
-    ],
+    ['an amount spelled 49000.0 in the signed JSON', async () => ({ request: await signText(esKey, JSON.stringify(claims()).replace('"amount_minor":49000', '"amount_minor":49000.0')) }), 'invalid_authorization_details'],
+    ['an amount_minor named twice in the signed JSON (JSON.parse keeps the last, another parser the first)', async () => ({ request: await signText(esKey, JSON.stringify(claims()).replace('"amount_minor":49000', '"amount_minor":1,"amount_minor":49000')) }), 'invalid_authorization_details'],
     ['a login_hint claim named twice', async () => ({ request: await signText(esKey, JSON.stringify(claims()).replace('"login_hint":', '"login_hint":"customer_2","login_hint":')) })],
     ['no openid in the signed scope', async () => ({ request: await sign(esKey, claims({ scope: 'profile' })) }), 'invalid_scope'],
   ];

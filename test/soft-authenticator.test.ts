@@ -1,10 +1,4 @@
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type WebAuthnCredential,
-} from '@simplewebauthn/server';
+import { generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse, type WebAuthnCredential } from '@simplewebauthn/server';
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createSoftAuthenticator, type SoftAuthenticatorOptions } from './support/soft-authenticator.ts';

@@ -16,7 +16,6 @@ import { listenCounting, type CountingListener } from '../server/src/outbound/co
 
 const NOTIFICATION_TOKEN = 'cnt_5d41402abc4b2a76b9719d911017c592';
 
-
 /** A resolver that answers `address` for every name, as a DNS server rebinding the name would. */
 function answering(address: string): HostResolver & { asked: string[] } {
   const asked: string[] = [];
@@ -133,9 +132,7 @@ describe.each(['memory', 'redis'] as const)('SSRF through client endpoints, in p
       expect(resolve.asked).toEqual(['callback.acme-payments.com']);
       expect(listener.connections).toBe(0);
       expect(harness.sleeps).toEqual([]);
-      expect(await notifyFailures(asked.auth_req_id)).toEqual([
-        expect.objectContaining({ type: 'notify_failed', reason: 'endpoint_forbidden', detail: { mode, attempts: 1, problem: `its host callback.acme-payments.com resolves to ${address}, ${why}` } }),
-      ]);
+      expect(await notifyFailures(asked.auth_req_id)).toEqual([expect.objectContaining({ type: 'notify_failed', reason: 'endpoint_forbidden', detail: { mode, attempts: 1, problem: `its host callback.acme-payments.com resolves to ${address}, ${why}` } })]);
     });
 
     it('refuses an internal endpoint stored before these rules, before issuing anything or calling the transport', async () => {
@@ -158,9 +155,7 @@ describe.each(['memory', 'redis'] as const)('SSRF through client endpoints, in p
 
       // The transport was never called: nothing left for the address.
       expect(calls).toEqual([]);
-      expect(await notifyFailures(asked.auth_req_id)).toEqual([
-        expect.objectContaining({ type: 'notify_failed', reason: 'endpoint_forbidden', detail: { mode: 'push', attempts: 1, problem: 'its host 169.254.169.254 is a link-local address' } }),
-      ]);
+      expect(await notifyFailures(asked.auth_req_id)).toEqual([expect.objectContaining({ type: 'notify_failed', reason: 'endpoint_forbidden', detail: { mode: 'push', attempts: 1, problem: 'its host 169.254.169.254 is a link-local address' } })]);
       // No approval token was issued for an endpoint that could never receive it.
       const fields = await harness.store.hashGet(keys.request('default', asked.auth_req_id));
       expect(fields?.token_jti ?? '').toBe('');
@@ -183,24 +178,21 @@ describe.each(['memory', 'redis'] as const)('SSRF through client endpoints, in p
         headers: { cookie: customer.cookie, origin: harness.issuer },
       });
 
-    it.each([
-      'https://fcm.googleapis.com:8443/fcm/send/abc',
-      'https://web.push.apple.com:80/QGuQyavXutnMH',
-      'https://10.0.0.5;.push.apple.com/x',
-      'https://fcm.googleapis.com.attacker.example/fcm/send/abc',
-      'https://169.254.169.254/latest/meta-data/',
-    ])('refuses %s, storing nothing but the session’s rate counter', async (endpoint) => {
-      const watch = recordWrites(harness.store);
-      let response: Awaited<ReturnType<typeof subscribe>>;
-      try {
-        response = await subscribe(endpoint);
-      } finally {
-        watch.stop();
-      }
-      expect([response.status, response.body.error]).toEqual([400, 'invalid_request']);
-      // A change from the device counts against its session's allowance (RATE_LIMIT_DEVICE_CHANGES), refused or not.
-      expect(watch.writes).toEqual([expect.stringMatching(/^rateLimit rate:\{deviceChanges:default:customer_1:dev_[A-Za-z0-9_-]+\}$/)]);
-    });
+    it.each(['https://fcm.googleapis.com:8443/fcm/send/abc', 'https://web.push.apple.com:80/QGuQyavXutnMH', 'https://10.0.0.5;.push.apple.com/x', 'https://fcm.googleapis.com.attacker.example/fcm/send/abc', 'https://169.254.169.254/latest/meta-data/'])(
+      'refuses %s, storing nothing but the session’s rate counter',
+      async (endpoint) => {
+        const watch = recordWrites(harness.store);
+        let response: Awaited<ReturnType<typeof subscribe>>;
+        try {
+          response = await subscribe(endpoint);
+        } finally {
+          watch.stop();
+        }
+        expect([response.status, response.body.error]).toEqual([400, 'invalid_request']);
+        // A change from the device counts against its session's allowance (RATE_LIMIT_DEVICE_CHANGES), refused or not.
+        expect(watch.writes).toEqual([expect.stringMatching(/^rateLimit rate:\{deviceChanges:default:customer_1:dev_[A-Za-z0-9_-]+\}$/)]);
+      },
+    );
 
     it.each(['https://fcm.googleapis.com/fcm/send/abc', 'https://fcm.googleapis.com:443/fcm/send/abc'])('accepts an allowed push service on port 443: %s', async (endpoint) => {
       expect((await subscribe(endpoint)).status).toBe(204);

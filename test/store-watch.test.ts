@@ -75,7 +75,10 @@ describe.each(['memory', 'redis'] as const)('the store watcher (%s store)', (sto
     const { error, changes } = await refuse(s, s.h.app);
     const rateKey = changes.find((change) => change.key.startsWith('rate:'))?.key;
     expect(rateKey).toMatch(/^rate:\{bcAuthorize:default:cli_[A-Za-z0-9_-]+\}$/);
-    expect(changes.map((change) => [change.key, change.appended.length])).toEqual([[rateKey, 0], ['auditlog:{default}', 1]]);
+    expect(changes.map((change) => [change.key, change.appended.length])).toEqual([
+      [rateKey, 0],
+      ['auditlog:{default}', 1],
+    ]);
     expect(disallowedChanges(changes, { error })).toEqual([]);
   });
 
@@ -101,7 +104,7 @@ describe.each(['memory', 'redis'] as const)('the store watcher (%s store)', (sto
     const { error, changes } = await refuse(s, broken);
     const problems = disallowedChanges(changes, { error });
     expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatch(new RegExp(`^a refused call changed ${escape(key)}: \\{"kind":"window","value":\\{"count":1,"totals":\\{"EUR":49000\\}\\}\\} → \\{"kind":"window","value":\\{"count":2,"totals":\\{"EUR":49001\\}\\}\\}`));
+    expect(problems[0]).toMatch(new RegExp(`^a refused call changed ${escapeRegExp(key)}: \\{"kind":"window","value":\\{"count":1,"totals":\\{"EUR":49000\\}\\}\\} → \\{"kind":"window","value":\\{"count":2,"totals":\\{"EUR":49001\\}\\}\\}`));
     await s.h.store.windowRemove(key, 'mischief');
   });
 
@@ -156,6 +159,6 @@ describe.each(['memory', 'redis'] as const)('the store watcher (%s store)', (sto
   });
 });
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

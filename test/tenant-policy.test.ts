@@ -49,12 +49,10 @@ describe.each(['redis', 'memory'] as const)('per-tenant policy (%s store)', (sto
   afterEach(() => harness.close());
 
   const policyOf = (tenant: string) => harness.admin('GET', `/tenants/${tenant}/policy`);
-  const put = (tenant: string, body: unknown, headers: Record<string, string> = {}) =>
-    harness.call('PUT', `/api/admin/tenants/${tenant}/policy`, { body, headers: { authorization: `Bearer ${harness.adminToken}`, ...headers } });
+  const put = (tenant: string, body: unknown, headers: Record<string, string> = {}) => harness.call('PUT', `/api/admin/tenants/${tenant}/policy`, { body, headers: { authorization: `Bearer ${harness.adminToken}`, ...headers } });
   const stored = async (tenant: string, authReqId: string) => (await harness.admin('GET', `/requests/${authReqId}?tenant=${tenant}`)).body.request;
   const policyEvents = async (tenant: string) => (await harness.admin('GET', `/audit?tenant=${tenant}&type=policy_changed`)).body.events;
-  const ask = (party: { agent: AgentClient; user: EnrolledUser }, transactionId: string) =>
-    party.agent.requestApproval({ login_hint: party.user.sub, authorization_details: payment({ transaction_id: transactionId, amount_minor: EUR_500 }) });
+  const ask = (party: { agent: AgentClient; user: EnrolledUser }, transactionId: string) => party.agent.requestApproval({ login_hint: party.user.sub, authorization_details: payment({ transaction_id: transactionId, amount_minor: EUR_500 }) });
 
   it('starts every tenant on the server default, as revision 0', async () => {
     const { status, body, headers } = await harness.call('GET', '/api/admin/tenants/acme/policy', { headers: { authorization: `Bearer ${harness.adminToken}` } });
@@ -199,10 +197,13 @@ describe.each(['redis', 'memory'] as const)('per-tenant policy (%s store)', (sto
   it('applies a change made through another instance to the next request here', async () => {
     const second = await harness.instance();
     try {
-      const secondAgent = harnessClient(second, ...(await (async () => {
-        const created = await second.admin('POST', '/clients', { name: 'Second', tenant: 'acme' });
-        return [created.body.client_id, created.body.client_secret] as const;
-      })()));
+      const secondAgent = harnessClient(
+        second,
+        ...(await (async () => {
+          const created = await second.admin('POST', '/clients', { name: 'Second', tenant: 'acme' });
+          return [created.body.client_id, created.body.client_secret] as const;
+        })()),
+      );
       const first = await secondAgent.requestApproval({ login_hint: 'ana', authorization_details: payment({ transaction_id: 'txn_s1', amount_minor: EUR_500 }) });
       expect((await stored('acme', first.auth_req_id)).tier).toBe('standard');
       expect((await put('acme', { policy: withEurElevatedAt(harness.deps.policy, LOWERED) })).status).toBe(200);

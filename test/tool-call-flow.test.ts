@@ -62,7 +62,10 @@ describe.each(['memory', 'redis'] as const)('a tool_call end to end (%s store)',
     const view = await harness.call('GET', `/api/device/requests/${asked.auth_req_id}`, { headers: { cookie: customer.cookie } });
     const [action] = view.body.request.actions;
     expect(action.summary).toBe('memory: delete_entities');
-    expect(action.fields.slice(0, 2)).toEqual([{ label: 'Server', value: 'memory' }, { label: 'Tool', value: 'delete_entities' }]);
+    expect(action.fields.slice(0, 2)).toEqual([
+      { label: 'Server', value: 'memory' },
+      { label: 'Tool', value: 'delete_entities' },
+    ]);
     expect(action.arguments.map((member: { name: string }) => member.name)).toEqual(['big', 'entityNames', 'note', 'options', 'ratio', 'threshold']);
     expect(action.arguments.find((member: { name: string }) => member.name === 'threshold').value).toEqual({ kind: 'number', text: '1.5' });
   });

@@ -24,8 +24,7 @@ describe.each(['memory', 'redis'] as const)('repeated views of one request (%s s
   });
   afterEach(() => harness.close());
 
-  const device = (user: EnrolledUser, method: string, path: string, body?: unknown) =>
-    harness.call(method, `/api/device${path}`, { body, headers: { cookie: user.cookie, origin: harness.issuer } });
+  const device = (user: EnrolledUser, method: string, path: string, body?: unknown) => harness.call(method, `/api/device${path}`, { body, headers: { cookie: user.cookie, origin: harness.issuer } });
   const view = async (user: EnrolledUser, id: string) => {
     const answer = await device(user, 'GET', `/requests/${id}`);
     expect(answer.status).toBe(200);

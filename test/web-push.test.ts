@@ -5,18 +5,7 @@
  */
 import { importJWK, jwtVerify } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  createPushNotifier,
-  createWebPushSender,
-  DEV_VAPID_SUBJECT,
-  listPushSubscriptions,
-  loadVapidKeys,
-  MAX_PUSH_PAYLOAD_BYTES,
-  savePushSubscription,
-  topicFor,
-  type LoadedVapidKeys,
-  type PushNotifier,
-} from '../server/src/push/index.ts';
+import { createPushNotifier, createWebPushSender, DEV_VAPID_SUBJECT, listPushSubscriptions, loadVapidKeys, MAX_PUSH_PAYLOAD_BYTES, savePushSubscription, topicFor, type LoadedVapidKeys, type PushNotifier } from '../server/src/push/index.ts';
 import { keys, MemoryStore } from '../server/src/store/index.ts';
 import { browserSubscription, decrypt, startPushReceiver, type BrowserSubscription, type PushReceiver, type ReceivedPush } from './support/push-receiver.ts';
 
@@ -29,10 +18,7 @@ async function verifyVapid(push: ReceivedPush, receiver: PushReceiver, vapid: Lo
   const [, token = '', k = ''] = match ?? [];
   expect(k).toBe(vapid.publicKey);
   const point = Buffer.from(k, 'base64url');
-  const key = await importJWK(
-    { kty: 'EC', crv: 'P-256', x: point.subarray(1, 33).toString('base64url'), y: point.subarray(33, 65).toString('base64url') },
-    'ES256',
-  );
+  const key = await importJWK({ kty: 'EC', crv: 'P-256', x: point.subarray(1, 33).toString('base64url'), y: point.subarray(33, 65).toString('base64url') }, 'ES256');
   const { payload } = await jwtVerify(token, key, { algorithms: ['ES256'], audience: receiver.origin, subject: vapid.subject });
   const now = Math.floor(Date.now() / 1000);
   expect(payload.exp).toBeGreaterThan(now);
@@ -134,10 +120,7 @@ describe('Web Push to a local push service', () => {
     expect(result).toEqual({ sent: 2, removed: 1, failed: 0 });
     expect(receiver.received.map((push) => push.path).sort()).toEqual(['/push/gone', '/push/laptop-2', '/push/phone']);
     const left = await listPushSubscriptions(store, TENANT, SUB);
-    expect(left.map(({ deviceId, subscription }) => `${deviceId} ${new URL(subscription.endpoint).pathname}`).sort()).toEqual([
-      'dev_laptop /push/laptop-2',
-      'dev_phone /push/phone',
-    ]);
+    expect(left.map(({ deviceId, subscription }) => `${deviceId} ${new URL(subscription.endpoint).pathname}`).sort()).toEqual(['dev_laptop /push/laptop-2', 'dev_phone /push/phone']);
     expect(left.some(({ subscription }) => subscription.endpoint === laptop.subscription.endpoint)).toBe(false);
   });
 

@@ -1,13 +1,5 @@
 /** The screens, addressed in the URL fragment so codes and ids never reach server logs. */
-export type Route =
-  | { name: 'inbox' }
-  | { name: 'enroll'; code: string }
-  | { name: 'request'; authReqId: string }
-  | { name: 'history' }
-  | { name: 'devices' }
-  | { name: 'mandates' }
-  | { name: 'mandate'; authReqId: string }
-  | { name: 'not_found' };
+export type Route = { name: 'inbox' } | { name: 'enroll'; code: string } | { name: 'request'; authReqId: string } | { name: 'history' } | { name: 'devices' } | { name: 'mandates' } | { name: 'mandate'; authReqId: string } | { name: 'not_found' };
 
 /**
  * Reads a route from `location.hash`: `#/` (or nothing) the inbox, `#/enroll/<code>` the

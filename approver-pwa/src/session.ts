@@ -79,5 +79,5 @@ function onSession(session: DeviceSession): void {
 
 function showUser(session: DeviceSession | null): void {
   const slot = document.querySelector<HTMLElement>('[data-testid="signed-in-as"]');
-  if (slot) slot.textContent = session ? (session.user.display_name || session.user.sub) : '';
+  if (slot) slot.textContent = session ? session.user.display_name || session.user.sub : '';
 }

@@ -1,6 +1,9 @@
 // The load generator and the peer ship no TypeScript types; the benchmark uses few of their calls.
 declare module 'autocannon' {
-  const autocannon: (options: Record<string, unknown>, done: (error: Error | null, result: unknown) => void) => {
+  const autocannon: (
+    options: Record<string, unknown>,
+    done: (error: Error | null, result: unknown) => void,
+  ) => {
     stop(): void;
     on(event: string, listener: (...args: any[]) => void): void;
   };

@@ -36,18 +36,21 @@ function countersignClient() {
       private_key_jwk: z.record(z.string(), z.unknown()).optional(),
       private_key_file: z.string().min(1).optional(),
     })
-    .superRefine((client, context) => {
-      const problem = (path: string, message: string) => context.addIssue({ code: 'custom', path: [path], message });
-      const method = client.token_endpoint_auth_method ?? 'client_secret_basic';
-      if (method !== 'private_key_jwt') {
-        if (client.client_secret === undefined) problem('client_secret', `${method} needs client_secret`);
-        for (const key of ['private_key_jwk', 'private_key_file'] as const) if (client[key] !== undefined) problem(key, 'only for token_endpoint_auth_method private_key_jwt');
-        return;
-      }
-      if (client.client_secret !== undefined) problem('client_secret', 'private_key_jwt signs with a key: leave the secret out');
-      if ((client.private_key_jwk === undefined) === (client.private_key_file === undefined)) problem('private_key_jwk', 'private_key_jwt needs the private key: private_key_jwk or private_key_file, one of them');
-      // Also run when another member is wrong, so every problem is named at once.
-    }, { when: (payload) => typeof payload.value === 'object' && payload.value !== null });
+    .superRefine(
+      (client, context) => {
+        const problem = (path: string, message: string) => context.addIssue({ code: 'custom', path: [path], message });
+        const method = client.token_endpoint_auth_method ?? 'client_secret_basic';
+        if (method !== 'private_key_jwt') {
+          if (client.client_secret === undefined) problem('client_secret', `${method} needs client_secret`);
+          for (const key of ['private_key_jwk', 'private_key_file'] as const) if (client[key] !== undefined) problem(key, 'only for token_endpoint_auth_method private_key_jwt');
+          return;
+        }
+        if (client.client_secret !== undefined) problem('client_secret', 'private_key_jwt signs with a key: leave the secret out');
+        if ((client.private_key_jwk === undefined) === (client.private_key_file === undefined)) problem('private_key_jwk', 'private_key_jwt needs the private key: private_key_jwk or private_key_file, one of them');
+        // Also run when another member is wrong, so every problem is named at once.
+      },
+      { when: (payload) => typeof payload.value === 'object' && payload.value !== null },
+    );
 }
 
 const httpUpstream = z.strictObject({
@@ -80,7 +83,12 @@ export const gatewayConfigSchema = z.strictObject({
    * Seconds the result of an executed call is kept: the same call (tool and arguments) within that
    * time is answered with it and never runs again.
    */
-  result_ttl_seconds: z.number().int().min(60).max(30 * 86_400).default(86_400),
+  result_ttl_seconds: z
+    .number()
+    .int()
+    .min(60)
+    .max(30 * 86_400)
+    .default(86_400),
   /** The prefix of the gateway's Redis keys, so several gateways share one Redis. */
   redis_prefix: z.string().min(1).max(64).default('cs-mcp:'),
   /** The approver app's link to one request; `{issuer}` and `{auth_req_id}` are filled in. */

@@ -93,4 +93,3 @@ export function replay(record: Extract<CallRecord, { state: 'done' }>): CallTool
 function textOf(result: CallToolResult): string {
   return result.content.map((part) => (part.type === 'text' ? part.text : '')).join(' ');
 }
-

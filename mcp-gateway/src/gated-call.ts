@@ -1,5 +1,5 @@
 import { CountersignError, toDisplayText, type AuthorizationDetails, type ToolAnnotations, type ToolCallDetails } from '@countersign/shared';
-import { type AgentClient, type KeyedLock, type Sleep } from '@countersign/agent';
+import type { AgentClient, KeyedLock, Sleep } from '@countersign/agent';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { bindingMessage } from './binding-message.ts';

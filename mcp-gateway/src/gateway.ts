@@ -4,16 +4,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  CallToolRequestSchema,
-  type CallToolRequest,
-  CallToolResultSchema,
-  ElicitResultSchema,
-  ListToolsRequestSchema,
-  ToolListChangedNotificationSchema,
-  type CallToolResult,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, type CallToolRequest, CallToolResultSchema, ElicitResultSchema, ListToolsRequestSchema, ToolListChangedNotificationSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { clientAuthentication, type GatewayConfig } from './config.ts';
 import { runGatedCall, type CountersignClient, type GatedCallDeps } from './gated-call.ts';
 import { isGated, listedTool } from './gating.ts';
@@ -62,8 +53,7 @@ export interface Gateway {
 export function createGateway(options: GatewayOptions): Gateway {
   const { config, upstream, store } = options;
   const log = options.log ?? ((line: string) => void process.stderr.write(`[mcp-gateway] ${line}\n`));
-  const countersign =
-    options.countersign ?? createAgentClient({ issuer: config.countersign.issuer, clientId: config.countersign.client_id, auth: clientAuthentication(config.countersign) });
+  const countersign = options.countersign ?? createAgentClient({ issuer: config.countersign.issuer, clientId: config.countersign.client_id, auth: clientAuthentication(config.countersign) });
   const deps: GatedCallDeps = {
     config,
     countersign,
@@ -124,10 +114,12 @@ export function createGateway(options: GatewayOptions): Gateway {
       // client polls tasks/get and fetches tasks/result. Its wait is the request's whole life.
       const created = await extra.taskStore.createTask({ ttl: task.ttl ?? null, pollInterval: TASK_POLL_INTERVAL_MS });
       const store = extra.taskStore;
-      void call({ ...request, params }, extra, TASK_WAIT_SECONDS).then(
-        (result) => store.storeTaskResult(created.taskId, 'completed', result),
-        (error: unknown) => store.storeTaskResult(created.taskId, 'failed', { isError: true, content: [{ type: 'text', text: (error as Error)?.message ?? String(error) }] }),
-      ).catch((error: unknown) => log(`could not store the result of task ${created.taskId}: ${(error as Error)?.message}`));
+      void call({ ...request, params }, extra, TASK_WAIT_SECONDS)
+        .then(
+          (result) => store.storeTaskResult(created.taskId, 'completed', result),
+          (error: unknown) => store.storeTaskResult(created.taskId, 'failed', { isError: true, content: [{ type: 'text', text: (error as Error)?.message ?? String(error) }] }),
+        )
+        .catch((error: unknown) => log(`could not store the result of task ${created.taskId}: ${(error as Error)?.message}`));
       return { task: created };
     });
 
@@ -149,9 +141,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       if (server.getClientCapabilities()?.elicitation?.url) {
         waiter.elicit = async ({ auth_req_id, ...params }, signal) => {
           const elicitationId = `${auth_req_id}.${randomUUID()}`;
-          const answer = await extra
-            .sendRequest({ method: 'elicitation/create', params: { mode: 'url', elicitationId, ...params } }, ElicitResultSchema, { signal, timeout: REQUEST_LIFETIME_MS })
-            .catch((error: unknown) => ({ action: 'cancel' as const, error }));
+          const answer = await extra.sendRequest({ method: 'elicitation/create', params: { mode: 'url', elicitationId, ...params } }, ElicitResultSchema, { signal, timeout: REQUEST_LIFETIME_MS }).catch((error: unknown) => ({ action: 'cancel' as const, error }));
           if (answer.action === 'accept') elicited.set(auth_req_id, [...(elicited.get(auth_req_id) ?? []), elicitationId]);
           if ('error' in answer) throw answer.error;
           return answer.action;

@@ -4,11 +4,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 /** Refusals that say the approval was used before, by this gateway or one that forgot it. */
 const MAY_HAVE_RUN: ReadonlySet<string> = new Set(['already_redeemed', 'invalid_grant']);
 
-export type GatewayAnswer =
-  | { status: 'approval_pending'; auth_req_id: string; binding_message: string; approval_url: string; expires_in: number }
-  | { status: 'denied'; auth_req_id: string }
-  | { status: 'expired'; auth_req_id: string }
-  | { status: 'refused'; error: string; auth_req_id?: string };
+export type GatewayAnswer = { status: 'approval_pending'; auth_req_id: string; binding_message: string; approval_url: string; expires_in: number } | { status: 'denied'; auth_req_id: string } | { status: 'expired'; auth_req_id: string } | { status: 'refused'; error: string; auth_req_id?: string };
 
 /**
  * The JSON Schema of {@link GatewayAnswer}. A gated tool that declares an `outputSchema` is listed
@@ -30,16 +26,12 @@ export const GATEWAY_ANSWER_SCHEMA = {
 } as const;
 
 const TEXT: Record<GatewayAnswer['status'], (answer: any) => string> = {
-  approval_pending: (a) =>
-    `Waiting for the person to approve this call on their phone ("${a.binding_message}", ${a.approval_url}). Nothing has run yet. Call the same tool with the same arguments again to resume waiting; it will not ask twice.`,
+  approval_pending: (a) => `Waiting for the person to approve this call on their phone ("${a.binding_message}", ${a.approval_url}). Nothing has run yet. Call the same tool with the same arguments again to resume waiting; it will not ask twice.`,
   denied: () => 'The person denied this call on their phone. Nothing ran. Do not retry it unless they ask you to.',
   expired: () => 'Nobody decided on this call in time; the approval request expired. Nothing ran.',
   // A spent approval (`already_redeemed`) or a token issued before (`invalid_grant`: a gateway
   // restarted without its call records) may mean the call ran already; nothing ran now.
-  refused: (a) =>
-    MAY_HAVE_RUN.has(a.error)
-      ? `Countersign refused this call (${a.error}): its approval was already used, so it may have run before. Nothing ran now; check before asking again.`
-      : `Countersign refused this call (${a.error}). Nothing ran.`,
+  refused: (a) => (MAY_HAVE_RUN.has(a.error) ? `Countersign refused this call (${a.error}): its approval was already used, so it may have run before. Nothing ran now; check before asking again.` : `Countersign refused this call (${a.error}). Nothing ran.`),
 };
 
 /**

@@ -22,10 +22,7 @@ export interface Upstream {
  * @see MCP 2025-11-25 "Transports" (stdio, Streamable HTTP), "Lifecycle"
  */
 export async function connectUpstream(config: UpstreamConfig, onClose: () => void): Promise<Upstream> {
-  const transport =
-    'url' in config
-      ? new StreamableHTTPClientTransport(new URL(config.url))
-      : new StdioClientTransport({ command: config.command, args: config.args, env: config.env, stderr: 'inherit', ...(config.cwd ? { cwd: config.cwd } : {}) });
+  const transport = 'url' in config ? new StreamableHTTPClientTransport(new URL(config.url)) : new StdioClientTransport({ command: config.command, args: config.args, env: config.env, stderr: 'inherit', ...(config.cwd ? { cwd: config.cwd } : {}) });
   const client = new Client(GATEWAY_INFO, { capabilities: {} });
   let closing = false;
   client.onclose = () => {

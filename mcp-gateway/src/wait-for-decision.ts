@@ -45,12 +45,7 @@ export interface WaitDeps {
  * @throws CountersignError of the token endpoint (`invalid_grant`…); a network error.
  * @see CIBA Core 1.0 §7.3 (`interval`), §10.1, §11; MCP 2025-11-25 "Elicitation" (URL mode)
  */
-export async function waitForDecision(
-  deps: WaitDeps,
-  record: Extract<CallRecord, { state: 'pending' }>,
-  waiter: Waiter,
-  options: { url: string; onSlowDown: (interval: number) => Promise<void> },
-): Promise<DecisionResult | { status: 'pending' }> {
+export async function waitForDecision(deps: WaitDeps, record: Extract<CallRecord, { state: 'pending' }>, waiter: Waiter, options: { url: string; onSlowDown: (interval: number) => Promise<void> }): Promise<DecisionResult | { status: 'pending' }> {
   const { auth_req_id } = record;
   const started = deps.now();
   const deadline = started + (waiter.waitSeconds ?? deps.config.wait_seconds) * 1000;

@@ -77,8 +77,10 @@ export function consequencesOf(deps: ConsequenceDeps): Consequences {
   // delivery however many of its consequences ask.
   const audiences = new WeakMap<TransitionEvent, Promise<string[]>>();
   const audienceOfEvent = (event: TransitionEvent): Promise<string[]> => {
-    let audience = audiences.get(event);
-    if (!audience) audiences.set(event, (audience = audienceOf(deps, event.request)));
+    const known = audiences.get(event);
+    if (known) return known;
+    const audience = audienceOf(deps, event.request);
+    audiences.set(event, audience);
     return audience;
   };
   const announceToAudience: Consequence = async (event) => {
@@ -102,7 +104,11 @@ export function consequencesOf(deps: ConsequenceDeps): Consequences {
         async (event) => {
           const { request } = event;
           const audience = await audienceOfEvent(event);
-          await pushRequest(deps, request, audience.filter((sub) => sub !== request.sub || (request.parties ?? ['customer']).includes('customer')));
+          await pushRequest(
+            deps,
+            request,
+            audience.filter((sub) => sub !== request.sub || (request.parties ?? ['customer']).includes('customer')),
+          );
         },
       ],
     },
@@ -147,11 +153,7 @@ export function consequencesOf(deps: ConsequenceDeps): Consequences {
     // the spends' outcome index as a redemption does, then the receipt pushed when the mandate asks
     // for receipts; a revocation leaves the deadline index.
     spend: {
-      record: [
-        audit,
-        ({ transition: t, request }) => (t.op === 'spend' ? trackSpendOutcomeDeadline(deps.store, request.tenant, t.redemption_id, t.at + deps.config.outcomeTimeoutSeconds * 1000, deps.config.retentionSeconds) : Promise.resolve()),
-        publishToPerson,
-      ],
+      record: [audit, ({ transition: t, request }) => (t.op === 'spend' ? trackSpendOutcomeDeadline(deps.store, request.tenant, t.redemption_id, t.at + deps.config.outcomeTimeoutSeconds * 1000, deps.config.retentionSeconds) : Promise.resolve()), publishToPerson],
       then: [(event) => pushSpendReceipt(deps, event)],
     },
     revoke: { record: [audit, untrack, publishToPerson, history] },

@@ -23,10 +23,7 @@ function rolesBefore({ transition: t }: TransitionEvent): string[] {
 export function escalationConsequences(deps: ConsequenceDeps, indexTtl: number, audienceOf: (event: TransitionEvent) => Promise<string[]>): { record: Consequence[]; then: Consequence[] } {
   const moveQueues: Consequence = (event) => {
     const { tenant, auth_req_id } = event.request;
-    return Promise.all([
-      ...rolesBefore(event).map((role) => deps.store.setRemove(keys.roleRequests(tenant, role), auth_req_id)),
-      ...rolesOf(event.request).map((role) => deps.store.setAdd(keys.roleRequests(tenant, role), auth_req_id, indexTtl)),
-    ]);
+    return Promise.all([...rolesBefore(event).map((role) => deps.store.setRemove(keys.roleRequests(tenant, role), auth_req_id)), ...rolesOf(event.request).map((role) => deps.store.setAdd(keys.roleRequests(tenant, role), auth_req_id, indexTtl))]);
   };
   const tellEveryone: Consequence = async (event) => {
     const { tenant, auth_req_id, state } = event.request;
@@ -37,7 +34,12 @@ export function escalationConsequences(deps: ConsequenceDeps, indexTtl: number, 
     if (t.op !== 'escalate') return;
     // Never the person the request is for: nobody reviews their own request.
     const holders = (await Promise.all(rolesOf(request).map((role) => usersWithRole(deps.store, request.tenant, role)))).flat();
-    await pushRequest(deps, request, [...new Set(holders)].filter((sub) => sub !== request.sub), t.step);
+    await pushRequest(
+      deps,
+      request,
+      [...new Set(holders)].filter((sub) => sub !== request.sub),
+      t.step,
+    );
   };
   return { record: [moveQueues, ({ request }) => trackEscalation(deps.store, request, indexTtl), tellEveryone], then: [pushNextHolders] };
 }

@@ -6,21 +6,7 @@ import { testPolicy } from '../guarantees/policy-support.ts';
 import { freePort, UNLIMITED_RATES } from '../support/harness.ts';
 import { startNotificationReceiver, type NotificationReceiver } from '../support/notification-receiver.ts';
 import { ChaosHttp, mapLimit, type Answer, type ChaosClient, type ChaosUser } from './http-client.ts';
-import {
-  auditVerifyCli,
-  auditVerifyOn,
-  checkPings,
-  checkRedeemAnswers,
-  checkRedemptionsSettled,
-  figureLine,
-  forbidden5xx,
-  settle,
-  SERVER_PREFIX,
-  summarize,
-  TENANT,
-  type Problems,
-  type SettledContext,
-} from './invariants.ts';
+import { auditVerifyCli, auditVerifyOn, checkPings, checkRedeemAnswers, checkRedemptionsSettled, figureLine, forbidden5xx, settle, SERVER_PREFIX, summarize, TENANT, type Problems, type SettledContext } from './invariants.ts';
 import { kill9, killEverything, restartServer, startServer, type ServerProcess } from './processes.ts';
 import { masterOf, startReplicatedCluster, startSingleRedis, waitForFailover, type ReplicatedCluster } from './redis-topology.ts';
 import { approveAgain, approvedRequests, decisionInDoubt, redeemStorm, uniquePayment, type Approved } from './workload.ts';
@@ -187,12 +173,16 @@ describe('chaos: one Redis, two server processes', () => {
       const count = 40 * SCALE;
       const tag = `s2_${Date.now()}`;
       // Asked and opened on the phone ahead (B), so the burst is nothing but decisions.
-      const prepared = await mapLimit(Array.from({ length: count }, (_, i) => i), 8, async (i) => {
-        const asked = await http.ask(instances()[i % 2]!, pingClient, user, uniquePayment(tag, i), NOTIFICATION_TOKEN);
-        if (asked.status !== 200) throw new Error(`bc-authorize: ${asked.status} ${JSON.stringify(asked.body)}`);
-        const view = await http.view(b, user, asked.body.auth_req_id);
-        return { authReqId: asked.body.auth_req_id as string, response: await http.signApproval(user, view) };
-      });
+      const prepared = await mapLimit(
+        Array.from({ length: count }, (_, i) => i),
+        8,
+        async (i) => {
+          const asked = await http.ask(instances()[i % 2]!, pingClient, user, uniquePayment(tag, i), NOTIFICATION_TOKEN);
+          if (asked.status !== 200) throw new Error(`bc-authorize: ${asked.status} ${JSON.stringify(asked.body)}`);
+          const view = await http.view(b, user, asked.body.auth_req_id);
+          return { authReqId: asked.body.auth_req_id as string, response: await http.signApproval(user, view) };
+        },
+      );
       const burstStart = http.answers.length;
       const toA = prepared.filter((_, i) => i % 2 === 0).length;
       let answeredOnA = 0;
@@ -235,7 +225,15 @@ describe('chaos: one Redis, two server processes', () => {
       });
       const races = await redeemStorm(http, instances, pingClient, approved, { racers: 2, windowMs: 1000, burstFraction: 0, retryMs: 10_000 }).races;
       const immediate = checkRedeemAnswers(races);
-      const settled = await settle(() => checkRedemptionsSettled(context, approved.map((approval) => approval.authReqId), immediate.redemptionIds), SETTLE_MS);
+      const settled = await settle(
+        () =>
+          checkRedemptionsSettled(
+            context,
+            approved.map((approval) => approval.authReqId),
+            immediate.redemptionIds,
+          ),
+        SETTLE_MS,
+      );
       const audit = await auditVerifyCli(redis.url);
       const burst = http.answers.slice(burstStart);
       console.log(
@@ -277,7 +275,10 @@ describe('chaos: Redis Cluster of 3 masters and 3 replicas, two server processes
     const pair = await startPair({ REDIS_CLUSTER_NODES: cluster.seeds });
     ({ a, b } = pair);
     http = new ChaosHttp(pair.publicUrl, ADMIN_TOKEN);
-    reader = new Cluster(cluster.nodes.map((node) => ({ host: '127.0.0.1', port: node.port })), { redisOptions: { maxRetriesPerRequest: 1 } });
+    reader = new Cluster(
+      cluster.nodes.map((node) => ({ host: '127.0.0.1', port: node.port })),
+      { redisOptions: { maxRetriesPerRequest: 1 } },
+    );
     client = await http.createClient(a, 'Chaos agent');
     user = await http.enroll(b, 'chaos_user');
   }, 60_000);

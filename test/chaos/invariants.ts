@@ -66,5 +66,7 @@ export function figureLine(scenario: string, answers: Answer[], extra: Record<st
     max_latency_ms: Math.round(latencies.at(-1) ?? 0),
     ...extra,
   };
-  return `[chaos] ${scenario}: ${Object.entries(figures).map(([key, value]) => `${key}=${value}`).join(' ')}`;
+  return `[chaos] ${scenario}: ${Object.entries(figures)
+    .map(([key, value]) => `${key}=${value}`)
+    .join(' ')}`;
 }

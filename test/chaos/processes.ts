@@ -92,9 +92,7 @@ export async function startServer(name: string, port: number, env: Record<string
   const logPath = join(logDir, `${name}-${Date.now()}.log`);
   const fd = openSync(logPath, 'a');
   const fullEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env, PORT: String(port) };
-  const child = track(
-    spawn(process.execPath, ['--import', 'tsx', 'server/src/main.ts'], { cwd: REPO_ROOT, env: fullEnv, stdio: ['ignore', fd, fd], detached: true }),
-  );
+  const child = track(spawn(process.execPath, ['--import', 'tsx', 'server/src/main.ts'], { cwd: REPO_ROOT, env: fullEnv, stdio: ['ignore', fd, fd], detached: true }));
   closeSync(fd);
   const server: ServerProcess = { name, port, url: `http://localhost:${port}`, child, logPath, env };
   const deadline = Date.now() + 30_000;

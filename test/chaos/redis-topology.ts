@@ -43,10 +43,12 @@ export async function clusterNodes(port: number): Promise<ClusterNode[]> {
         port: Number(address!.split('@')[0]!.split(':').pop()),
         flags: flags!.split(','),
         masterId: masterId!,
-        slots: slots.filter((slot) => !slot.startsWith('[')).map((slot) => {
-          const [from, to] = slot.split('-').map(Number);
-          return [from!, to ?? from!] as [number, number];
-        }),
+        slots: slots
+          .filter((slot) => !slot.startsWith('['))
+          .map((slot) => {
+            const [from, to] = slot.split('-').map(Number);
+            return [from!, to ?? from!] as [number, number];
+          }),
       };
     });
 }

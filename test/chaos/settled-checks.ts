@@ -34,11 +34,7 @@ export async function checkRedemptionsSettled(context: SettledContext, authReqId
   const problems: Problems = {};
   await Promise.all(
     authReqIds.map(async (authReqId) => {
-      const [view, audit, deadline] = await Promise.all([
-        adminGet(context, `/requests/${authReqId}`),
-        adminGet(context, `/audit?auth_req_id=${authReqId}`),
-        context.redis.zscore(`${SERVER_PREFIX}deadlines:{outcome}`, `${TENANT}:${authReqId}`).catch(() => 'unreadable'),
-      ]);
+      const [view, audit, deadline] = await Promise.all([adminGet(context, `/requests/${authReqId}`), adminGet(context, `/audit?auth_req_id=${authReqId}`), context.redis.zscore(`${SERVER_PREFIX}deadlines:{outcome}`, `${TENANT}:${authReqId}`).catch(() => 'unreadable')]);
       if (!view || !audit) return add(problems, 'admin API unreachable', authReqId);
       const told = redemptionIds.get(authReqId);
       if (view.request.state !== 'redeemed') add(problems, 'approved request not redeemed in the end', `${authReqId}: ${view.request.state}`);

@@ -29,24 +29,28 @@ function expectStatus(reply: Reply, status: number, what: string): void {
  * @throws when any step fails: nothing is being broken yet.
  */
 export async function approvedRequests(http: ChaosHttp, instances: ServerProcess[], client: ChaosClient, user: ChaosUser, count: number, tag: string): Promise<Approved[]> {
-  return mapLimit(Array.from({ length: count }, (_, i) => i), SETUP_CONCURRENCY, async (i) => {
-    const [first, second] = [instances[i % instances.length]!, instances[(i + 1) % instances.length]!];
-    const details = uniquePayment(tag, i);
-    const asked = await http.ask(first, client, user, details);
-    expectStatus(asked, 200, 'bc-authorize');
-    const authReqId = asked.body.auth_req_id as string;
-    const view = await http.view(second, user, authReqId);
-    expectStatus(view, 200, 'device view');
-    const decision = await http.postDecision(second, user, authReqId, await http.signApproval(user, view));
-    // One device deciding many requests at once can lose its record's swap (503): the person taps again.
-    if (decisionInDoubt(decision)) {
-      const again = await approveAgain(http, () => instances, user, authReqId, Date.now() + 10_000);
-      if (again.reply.body?.request?.state !== 'approved') throw new Error(`approval: ${again.reply.status} ${JSON.stringify(again.reply.body)}`);
-    } else expectStatus(decision, 200, 'approval');
-    const token = await http.token(first, client, authReqId);
-    expectStatus(token, 200, 'token');
-    return { authReqId, accessToken: token.body.access_token as string, details };
-  });
+  return mapLimit(
+    Array.from({ length: count }, (_, i) => i),
+    SETUP_CONCURRENCY,
+    async (i) => {
+      const [first, second] = [instances[i % instances.length]!, instances[(i + 1) % instances.length]!];
+      const details = uniquePayment(tag, i);
+      const asked = await http.ask(first, client, user, details);
+      expectStatus(asked, 200, 'bc-authorize');
+      const authReqId = asked.body.auth_req_id as string;
+      const view = await http.view(second, user, authReqId);
+      expectStatus(view, 200, 'device view');
+      const decision = await http.postDecision(second, user, authReqId, await http.signApproval(user, view));
+      // One device deciding many requests at once can lose its record's swap (503): the person taps again.
+      if (decisionInDoubt(decision)) {
+        const again = await approveAgain(http, () => instances, user, authReqId, Date.now() + 10_000);
+        if (again.reply.body?.request?.state !== 'approved') throw new Error(`approval: ${again.reply.status} ${JSON.stringify(again.reply.body)}`);
+      } else expectStatus(decision, 200, 'approval');
+      const token = await http.token(first, client, authReqId);
+      expectStatus(token, 200, 'token');
+      return { authReqId, accessToken: token.body.access_token as string, details };
+    },
+  );
 }
 
 /** One redeem caller's tries for one token, in order, and on which instance each went. */
@@ -94,8 +98,7 @@ export function redeemStorm(http: ChaosHttp, instances: () => ServerProcess[], c
   const burstStart = Math.floor((count - burstCount) / 4);
   const burstEnd = burstStart + burstCount;
   const quarter = options.windowMs / 4;
-  const slot = (index: number) =>
-    index < burstStart ? (index / burstStart) * quarter : index < burstEnd ? quarter : quarter + ((index - burstEnd + 1) / (count - burstEnd)) * 3 * quarter;
+  const slot = (index: number) => (index < burstStart ? (index / burstStart) * quarter : index < burstEnd ? quarter : quarter + ((index - burstEnd + 1) / (count - burstEnd)) * 3 * quarter);
   let answered: () => void = () => {};
   const burstAnswered = new Promise<void>((resolve) => (answered = resolve));
   const races = approved.flatMap((approval, index) =>

@@ -12,7 +12,10 @@ function problemsOf(document: unknown): string[] {
     parsePolicy(document, 'p.json');
     return [];
   } catch (error) {
-    return (error as Error).message.split('\n').slice(1).map((line) => line.trim());
+    return (error as Error).message
+      .split('\n')
+      .slice(1)
+      .map((line) => line.trim());
   }
 }
 
@@ -122,9 +125,15 @@ describe('blast-radius rules in the policy file', () => {
   it('refuses a rule on another type, an unknown tier, thresholds out of order and a name given twice, naming each', () => {
     const broken = shippedPolicy();
     broken.types.message.record_tiers = [{ from_count: 10, tier: 'elevated' }];
-    broken.types.deletion.record_tiers = [{ from_count: 500, tier: 'elevated' }, { from_count: 500, tier: 'nope' }];
+    broken.types.deletion.record_tiers = [
+      { from_count: 500, tier: 'elevated' },
+      { from_count: 500, tier: 'nope' },
+    ];
     broken.types.payment.role_tiers = [{ role: 'admin', tier: 'high' }];
-    broken.types.access_change.role_tiers = [{ role: 'admin', tier: 'high' }, { role: 'ADMIN', tier: 'elevated' }];
+    broken.types.access_change.role_tiers = [
+      { role: 'admin', tier: 'high' },
+      { role: 'ADMIN', tier: 'elevated' },
+    ];
     broken.types.deletion.revoke_tier = 'high';
     broken.types.record_change.field_tiers = [{ field: 'payout', tier: 'highest' }];
     broken.types.record_change.reversible_tier_drop = 1;
@@ -163,7 +172,14 @@ describe('blast-radius rules in the policy file', () => {
 
   it('ships defaults that validate, and accepts a policy without any blast-radius rule', async () => {
     const policy = await loadPolicy();
-    expect(policy.types.deletion).toMatchObject({ record_tiers: [{ from_count: 100, tier: 'elevated' }, { from_count: 10_000, tier: 'high' }], reversible_as: 'reversible', reversible_tier_drop: 1 });
+    expect(policy.types.deletion).toMatchObject({
+      record_tiers: [
+        { from_count: 100, tier: 'elevated' },
+        { from_count: 10_000, tier: 'high' },
+      ],
+      reversible_as: 'reversible',
+      reversible_tier_drop: 1,
+    });
     expect(policy.limits.velocity.per_user).toMatchObject({ window_seconds: 3600, max_records: 100_000, max_recipients: 1_000_000 });
     const bare = shippedPolicy();
     for (const type of Object.values(bare.types) as Record<string, unknown>[]) for (const member of ['record_tiers', 'reversible_as', 'reversible_tier_drop', 'recipient_tiers', 'role_tiers', 'field_tiers']) delete type[member];
@@ -217,7 +233,13 @@ describe('a blast-radius tier on the test server (memory store)', () => {
     const asked = await ask(details);
     const id = asked.body.auth_req_id;
     const first = await answer(harness, customer, id, { decision: 'approve', code: asked.body.binding_code });
-    expect(first.body.request).toMatchObject({ state: 'pending', approvals: [{ party: 'customer', status: 'approved' }, { party: 'role:reviewer:finance', status: 'waiting' }] });
+    expect(first.body.request).toMatchObject({
+      state: 'pending',
+      approvals: [
+        { party: 'customer', status: 'approved' },
+        { party: 'role:reviewer:finance', status: 'waiting' },
+      ],
+    });
     expect((await pollToken(harness, client, id)).body.error).toBe('authorization_pending');
     expect((await answer(harness, reviewer, id, { decision: 'approve' })).body.request.state).toBe('approved');
     expect((await pollToken(harness, client, id)).status).toBe(200);
@@ -241,8 +263,7 @@ describe.each(['memory', 'redis'] as const)('velocity by records and recipients 
   }
   const ask = (details: AuthorizationDetails, as: Client = client) => bcAuthorize(harness, as, { login_hint: customer.sub, details });
   /** The user's velocity window as it stands, read without adding to it (an offer that cannot fit). */
-  const userWindow = () =>
-    harness.store.windowAdd(keys.window('default', 'velocity-user', customer.sub), { nowMs: harness.clock.now(), windowMs: 3_600_000, member: '-', maxCount: 0 });
+  const userWindow = () => harness.store.windowAdd(keys.window('default', 'velocity-user', customer.sub), { nowMs: harness.clock.now(), windowMs: 3_600_000, member: '-', maxCount: 0 });
 
   it('refuses many small deletions once the user’s window holds max_records, and lets them through once the window has passed', async () => {
     await start({ per_user: { max_records: 1_000 } });

@@ -154,9 +154,7 @@ describe('the guarantees of docs/design.md', () => {
     const redeemed = await agent.redeem(token.access_token, payment());
     await agent.reportOutcome(redeemed.redemption_id, { status: 'succeeded' });
     const { events } = (await harness.admin('GET', `/audit?auth_req_id=${id}`)).body;
-    expect(events.map((event: { type: string; reason?: string }) => (event.reason ? `${event.type}:${event.reason}` : event.type))).toEqual([
-      'proposed', 'pushed', 'viewed', 'approved', 'token_issued', 'refused:approval_mismatch', 'redeemed', 'outcome',
-    ]);
+    expect(events.map((event: { type: string; reason?: string }) => (event.reason ? `${event.type}:${event.reason}` : event.type))).toEqual(['proposed', 'pushed', 'viewed', 'approved', 'token_issued', 'refused:approval_mismatch', 'redeemed', 'outcome']);
     for (const event of events) {
       expect(event).toMatchObject({ tenant: 'default', auth_req_id: id, channel: expect.any(String), at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
     }

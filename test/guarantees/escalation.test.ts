@@ -16,7 +16,13 @@ import { bcAuthorize, device, enrollWithRoles, onlyTier, pay, pollToken, testPol
 type Client = { client_id: string; client_secret: string };
 
 /** The only tier: the customer has 60 s, then ops until 180 s, then a manager until the request's 600 s. */
-function chainPolicy(chain: unknown[] = [{ after_seconds: 60, to: { role: 'ops' } }, { after_seconds: 180, to: { role: 'manager' } }], approvers: unknown[] = ['customer']) {
+function chainPolicy(
+  chain: unknown[] = [
+    { after_seconds: 60, to: { role: 'ops' } },
+    { after_seconds: 180, to: { role: 'manager' } },
+  ],
+  approvers: unknown[] = ['customer'],
+) {
   return testPolicy((policy) => {
     onlyTier(policy, { name: 'watched', approvers, number_matching: false });
     Object.assign(policy.tiers[0], { request_expiry_seconds: 600, escalation: chain });
@@ -82,7 +88,10 @@ describe.each(['memory', 'redis'] as const)('escalation (%s store)', (storeKind)
     // The chain as fixed on the request at creation: seconds after it was made (times as the admin API writes them).
     const created = Date.parse(stored.created_at as string);
     expect(stored.created_at).toBe(new Date(created).toISOString());
-    expect(stored.escalation).toEqual([{ at: new Date(created + 60_000).toISOString(), party: 'role:ops' }, { at: new Date(created + 180_000).toISOString(), party: 'role:manager' }]);
+    expect(stored.escalation).toEqual([
+      { at: new Date(created + 60_000).toISOString(), party: 'role:ops' },
+      { at: new Date(created + 180_000).toISOString(), party: 'role:manager' },
+    ]);
     expect(await clientView(id)).toMatchObject({ state: 'pending', awaiting: ['customer'], escalation: { step: 0, steps: 2, holder: ['customer'], next: 'role:ops' } });
     expect(await inbox(olga)).toEqual([]);
     // The customer opens it inside the window, and answers only after it passed.
@@ -147,16 +156,7 @@ describe.each(['memory', 'redis'] as const)('escalation (%s store)', (storeKind)
     expect([polled.status, polled.body.error]).toEqual([400, 'expired_token']);
     expect(await clientView(id)).toMatchObject({ state: 'expired', awaiting: [], expiry_reason: 'escalation_exhausted', escalation: { step: 2, holder: [], next: null } });
     expect((await harness.admin('GET', `/requests/${id}`)).body.request).toMatchObject({ state: 'expired', escalation_step: 2, expiry_reason: 'escalation_exhausted' });
-    expect(await steps(id)).toEqual([
-      'proposed',
-      'pushed customer_1',
-      'escalated customer → role:ops step 1',
-      'pushed olga step 1',
-      'escalated role:ops → role:manager step 2',
-      'pushed max step 2',
-      'expired escalation_exhausted',
-      'pushed customer_1 request_expired',
-    ]);
+    expect(await steps(id)).toEqual(['proposed', 'pushed customer_1', 'escalated customer → role:ops step 1', 'pushed olga step 1', 'escalated role:ops → role:manager step 2', 'pushed max step 2', 'expired escalation_exhausted', 'pushed customer_1 request_expired']);
     expect(pushes.map((push) => [push.sub, push.kind])).toEqual([
       ['customer_1', 'approval_request'],
       ['olga', 'approval_request'],

@@ -1,4 +1,4 @@
-import { CountersignError } from '@countersign/shared';
+import type { CountersignError } from '@countersign/shared';
 import { createAgentClient } from '@countersign/agent';
 import { afterEach, describe, expect, it } from 'vitest';
 import { decideTier, loadPolicy, parsePolicy, storedPolicySchema, type Policy } from '../../server/src/policy/index.ts';
@@ -43,7 +43,10 @@ describe('the policy file', () => {
 
   it('refuses a policy whose parts do not fit together, naming every problem', () => {
     const broken = shippedPolicy();
-    broken.types.payment.amount_tiers.EUR = [{ from_minor: 500, tier: 'elevated' }, { from_minor: 400, tier: 'nope' }];
+    broken.types.payment.amount_tiers.EUR = [
+      { from_minor: 500, tier: 'elevated' },
+      { from_minor: 400, tier: 'nope' },
+    ];
     broken.tiers[0].approvers = ['customer', 'customer'];
     broken.floors.blast_radius.all = 'highest';
     const message = (() => {
@@ -175,7 +178,10 @@ describe.each(['memory', 'redis'] as const)('a tier decided at request time (%s 
     expect(Date.parse(stored.body.request.approval_expires_at) - Date.parse(stored.body.request.decided_at)).toBe(90_000);
     const agent = createAgentClient({ issuer: harness.issuer, clientId: client.client_id, clientSecret: client.client_secret, fetch: harness.fetch });
     harness.clock.advance(90);
-    const late = await agent.redeem(token.body.access_token, payment()).then(() => null, (error: CountersignError) => error);
+    const late = await agent.redeem(token.body.access_token, payment()).then(
+      () => null,
+      (error: CountersignError) => error,
+    );
     expect(late?.code).toBe('invalid_token');
   });
 

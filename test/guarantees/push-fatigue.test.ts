@@ -147,8 +147,7 @@ describe.each(['memory', 'redis'] as const)('push fatigue (%s store)', (storeKin
       const prompts = view.body.options.approve_by_code as Record<string, { challenge: string }>;
       const candidates = view.body.request.number_matching.candidates as string[];
       const decoys = candidates.filter((code) => code !== asked.body.binding_code);
-      const pick = async (code: string) =>
-        device(harness, customer, 'POST', `/requests/${id}/decision`, { decision: 'approve', response: await customer.authenticator.authenticate(prompts[code]!), selected_code: code });
+      const pick = async (code: string) => device(harness, customer, 'POST', `/requests/${id}/decision`, { decision: 'approve', response: await customer.authenticator.authenticate(prompts[code]!), selected_code: code });
 
       const wrong = await pick(decoys[0]!);
       expect([wrong.status, wrong.body.error, wrong.body.error_description]).toEqual([400, 'wrong_binding_code', 'That was not the code shown by the agent, so the request was denied. Ask the agent to send it again.']);

@@ -23,7 +23,6 @@ const twoReviewers = () =>
     onlyTier(policy, { name: 'two-reviewers', approvers: [{ role: 'reviewer:finance' }, { role: 'reviewer:risk' }], number_matching: false });
   });
 
-
 /** Reviewers (docs/guarantees.md): every required party approves with its own passkey; any one denies. */
 describe.each(['memory', 'redis'] as const)('reviewers (%s store)', (storeKind) => {
   let harness: Harness;
@@ -79,7 +78,13 @@ describe.each(['memory', 'redis'] as const)('reviewers (%s store)', (storeKind) 
   it('stays pending until every required party has approved with its own passkey; the token comes after the last', async () => {
     await start();
     const id = await ask();
-    expect((await answer(harness, customer, id, { decision: 'approve' })).body.request).toMatchObject({ state: 'pending', approvals: [{ party: 'customer', status: 'approved' }, { party: 'role:reviewer:finance', status: 'waiting' }] });
+    expect((await answer(harness, customer, id, { decision: 'approve' })).body.request).toMatchObject({
+      state: 'pending',
+      approvals: [
+        { party: 'customer', status: 'approved' },
+        { party: 'role:reviewer:finance', status: 'waiting' },
+      ],
+    });
     expect((await pollToken(harness, client, id)).body.error).toBe('authorization_pending');
     const again = await device(harness, customer, 'GET', `/requests/${id}`);
     expect(again.body.request.viewer).toEqual({ party: null, can_decide: true, can_report: true });
@@ -139,9 +144,11 @@ describe.each(['memory', 'redis'] as const)('reviewers (%s store)', (storeKind) 
 
     const two = await (async () => {
       await harness.close();
-      await start({ POLICY_FILE: testPolicy((policy) => {
-        onlyTier(policy, { name: 'two-reviewers', approvers: [{ role: 'reviewer:finance' }, { role: 'reviewer:risk' }], number_matching: false });
-      }) });
+      await start({
+        POLICY_FILE: testPolicy((policy) => {
+          onlyTier(policy, { name: 'two-reviewers', approvers: [{ role: 'reviewer:finance' }, { role: 'reviewer:risk' }], number_matching: false });
+        }),
+      });
       await harness.admin('PUT', '/users/rita/roles', { roles: ['reviewer:finance', 'reviewer:risk'] });
       // Someone else can fill the other role (rita alone could fill only one: no_approver, below).
       await harness.admin('POST', '/users', { sub: 'rob', roles: ['reviewer:risk'] });
@@ -179,10 +186,7 @@ describe.each(['memory', 'redis'] as const)('reviewers (%s store)', (storeKind) 
     const id = await ask();
     const [customerView, reviewerView] = await Promise.all([device(harness, customer, 'GET', `/requests/${id}`), device(harness, reviewer, 'GET', `/requests/${id}`)]);
     const [customerSays, reviewerSays] = await Promise.all([customer.authenticator.authenticate(customerView.body.options.approve), reviewer.authenticator.authenticate(reviewerView.body.options.approve)]);
-    const results = await Promise.all([
-      device(harness, customer, 'POST', `/requests/${id}/decision`, { decision: 'approve', response: customerSays }),
-      device(harness, reviewer, 'POST', `/requests/${id}/decision`, { decision: 'approve', response: reviewerSays }),
-    ]);
+    const results = await Promise.all([device(harness, customer, 'POST', `/requests/${id}/decision`, { decision: 'approve', response: customerSays }), device(harness, reviewer, 'POST', `/requests/${id}/decision`, { decision: 'approve', response: reviewerSays })]);
     expect(results.map((result) => result.status)).toEqual([200, 200]);
     expect(await stateOf(id)).toBe('approved');
     expect(audit.filter((event) => event.type === 'approved')).toHaveLength(1);
@@ -240,9 +244,7 @@ describe.each(['memory', 'redis'] as const)('reviewers (%s store)', (storeKind) 
       await harness.admin('POST', '/users', { sub: 'tina', roles: ['reviewer:finance'], tenant: 'tenant-b' });
       const refused = await askWatched('txn_1');
       expect([refused.reply.status, refused.reply.body.error]).toEqual([400, 'no_approver']);
-      expect(refused.reply.body.error_description).toBe(
-        "No one in this tenant but the user holds the role 'reviewer:finance', which this request needs (no one reviews their own request). An operator must assign it first.",
-      );
+      expect(refused.reply.body.error_description).toBe("No one in this tenant but the user holds the role 'reviewer:finance', which this request needs (no one reviews their own request). An operator must assign it first.");
       await expectNothingStored('txn_1', refused);
 
       // Once someone holds the role, the same action is taken.

@@ -40,8 +40,7 @@ describe.each(['memory', 'redis'] as const)('one client cannot lock a person out
     await harness.close();
   });
 
-  const ask = (as: Client, transactionId: string, amount = 49_000, requestedExpiry?: number) =>
-    bcAuthorize(harness, as, { login_hint: customer.sub, details: pay(transactionId, amount), ...(requestedExpiry === undefined ? {} : { requested_expiry: requestedExpiry }) });
+  const ask = (as: Client, transactionId: string, amount = 49_000, requestedExpiry?: number) => bcAuthorize(harness, as, { login_hint: customer.sub, details: pay(transactionId, amount), ...(requestedExpiry === undefined ? {} : { requested_expiry: requestedExpiry }) });
   const idOf = async (asked: ReturnType<typeof ask>) => {
     const reply = await asked;
     if (reply.status !== 200) throw new Error(`not accepted: ${JSON.stringify(reply.body)}`);

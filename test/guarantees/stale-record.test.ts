@@ -1,4 +1,4 @@
-import { type AuthorizationDetails } from '@countersign/shared';
+import type { AuthorizationDetails } from '@countersign/shared';
 import { createAgentClient, type AgentClient } from '@countersign/agent';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type EnrolledUser, type Harness } from '../support/harness.ts';

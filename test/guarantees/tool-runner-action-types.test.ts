@@ -33,7 +33,13 @@ function buildTools(world: World) {
   const deleteCustomers = defineTool({
     name: 'delete_customers',
     description: 'Erases customers from the CRM for an erasure request. Cannot be undone.',
-    parameters: z.strictObject({ request_id: z.string().regex(/^er_\w{1,40}$/), customer_ids: z.array(z.string().regex(/^cus_\w{1,40}$/)).min(1).max(100) }),
+    parameters: z.strictObject({
+      request_id: z.string().regex(/^er_\w{1,40}$/),
+      customer_ids: z
+        .array(z.string().regex(/^cus_\w{1,40}$/))
+        .min(1)
+        .max(100),
+    }),
     execute: (args, { idempotency_key }) => {
       for (const id of args.customer_ids) world.customers.delete(id);
       world.deleted.push({ ids: [...args.customer_ids], idempotency_key });
@@ -136,9 +142,7 @@ describe('the tool runner with deletion and record_change actions (redis store)'
     const execution = executes.delete_customers!.mock.calls[0]![1] as { idempotency_key: string; redemption: { authorization_details: unknown } };
     expect(execution.idempotency_key).toBe('del_er_88');
     expect(world.deleted).toEqual([{ ids: ['cus_1', 'cus_2'], idempotency_key: 'del_er_88' }]);
-    expect(execution.redemption.authorization_details).toEqual([
-      { type: 'deletion', transaction_id: 'del_er_88', resource: { kind: 'customer', system: 'crm' }, ids: ['cus_1', 'cus_2'], count: 2, reversible: false, purpose: 'Erasure request er_88' },
-    ]);
+    expect(execution.redemption.authorization_details).toEqual([{ type: 'deletion', transaction_id: 'del_er_88', resource: { kind: 'customer', system: 'crm' }, ids: ['cus_1', 'cus_2'], count: 2, reversible: false, purpose: 'Erasure request er_88' }]);
 
     const id = asked[0]!.auth_req_id;
     const request = (await harness.admin('GET', `/requests/${id}`)).body.request;
@@ -152,7 +156,7 @@ describe('the tool runner with deletion and record_change actions (redis store)'
     expect(executes.delete_customers).toHaveBeenCalledTimes(1);
   });
 
-  it('proposes a record_change with the record\'s current value and version, redeems it at that version and writes it once', async () => {
+  it("proposes a record_change with the record's current value and version, redeems it at that version and writes it once", async () => {
     const args = { campaign_id: 'cmp_4', daily_budget_eur_minor: 4250 };
     const result = await runner.call('set_campaign_budget', args, undefined);
     expect(result).toMatchObject({ status: 'executed', tool: 'set_campaign_budget', result: { version: 18 }, outcome: { status: 'succeeded', reference: 'v18' } });

@@ -1,17 +1,6 @@
 import { CountersignError } from '@countersign/shared';
 import { z } from '@countersign/agent';
-import {
-  createPingInbox,
-  createToolRunner,
-  defineTool,
-  listGatedTools,
-  type AgentClient,
-  type AnyTool,
-  type GatedTool,
-  type ToolCallResult,
-  type ToolRunner,
-  type WaitStrategy,
-} from '@countersign/agent';
+import { createPingInbox, createToolRunner, defineTool, listGatedTools, type AgentClient, type AnyTool, type GatedTool, type ToolCallResult, type ToolRunner, type WaitStrategy } from '@countersign/agent';
 import { createFakeOrderBook, createFakePaymentLedger, defineRefundOrder, type FakePaymentLedger } from '@countersign/example-refund-order';
 import { afterEach, beforeEach, describe, expect, it, vi, type Mock } from 'vitest';
 import { createHarness, type EnrolledUser, type Harness } from '../support/harness.ts';
@@ -66,9 +55,7 @@ function buildTools(world: World) {
     },
     approval: {
       login_hint: (_args, session: Session) => session.finance_approver,
-      toAuthorizationDetails: (args) => [
-        { type: 'payment', transaction_id: args.invoice_id, amount_minor: args.amount_minor, currency: args.currency, payee: { id: 'acct_supplier_9', name: 'Paper Supplies GmbH' }, purpose: `Invoice ${args.invoice_id}` },
-      ],
+      toAuthorizationDetails: (args) => [{ type: 'payment', transaction_id: args.invoice_id, amount_minor: args.amount_minor, currency: args.currency, payee: { id: 'acct_supplier_9', name: 'Paper Supplies GmbH' }, purpose: `Invoice ${args.invoice_id}` }],
       binding_message: (args) => `Invoice ${args.invoice_id}`,
       reference: (result) => result.payment_id,
     },
@@ -83,9 +70,7 @@ function buildTools(world: World) {
     },
     approval: {
       login_hint: SUPPORT_LEAD,
-      toAuthorizationDetails: (args) => [
-        { type: 'payment', transaction_id: `credit_${args.customer_id}`, amount_minor: args.amount_minor, currency: 'EUR', payee: { id: args.customer_id, name: 'Store credit' }, purpose: args.note },
-      ],
+      toAuthorizationDetails: (args) => [{ type: 'payment', transaction_id: `credit_${args.customer_id}`, amount_minor: args.amount_minor, currency: 'EUR', payee: { id: args.customer_id, name: 'Store credit' }, purpose: args.note }],
       reference: (result) => result.credit_id,
     },
   });
@@ -191,7 +176,12 @@ describe('the tool runner, gated by Countersign', () => {
     expect(runner.listGatedTools().map((tool) => tool.name)).toEqual(['refund_order', 'pay_invoice', 'issue_store_credit']);
     expect(GATED).toEqual(['refund_order', 'pay_invoice', 'issue_store_credit']);
     expect(Object.keys(SCENARIOS).sort()).toEqual([...GATED].sort());
-    expect(runner.listTools().filter((tool) => !tool.requiresApproval).map((tool) => tool.name)).toEqual(['lookup_order', 'get_exchange_rate']);
+    expect(
+      runner
+        .listTools()
+        .filter((tool) => !tool.requiresApproval)
+        .map((tool) => tool.name),
+    ).toEqual(['lookup_order', 'get_exchange_rate']);
     // What the model is shown: JSON Schema of the arguments, with no way to pass an approval in.
     expect(runner.listGatedTools()[0]?.parameters).toMatchObject({
       type: 'object',

@@ -31,15 +31,13 @@ describe.each(['memory', 'redis', 'cluster'] as const)('velocity limits (%s stor
   }
   afterEach(() => harness.close());
 
-  const ask = (transactionId: string, amount = 49_000, currency = 'EUR', as: Client = client, sub = customer.sub) =>
-    bcAuthorize(harness, as, { login_hint: sub, details: pay(transactionId, amount, currency) });
+  const ask = (transactionId: string, amount = 49_000, currency = 'EUR', as: Client = client, sub = customer.sub) => bcAuthorize(harness, as, { login_hint: sub, details: pay(transactionId, amount, currency) });
   const inbox = async (user = customer) => (await device(harness, user, 'GET', '/requests')).body.requests.length;
   /**
    * The user's velocity window as it stands, read without adding to it: an offer that cannot fit
    * (`maxCount: 0`) is refused with the window's count and totals.
    */
-  const userWindow = () =>
-    harness.store.windowAdd(keys.window('default', 'velocity-user', customer.sub), { nowMs: harness.clock.now(), windowMs: harness.deps.policy.limits.velocity.per_user.window_seconds * 1000, member: '-', maxCount: 0 });
+  const userWindow = () => harness.store.windowAdd(keys.window('default', 'velocity-user', customer.sub), { nowMs: harness.clock.now(), windowMs: harness.deps.policy.limits.velocity.per_user.window_seconds * 1000, member: '-', maxCount: 0 });
   const refusals = () => audit.filter((event) => event.type === 'refused').map((event) => [event.reason, event.client_id, event.channel]);
 
   it('refuses the request over the per-user count with 429 velocity_exceeded, storing and pushing nothing, and audits it', async () => {

@@ -34,9 +34,7 @@ const payInvoice = defineTool({
   },
   approval: {
     login_hint: () => config.approver,
-    toAuthorizationDetails: (args) => [
-      { type: 'payment', transaction_id: args.invoice_id, amount_minor: args.amount_minor, currency: 'EUR', payee: { id: 'acct_supplier_9', name: 'Paper Supplies GmbH' }, purpose: `Invoice ${args.invoice_id}` },
-    ],
+    toAuthorizationDetails: (args) => [{ type: 'payment', transaction_id: args.invoice_id, amount_minor: args.amount_minor, currency: 'EUR', payee: { id: 'acct_supplier_9', name: 'Paper Supplies GmbH' }, purpose: `Invoice ${args.invoice_id}` }],
     reference: (result) => result.payment_id,
   },
 });

@@ -22,7 +22,6 @@ export function clusterTarget(): RedisTarget {
 /** Which Redis a test deployment uses: the run's single Redis, the run's cluster, or a URL of the test's own. */
 export type TestRedis = 'redis' | 'cluster' | { url: string };
 
-
 /** What {@link connectTestDeployment} opens: one instance's connection, store and event bus. */
 export interface TestDeployment {
   redis: Redis | Cluster;
@@ -36,10 +35,7 @@ export interface TestDeployment {
  * and a `RedisEventBus` on the prefix's channel). Two calls with the same `prefix` are two
  * instances of one deployment. Close `events`, then `store`.
  */
-export async function connectTestDeployment(
-  which: TestRedis,
-  options: { prefix?: string; commandTimeoutMs?: number; log?: Logger } = {},
-): Promise<TestDeployment> {
+export async function connectTestDeployment(which: TestRedis, options: { prefix?: string; commandTimeoutMs?: number; log?: Logger } = {}): Promise<TestDeployment> {
   const target: RedisTarget = which === 'cluster' ? clusterTarget() : { kind: 'single', url: which === 'redis' ? inject('redisUrl') : which.url };
   const prefix = options.prefix ?? testPrefix();
   const log = options.log ?? { info() {}, warn() {}, error() {} };
@@ -87,7 +83,11 @@ export async function openEventStream(instance: { app: { request: (url: string, 
         buffer = buffer.slice(end + 2);
         const lines = block.split('\n').filter((line) => !line.startsWith(':'));
         if (lines.length === 0) return null;
-        const field = (name: string) => lines.filter((line) => line.startsWith(`${name}:`)).map((line) => line.slice(name.length + 1).trimStart()).join('\n');
+        const field = (name: string) =>
+          lines
+            .filter((line) => line.startsWith(`${name}:`))
+            .map((line) => line.slice(name.length + 1).trimStart())
+            .join('\n');
         return { event: field('event') || 'message', data: field('data') };
       }
       // One read in flight at a time: a read that lost the race to the deadline is picked up next call.

@@ -15,7 +15,10 @@ export type FormMutation =
   /** A raw `&`-separated segment, not encoded: `%zz`, `%ff`, `=x`, `&&`. */
   | { op: 'raw'; text: string };
 
-const formName = fc.oneof(fc.constantFrom('scope', 'login_hint', 'id_token_hint', 'login_hint_token', 'binding_message', 'user_code', 'requested_expiry', 'client_notification_token', 'authorization_details', 'request', 'grant_type', 'auth_req_id', 'client_id', 'client_secret', 'client_assertion', 'client_assertion_type'), oddString);
+const formName = fc.oneof(
+  fc.constantFrom('scope', 'login_hint', 'id_token_hint', 'login_hint_token', 'binding_message', 'user_code', 'requested_expiry', 'client_notification_token', 'authorization_details', 'request', 'grant_type', 'auth_req_id', 'client_id', 'client_secret', 'client_assertion', 'client_assertion_type'),
+  oddString,
+);
 
 /** Changes to a form body: pairs dropped, repeated, replaced, renamed or added, and raw segments. */
 export function formMutation(ids: fc.Arbitrary<string>): fc.Arbitrary<FormMutation> {
@@ -47,8 +50,5 @@ export function formBody(pairs: [string, string][], mutations: readonly FormMuta
 
 /** The right content type mostly; now and then another, or none. */
 export function contentType(right: string): fc.Arbitrary<string | undefined> {
-  return fc.oneof(
-    { weight: 12, arbitrary: fc.constant(right) },
-    { weight: 1, arbitrary: fc.constantFrom(undefined, FORM, JSON_TYPE, `${right}; charset=utf-8`, `${right}; charset=latin1`, 'text/plain', 'multipart/form-data; boundary=x', `${right}x`, right.toUpperCase()) },
-  );
+  return fc.oneof({ weight: 12, arbitrary: fc.constant(right) }, { weight: 1, arbitrary: fc.constantFrom(undefined, FORM, JSON_TYPE, `${right}; charset=utf-8`, `${right}; charset=latin1`, 'text/plain', 'multipart/form-data; boundary=x', `${right}x`, right.toUpperCase()) });
 }

@@ -28,9 +28,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   const issuer = options.publicUrl ?? 'http://localhost:8080';
   const clock = options.clock ?? new OffsetClock();
   const redis: TestRedis | null = options.redisUrl ? { url: options.redisUrl } : options.store === 'redis' || options.store === 'cluster' ? options.store : null;
-  const deployment = redis
-    ? await connectTestDeployment(redis, { ...(options.redisPrefix ? { prefix: options.redisPrefix } : {}), ...(options.redisCommandTimeoutMs ? { commandTimeoutMs: options.redisCommandTimeoutMs } : {}) })
-    : null;
+  const deployment = redis ? await connectTestDeployment(redis, { ...(options.redisPrefix ? { prefix: options.redisPrefix } : {}), ...(options.redisCommandTimeoutMs ? { commandTimeoutMs: options.redisCommandTimeoutMs } : {}) }) : null;
   const store: Store = deployment?.store ?? options.memoryStore ?? new MemoryStore({ now: () => clock.now() });
   const adminToken = 'test-admin-token-0123456789abcdef';
   // The request deadline (request-deadline.ts) is the same command timeout the connection has.
@@ -137,6 +135,4 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
  * for suites that make hundreds of calls (or failed authentications from the one source every
  * `app.request()` shares) on purpose, and are not about the limits.
  */
-export const UNLIMITED_RATES: Record<string, string> = Object.fromEntries(
-  ['BC_AUTHORIZE', 'TOKEN', 'REDEEM', 'OUTCOME', 'CLIENT_AUTH_FAILURES', 'ADMIN_AUTH_FAILURES', 'DEVICE_VIEWS', 'DEVICE_STREAMS', 'DEVICE_CHANGES', 'ENROLLMENT_FAILURES'].map((name) => [`RATE_LIMIT_${name}`, '1000000/1']),
-);
+export const UNLIMITED_RATES: Record<string, string> = Object.fromEntries(['BC_AUTHORIZE', 'TOKEN', 'REDEEM', 'OUTCOME', 'CLIENT_AUTH_FAILURES', 'ADMIN_AUTH_FAILURES', 'DEVICE_VIEWS', 'DEVICE_STREAMS', 'DEVICE_CHANGES', 'ENROLLMENT_FAILURES'].map((name) => [`RATE_LIMIT_${name}`, '1000000/1']));

@@ -21,12 +21,7 @@ function jsonText(node: Json): string {
 }
 
 /** One change to a JSON tree; `at` picks the node (modulo the number of nodes, depth first). */
-export type JsonMutation =
-  | { op: 'drop'; at: number }
-  | { op: 'duplicate'; at: number; value: Json | null }
-  | { op: 'replace'; at: number; value: Json }
-  | { op: 'rename'; at: number; name: string }
-  | { op: 'add'; at: number; name: string; value: Json };
+export type JsonMutation = { op: 'drop'; at: number } | { op: 'duplicate'; at: number; value: Json | null } | { op: 'replace'; at: number; value: Json } | { op: 'rename'; at: number; name: string } | { op: 'add'; at: number; name: string; value: Json };
 
 /** Text-level damage after serialising: JSON that does not parse, or parses oddly. */
 type TextMutation = { op: 'truncate'; at: number } | { op: 'insert'; at: number; text: string } | { op: 'wrap'; before: string; after: string };
@@ -75,8 +70,8 @@ function slots(root: Json): Slot[] {
   const all: Slot[] = [];
   const walk = (node: Json, parent: Json | null, index: number) => {
     all.push({ node, parent, index });
-    if (node.t === 'arr') node.items.forEach((item, i) => walk(item, node, i));
-    if (node.t === 'obj') node.members.forEach(([, member], i) => walk(member, node, i));
+    if (node.t === 'arr') for (const [i, item] of node.items.entries()) walk(item, node, i);
+    if (node.t === 'obj') for (const [i, [, member]] of node.members.entries()) walk(member, node, i);
   };
   walk(root, null, 0);
   return all;

@@ -19,7 +19,10 @@ export function mandate(nowMs: number, overrides: Record<string, unknown> = {}):
       type: 'mandate',
       transaction_id: 'mdt_1',
       covers: 'payment',
-      payees: [{ id: 'acct_77', name: 'ACME Utilities' }, { id: 'acct_78', name: 'Water Board' }],
+      payees: [
+        { id: 'acct_77', name: 'ACME Utilities' },
+        { id: 'acct_78', name: 'Water Board' },
+      ],
       limits: [{ currency: 'EUR', per_spend_min_minor: 100, per_spend_max_minor: 1000, total_minor: 3700 }],
       starts_at: instant(nowMs),
       ends_at: instant(nowMs + 30 * 86_400_000),

@@ -16,4 +16,3 @@ export const numberText: fc.Arbitrary<string> = fc.oneof(
   fc.integer().map(String),
   fc.double().map(String),
 );
-

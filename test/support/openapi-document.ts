@@ -37,16 +37,18 @@ export function templateOf(doc: Doc, path: string): string | undefined {
 
 /** The routes hono registered, as `METHOD /openapi/{template}`: without middleware, the PWA's static files and the console's assets. */
 export function registeredRoutes(harness: Harness): Set<string> {
-  return new Set(
-    harness.app.routes
-      .filter((route) => route.method !== 'ALL' && !route.path.includes('*') && route.path !== '/' && route.path !== '/console' && !route.path.startsWith('/console/'))
-      .map((route) => operationKey(route.method, openApiPath(route.path))),
-  );
+  return new Set(harness.app.routes.filter((route) => route.method !== 'ALL' && !route.path.includes('*') && route.path !== '/' && route.path !== '/console' && !route.path.startsWith('/console/')).map((route) => operationKey(route.method, openApiPath(route.path))));
 }
 
 /** The documented operations, as `METHOD /template`. */
 export function documentedRoutes(doc: Doc): Set<string> {
-  return new Set(Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).filter((key) => METHODS.includes(key)).map((method) => operationKey(method, path))));
+  return new Set(
+    Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.keys(item)
+        .filter((key) => METHODS.includes(key))
+        .map((method) => operationKey(method, path)),
+    ),
+  );
 }
 
 /** Every `$ref` in `value`, with where it sits. */

@@ -49,7 +49,13 @@ export async function operatorToolsFlow(h: Harness, user: EnrolledUser): Promise
   expect(rotated.body.client_secret).not.toBe(client.client_secret);
   expect(rotated.body.secret_rotated_at).toMatch(/Z$/);
   expect((await h.admin('DELETE', `/clients/${client.client_id}`)).status).toBe(204);
-  for (const [method, path] of [['GET', ''], ['POST', '/disable'], ['POST', '/enable'], ['POST', '/secret'], ['DELETE', '']] as const) {
+  for (const [method, path] of [
+    ['GET', ''],
+    ['POST', '/disable'],
+    ['POST', '/enable'],
+    ['POST', '/secret'],
+    ['DELETE', ''],
+  ] as const) {
     expect(await h.admin(method, `/clients/${client.client_id}${path}`), `${method} ${path}`).toMatchObject({ status: 404, body: { error: 'not_found' } });
   }
 }

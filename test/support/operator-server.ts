@@ -50,7 +50,11 @@ export async function startOperatorServer(): Promise<OperatorServer> {
 
 /** The rows of tab-separated output. */
 export function rows(stdout: string): string[][] {
-  return stdout.trimEnd().split('\n').filter(Boolean).map((line) => line.split('\t'));
+  return stdout
+    .trimEnd()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.split('\t'));
 }
 
 /** The `--cursor` a list printed on stderr for its next page, if any. */

@@ -19,7 +19,9 @@ export function productionEnv(): Record<string, string> {
     SIGNING_KEY: JSON.stringify(signingKey),
     VAPID_PUBLIC_KEY: vapid.getPublicKey('base64url'),
     // Left-padded to 32 bytes: a private key with a leading zero byte would otherwise come out short.
-    VAPID_PRIVATE_KEY: Buffer.concat([Buffer.alloc(32), vapid.getPrivateKey()]).subarray(-32).toString('base64url'),
+    VAPID_PRIVATE_KEY: Buffer.concat([Buffer.alloc(32), vapid.getPrivateKey()])
+      .subarray(-32)
+      .toString('base64url'),
     VAPID_SUBJECT: 'mailto:ops@acme-payments.com',
   };
 }

@@ -43,18 +43,10 @@ function makeCertificates(): { ca: string; key: string; cert: string } {
   const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
   try {
     const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-    openssl('req', '-x509', ...ec, '-keyout', file('ca.key'), '-out', file('ca.pem'), '-days', '1',
-      '-subj', '/CN=Countersign throwaway test CA',
-      '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
+    openssl('req', '-x509', ...ec, '-keyout', file('ca.key'), '-out', file('ca.pem'), '-days', '1', '-subj', '/CN=Countersign throwaway test CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
     openssl('req', ...ec, '-keyout', file('leaf.key'), '-out', file('leaf.csr'), '-subj', '/CN=localhost');
-    writeFileSync(file('leaf.ext'), [
-      'basicConstraints=critical,CA:FALSE',
-      'keyUsage=critical,digitalSignature',
-      'extendedKeyUsage=serverAuth',
-      'subjectAltName=DNS:localhost,IP:127.0.0.1',
-    ].join('\n'));
-    openssl('x509', '-req', '-in', file('leaf.csr'), '-CA', file('ca.pem'), '-CAkey', file('ca.key'),
-      '-set_serial', `0x${Date.now().toString(16)}`, '-days', '1', '-extfile', file('leaf.ext'), '-out', file('leaf.pem'));
+    writeFileSync(file('leaf.ext'), ['basicConstraints=critical,CA:FALSE', 'keyUsage=critical,digitalSignature', 'extendedKeyUsage=serverAuth', 'subjectAltName=DNS:localhost,IP:127.0.0.1'].join('\n'));
+    openssl('x509', '-req', '-in', file('leaf.csr'), '-CA', file('ca.pem'), '-CAkey', file('ca.key'), '-set_serial', `0x${Date.now().toString(16)}`, '-days', '1', '-extfile', file('leaf.ext'), '-out', file('leaf.pem'));
     return {
       ca: readFileSync(file('ca.pem'), 'utf8'),
       key: readFileSync(file('leaf.key'), 'utf8'),

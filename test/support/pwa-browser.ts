@@ -96,12 +96,7 @@ export async function waitForServiceWorker(page: Page): Promise<void> {
  * starting (seen here under load), and the app tags notifications per request, so delivering the
  * same message again replaces rather than adds: the retry is safe. Gives up after `attempts`.
  */
-export async function deliverPushUntilShown(
-  cdp: CDPSession,
-  deliver: { origin: string; registrationId: string; data: string },
-  shown: () => Promise<boolean>,
-  attempts = 5,
-): Promise<void> {
+export async function deliverPushUntilShown(cdp: CDPSession, deliver: { origin: string; registrationId: string; data: string }, shown: () => Promise<boolean>, attempts = 5): Promise<void> {
   for (let attempt = 1; attempt <= attempts; attempt++) {
     await cdp.send('ServiceWorker.deliverPushMessage', deliver);
     const deadline = Date.now() + 2_000;

@@ -43,4 +43,3 @@ export interface AssertionOverrides extends CeremonyOverrides {
    */
   forgeSignature?: boolean;
 }
-

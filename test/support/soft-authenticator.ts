@@ -11,12 +11,7 @@
  *   data), §6.3.3 (assertion signature); RFC 9052/9053 (COSE EC2 keys); RFC 8949 (CBOR)
  */
 import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
-import type {
-  AuthenticationResponseJSON,
-  PublicKeyCredentialCreationOptionsJSON,
-  PublicKeyCredentialRequestOptionsJSON,
-  RegistrationResponseJSON,
-} from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { cbor, type CborValue, concat, uint16 } from './cbor.ts';
 import type { AssertionOverrides, CeremonyOverrides, SoftAuthenticatorOptions } from './soft-authenticator-options.ts';
 import { authenticatorDataHead, b64url, clientData, coseEc2PublicKey, ES256, FLAG, sha256 } from './webauthn-data.ts';
@@ -101,7 +96,13 @@ export function createSoftAuthenticator(options: SoftAuthenticatorOptions): Soft
         credentialId,
         coseKey,
       );
-      const attestationObject = cbor(new Map<string, CborValue>([['fmt', 'none'], ['attStmt', new Map()], ['authData', authData]]));
+      const attestationObject = cbor(
+        new Map<string, CborValue>([
+          ['fmt', 'none'],
+          ['attStmt', new Map()],
+          ['authData', authData],
+        ]),
+      );
       userHandle = creation.user.id;
       lastCount = counter;
       return {

@@ -6,15 +6,15 @@ import type { Target } from './key-state.ts';
 /** How one member of {@link Store} is watched. */
 type Watched<F> = F extends (...args: infer A) => Promise<infer R>
   ? /** Only reads: nothing to watch. */
-    | 'read'
-    /** Opens or closes connections; touches no key. */
-    | 'lifecycle'
-    | {
-        /** Every key (and consumer group) the call may write, from its arguments; the first is its main key. */
-        writes: (...args: A) => Target[];
-        /** Stream entries the call appended, from its answer: an entry appended and deleted again still counts as a change. */
-        appended?: (result: R, ...args: A) => { key: string; ids: string[] };
-      }
+      | 'read'
+      /** Opens or closes connections; touches no key. */
+      | 'lifecycle'
+      | {
+          /** Every key (and consumer group) the call may write, from its arguments; the first is its main key. */
+          writes: (...args: A) => Target[];
+          /** Stream entries the call appended, from its answer: an entry appended and deleted again still counts as a change. */
+          appended?: (result: R, ...args: A) => { key: string; ids: string[] };
+        }
   : /** Not an operation (`kind`). */ 'value';
 
 /** Every member of the Store, classified; `satisfies` below makes a member left out a compile error. */
@@ -64,10 +64,20 @@ export const WATCH = {
   streamGet: 'read',
   streamIndexRead: 'read',
   streamRange: 'read',
-  streamGroupCreate: { writes: (key, group) => [{ key, kind: 'stream' }, { key, kind: 'group', group }] },
+  streamGroupCreate: {
+    writes: (key, group) => [
+      { key, kind: 'stream' },
+      { key, kind: 'group', group },
+    ],
+  },
   // Reading through a group delivers: the entries become pending on the consumer.
   streamGroupRead: { writes: (key, group) => [{ key, kind: 'group', group }] },
-  streamAck: { writes: (key, group) => [{ key, kind: 'stream' }, { key, kind: 'group', group }] },
+  streamAck: {
+    writes: (key, group) => [
+      { key, kind: 'stream' },
+      { key, kind: 'group', group },
+    ],
+  },
   streamClaim: { writes: (key, group) => [{ key, kind: 'group', group }] },
   streamPendingCount: 'read',
   streamLength: 'read',
@@ -75,7 +85,12 @@ export const WATCH = {
   // Removes a consumer that holds nothing: the group changes, its pending entries do not.
   streamConsumerRemove: { writes: (key, group) => [{ key, kind: 'group', group }] },
   // The trim and its anchor land in one step (docs/audit.md, "Retention").
-  streamTrimBefore: { writes: (key, _minId, mark) => [{ key, kind: 'stream' }, { key: mark.key, kind: 'hash' }] },
+  streamTrimBefore: {
+    writes: (key, _minId, mark) => [
+      { key, kind: 'stream' },
+      { key: mark.key, kind: 'hash' },
+    ],
+  },
   // Reads the store's clock: no key.
   time: 'read',
   close: 'lifecycle',

@@ -39,14 +39,15 @@ describe('openApprovalRequests', () => {
 
   it('skips a request whose call is not in the history, and takes ids that look like object members as ids', () => {
     const messages: ModelMessage[] = [
-      assistant(
-        { type: 'tool-approval-request', approvalId: 'ap_orphan', toolCallId: 'call_missing' },
-        { type: 'tool-call', toolCallId: '__proto__', toolName: 'refund_order', input: refund },
-        { type: 'tool-approval-request', approvalId: 'constructor', toolCallId: '__proto__' },
-      ),
+      assistant({ type: 'tool-approval-request', approvalId: 'ap_orphan', toolCallId: 'call_missing' }, { type: 'tool-call', toolCallId: '__proto__', toolName: 'refund_order', input: refund }, { type: 'tool-approval-request', approvalId: 'constructor', toolCallId: '__proto__' }),
       { role: 'tool', content: [{ type: 'tool-approval-response', approvalId: 'toString', approved: true }] },
     ];
     expect(openApprovalRequests(messages)).toEqual([{ approvalId: 'constructor', toolCallId: '__proto__', toolName: 'refund_order', input: refund }]);
-    expect(openApprovalRequests([{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }])).toEqual([]);
+    expect(
+      openApprovalRequests([
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: 'hello' },
+      ]),
+    ).toEqual([]);
   });
 });

@@ -49,12 +49,7 @@ export function createDriver<C>({ tools, runner, agentsRunner, onWaiting }: Driv
   for (const tool of tools) if (isGatedTool(tool)) gated.set(tool.name, tool);
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  return async function drive<TAgent extends Agent<any, any>>(
-    agent: TAgent,
-    input: string | AgentInputItem[] | RunState<C, TAgent>,
-    options: NonStreamRunOptions<C, TAgent> | undefined,
-    saved: SavedRun | undefined,
-  ): Promise<RunResult<C, TAgent>> {
+  return async function drive<TAgent extends Agent<any, any>>(agent: TAgent, input: string | AgentInputItem[] | RunState<C, TAgent>, options: NonStreamRunOptions<C, TAgent> | undefined, saved: SavedRun | undefined): Promise<RunResult<C, TAgent>> {
     const run_id = saved?.run_id ?? randomUUID();
     let seq = saved?.seq ?? 0;
     // The run context lives in the state from the first run on; handing it in again would replace it.

@@ -71,7 +71,6 @@ describe('the OpenAI Agents SDK, gated by Countersign', () => {
     return harnessClient(harness, clientId, clientSecret);
   }
 
-
   function gateWith(wait: WaitStrategy, options: { client?: AgentClient; waitTimeoutSeconds?: number; sleep?: (ms: number, signal?: AbortSignal) => Promise<void> } = {}): ApprovalGate<unknown> {
     const orders = createFakeOrderBook({ '1042': { id: 'acct_77', name: 'ACME Ltd' }, '1043': { id: 'acct_78', name: 'Globex' } });
     const refundOrder = defineRefundOrder({ login_hint: SUPPORT_LEAD, payments: { refund: refunds }, orders });
@@ -272,14 +271,18 @@ describe('the OpenAI Agents SDK, gated by Countersign', () => {
       const created = await harness.admin('POST', '/clients', { name: 'Ping agent', token_delivery_mode: 'ping', backchannel_client_notification_endpoint: endpoint.url });
       expect(created.status).toBe(201);
       // Real time: each call waits for its own ping, until its request expires.
-      const gate = gateWith({ ping: inbox }, { client: clientFor(created.body.client_id, created.body.client_secret), sleep: (ms, signal) => new Promise((resolve, reject) => {
-        const timer = setTimeout(resolve, ms);
-        signal?.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
-      }) });
-      const model = new ScriptedModel([
-        [functionCall('refund_order', REFUND_1042, { callId: 'call_1042' }), functionCall('refund_order', REFUND_1043, { callId: 'call_1043' })],
-        [assistantMessage('One refunded, one denied.')],
-      ]);
+      const gate = gateWith(
+        { ping: inbox },
+        {
+          client: clientFor(created.body.client_id, created.body.client_secret),
+          sleep: (ms, signal) =>
+            new Promise((resolve, reject) => {
+              const timer = setTimeout(resolve, ms);
+              signal?.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+            }),
+        },
+      );
+      const model = new ScriptedModel([[functionCall('refund_order', REFUND_1042, { callId: 'call_1042' }), functionCall('refund_order', REFUND_1043, { callId: 'call_1043' })], [assistantMessage('One refunded, one denied.')]]);
       const running = gate.run(agentWith(gate, model), 'Refund orders 1042 and 1043.');
 
       await vi.waitFor(() => expect(waiting).toHaveLength(2));

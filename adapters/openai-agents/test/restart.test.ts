@@ -64,7 +64,11 @@ it('resumes a run whose process was killed while its call waited: the tool runs 
   dir = mkdtempSync(join(tmpdir(), 'countersign-openai-agents-'));
   const ledgerFile = join(dir, 'ledger.jsonl');
   writeFileSync(ledgerFile, '');
-  const ledger = () => readFileSync(ledgerFile, 'utf8').split('\n').filter(Boolean).map((text) => JSON.parse(text));
+  const ledger = () =>
+    readFileSync(ledgerFile, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((text) => JSON.parse(text));
   const prefix = `test:{oa-restart-${randomBytes(6).toString('hex')}}:`;
   const env = { ISSUER: issuer, CLIENT_ID: client_id, CLIENT_SECRET: client_secret, REDIS_URL: inject('redisUrl'), PENDING_PREFIX: prefix, LEDGER_FILE: ledgerFile };
   const store = createRedisPendingApprovals(redis, { prefix });

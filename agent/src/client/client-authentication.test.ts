@@ -11,9 +11,7 @@ const ISSUER = 'https://cs.example/base';
 const CLIENT_ID = 'agent:1';
 const SECRET = 'sëcret+/=:%';
 const NOW_MS = 1_700_000_000_500;
-const details = [
-  { type: 'payment' as const, transaction_id: 'txn_1042', amount_minor: 49000, currency: 'EUR', payee: { id: 'acct_77', name: 'ACME Ltd' }, purpose: 'Refund for order 1042' },
-];
+const details = [{ type: 'payment' as const, transaction_id: 'txn_1042', amount_minor: 49000, currency: 'EUR', payee: { id: 'acct_77', name: 'ACME Ltd' }, purpose: 'Refund for order 1042' }];
 
 /** What the server answers on each path, so the client's parsing succeeds. */
 function answerFor(path: string): unknown {
@@ -39,8 +37,7 @@ function recorder() {
     const headers = new Headers(init.headers);
     const path = new URL(url).pathname;
     const text = init.body as string | undefined;
-    const body =
-      text === undefined ? null : headers.get('content-type') === 'application/json' ? (JSON.parse(text) as Record<string, unknown>) : Object.fromEntries(new URLSearchParams(text));
+    const body = text === undefined ? null : headers.get('content-type') === 'application/json' ? (JSON.parse(text) as Record<string, unknown>) : Object.fromEntries(new URLSearchParams(text));
     sent.push({ method: init.method ?? 'GET', path, headers, body });
     expect(init.redirect).toBe('error');
     return Response.json(answerFor(path));
@@ -147,9 +144,7 @@ describe('private_key_jwt', () => {
     const assertions = await Promise.all(sent.map((call) => assertionOf(call, key.publicKey)));
     const iat = Math.floor(NOW_MS / 1000);
     expect(assertions.map(({ header }) => header)).toEqual(Array(5).fill({ alg: 'ES256', kid: 'key-1' }));
-    expect(assertions.map(({ payload }) => payload)).toEqual(
-      ['jti-1', 'jti-2', 'jti-3', 'jti-4', 'jti-5'].map((jti) => ({ iss: CLIENT_ID, sub: CLIENT_ID, aud: ISSUER, iat, exp: iat + 60, jti })),
-    );
+    expect(assertions.map(({ payload }) => payload)).toEqual(['jti-1', 'jti-2', 'jti-3', 'jti-4', 'jti-5'].map((jti) => ({ iss: CLIENT_ID, sub: CLIENT_ID, aud: ISSUER, iat, exp: iat + 60, jti })));
   });
 
   it('takes a private JWK, with its kid and ES256 from the key type', async () => {

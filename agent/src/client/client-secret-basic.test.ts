@@ -59,9 +59,7 @@ describe('the agent client on the wire', () => {
 
   it('posts bc-authorize form-encoded, with scope openid and authorization_details as a JSON string', async () => {
     received = [];
-    const details = [
-      { type: 'payment' as const, transaction_id: 'txn_1', amount_minor: 1, currency: 'EUR', payee: { id: 'acct_1', name: 'Zoë & Co' }, purpose: 'a+b=c' },
-    ];
+    const details = [{ type: 'payment' as const, transaction_id: 'txn_1', amount_minor: 1, currency: 'EUR', payee: { id: 'acct_1', name: 'Zoë & Co' }, purpose: 'a+b=c' }];
     const client = createAgentClient({ issuer, clientId: 'c', clientSecret: 's' });
     const answer = await client.requestApproval({ login_hint: 'alice', authorization_details: details, binding_message: 'Code 42' });
     expect(answer).toEqual({ auth_req_id: 'req_1', expires_in: 300, interval: 5 });

@@ -4,9 +4,7 @@ import { CIBA_GRANT_TYPE } from '@countersign/shared';
 import { createAgentClient } from './create-agent-client.ts';
 import type { Fetch } from './types.ts';
 
-const details = [
-  { type: 'payment' as const, transaction_id: 'txn_1042', amount_minor: 49000, currency: 'EUR', payee: { id: 'acct_77', name: 'ACME Ltd' }, purpose: 'Refund for order 1042' },
-];
+const details = [{ type: 'payment' as const, transaction_id: 'txn_1042', amount_minor: 49000, currency: 'EUR', payee: { id: 'acct_77', name: 'ACME Ltd' }, purpose: 'Refund for order 1042' }];
 const token = { access_token: 'at', token_type: 'Bearer', expires_in: 600, id_token: 'idt', authorization_details: details };
 
 /** A fetch double answering each call with the next of `answers` and recording what it got. */
@@ -38,13 +36,7 @@ function virtualTime() {
 
 describe('waitForDecision', () => {
   it('waits the interval before the first poll and adds 5 s for every poll after a slow_down', async () => {
-    const { fetch, calls } = scripted([
-      oauth('authorization_pending'),
-      oauth('slow_down'),
-      oauth('authorization_pending'),
-      oauth('slow_down'),
-      { status: 200, body: token },
-    ]);
+    const { fetch, calls } = scripted([oauth('authorization_pending'), oauth('slow_down'), oauth('authorization_pending'), oauth('slow_down'), { status: 200, body: token }]);
     const clock = virtualTime();
     const client = createAgentClient({ issuer: 'https://cs.example', clientId: 'c', clientSecret: 's', fetch, ...clock });
     const result = await client.waitForDecision('req_1', { interval: 2 });

@@ -12,7 +12,10 @@ export const bcAuthorizeResponse: z.ZodType<BcAuthorizeResponse, unknown> = z.ob
   expires_in: z.number().nonnegative(),
   interval: z.number().nonnegative().default(5),
   /** Number matching: the two-digit code the agent shows the person, who picks it on the device. */
-  binding_code: z.string().regex(/^[0-9]{2}$/).optional(),
+  binding_code: z
+    .string()
+    .regex(/^[0-9]{2}$/)
+    .optional(),
 });
 
 /** `POST /token` 200 body for the CIBA grant; `token_type` is case-insensitive (RFC 6749 §7.1). */

@@ -63,12 +63,7 @@ export interface ApprovalRequest {
  * the error word stands for: `authorization_pending` → `pending`, `slow_down`,
  * `access_denied` → `denied`, `expired_token` → `expired`.
  */
-export type TokenPollResult =
-  | { status: 'approved'; token: TokenResponse }
-  | { status: 'pending' }
-  | { status: 'slow_down' }
-  | { status: 'denied' }
-  | { status: 'expired' };
+export type TokenPollResult = { status: 'approved'; token: TokenResponse } | { status: 'pending' } | { status: 'slow_down' } | { status: 'denied' } | { status: 'expired' };
 
 /** Options of {@link AgentClient.redeem}. */
 export interface RedeemOptions {

@@ -53,7 +53,7 @@ describe.each(stores)('pending approvals (%s)', (_name, make) => {
     expect(await store.list()).toEqual([]);
   });
 
-  it('replaces a call\'s record; the old request no longer finds it', async () => {
+  it("replaces a call's record; the old request no longer finds it", async () => {
     const time = clock();
     const store = make(time.now);
     await store.put(record('pay:abc', 'req_1', time.now() + 60_000));

@@ -84,7 +84,10 @@ export function createMemoryPendingApprovals(now: () => number = () => Date.now(
       forget(call_key);
     },
     async list() {
-      return [...records.values()].filter((record) => record.expires_at > now()).sort((a, b) => a.expires_at - b.expires_at).map((record) => ({ ...record }));
+      return [...records.values()]
+        .filter((record) => record.expires_at > now())
+        .sort((a, b) => a.expires_at - b.expires_at)
+        .map((record) => ({ ...record }));
     },
   };
 }

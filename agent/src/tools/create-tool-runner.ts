@@ -54,9 +54,7 @@ export function createToolRunner<C = undefined>(options: ToolRunnerOptions<C>): 
       const args = parseArguments(tool, rawArgs);
       if (!isGatedTool(tool)) return runPlain(tool, args, context as C, signal);
       const { auth_req_id, pollFirst } = await ask(tool, args, context as C);
-      return refusalAsValue(tool.name, auth_req_id, () =>
-        exclusive(auth_req_id, () => settle({ tool, args, context: context as C, auth_req_id, pollFirst, ...(signal ? { signal } : {}) })),
-      );
+      return refusalAsValue(tool.name, auth_req_id, () => exclusive(auth_req_id, () => settle({ tool, args, context: context as C, auth_req_id, pollFirst, ...(signal ? { signal } : {}) })));
     });
   }
 

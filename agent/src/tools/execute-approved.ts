@@ -88,6 +88,12 @@ async function report(client: RedeemingClient, redemption_id: string, outcome: O
  */
 function displayable(text: string | undefined, max: number): string | undefined {
   // Cut at `max` code units, but never between the two halves of a surrogate pair.
-  const cleaned = text === undefined ? '' : toDisplayText(text).slice(0, max).replace(/[\ud800-\udbff]$/, '').trim();
+  const cleaned =
+    text === undefined
+      ? ''
+      : toDisplayText(text)
+          .slice(0, max)
+          .replace(/[\ud800-\udbff]$/, '')
+          .trim();
   return cleaned ? cleaned : undefined;
 }

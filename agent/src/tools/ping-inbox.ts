@@ -110,7 +110,10 @@ export function createPingInbox(options: PingInboxOptions = {}): PingInbox {
 
 function randomToken(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
-  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
 }
 
 /** Compares two strings in time independent of where they first differ, so the bearer cannot be guessed byte by byte. */

@@ -42,7 +42,4 @@ export type ToolCallStatus = ToolCallResult['status'];
  * What spending an approval comes to (`executeApproved`): the tool ran (`executed` or `failed`,
  * always with the reported outcome), or the gate refused and nothing ran.
  */
-export type ApprovedRunResult<R = unknown> =
-  | { status: 'executed'; tool: string; result: R; outcome: ReportedOutcome; auth_req_id?: string }
-  | { status: 'failed'; tool: string; reason: string; outcome: ReportedOutcome; auth_req_id?: string }
-  | Extract<ToolCallResult<R>, { status: 'refused' }>;
+export type ApprovedRunResult<R = unknown> = { status: 'executed'; tool: string; result: R; outcome: ReportedOutcome; auth_req_id?: string } | { status: 'failed'; tool: string; reason: string; outcome: ReportedOutcome; auth_req_id?: string } | Extract<ToolCallResult<R>, { status: 'refused' }>;

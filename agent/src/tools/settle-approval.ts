@@ -45,9 +45,7 @@ export interface SettleStep<C> {
  * What a gated call's approval came to, with nothing run: `approved` (the approval token waits in
  * the runner's store for a `call` or `resume` with the same arguments to redeem), or why not.
  */
-export type Authorization =
-  | { status: 'approved'; tool: string; auth_req_id: string }
-  | Extract<ToolCallResult, { status: 'approval_pending' | 'denied' | 'expired' | 'refused' }>;
+export type Authorization = { status: 'approved'; tool: string; auth_req_id: string } | Extract<ToolCallResult, { status: 'approval_pending' | 'denied' | 'expired' | 'refused' }>;
 
 /**
  * Makes the two halves of a gated call once its approval was asked for. Call both under the

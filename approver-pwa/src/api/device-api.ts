@@ -1,10 +1,5 @@
 import type { Decision, DecisionPrompts, DeviceEnrollmentLink, DeviceSummary, HistoryEntry, PushSubscriptionJSON, RequestDisplay } from '@countersign/shared';
-import type {
-  AuthenticationResponseJSON,
-  PublicKeyCredentialCreationOptionsJSON,
-  PublicKeyCredentialRequestOptionsJSON,
-  RegistrationResponseJSON,
-} from '@simplewebauthn/browser';
+import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/browser';
 import { requestJson } from './request-json.ts';
 
 /** The enrolled user and device, and the server's VAPID key for push (RFC 8292). */

@@ -10,7 +10,7 @@ function setup(onLine = true) {
 }
 
 describe('createConnectivity', () => {
-  it('starts from the browser\'s view', () => {
+  it("starts from the browser's view", () => {
     expect(setup(true).tracker.current()).toBe('online');
     expect(setup(false).tracker.current()).toBe('offline');
   });
@@ -24,7 +24,7 @@ describe('createConnectivity', () => {
     expect(seen).toEqual(['offline', 'online']);
   });
 
-  it('follows the browser\'s offline and online events', () => {
+  it("follows the browser's offline and online events", () => {
     const { events, tracker, seen } = setup();
     events.dispatchEvent(new Event('offline'));
     expect(tracker.current()).toBe('offline');

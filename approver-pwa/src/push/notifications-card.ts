@@ -42,15 +42,7 @@ function content(status: PushStatus, vapidPublicKey: string): Node[] {
     case 'denied':
       return [h('p', { class: 'muted', testid: 'notifications-off' }, `Notifications are blocked for this site. ${LIVE_NOTE} You can allow them in the browser's site settings.`)];
     case 'unsupported':
-      return [
-        h(
-          'p',
-          { class: 'muted', testid: 'notifications-off' },
-          /iPhone|iPad/.test(navigator.userAgent)
-            ? `Notifications are off: add Countersign to your Home Screen to get them. ${LIVE_NOTE}`
-            : `This browser can't show notifications. ${LIVE_NOTE}`,
-        ),
-      ];
+      return [h('p', { class: 'muted', testid: 'notifications-off' }, /iPhone|iPad/.test(navigator.userAgent) ? `Notifications are off: add Countersign to your Home Screen to get them. ${LIVE_NOTE}` : `This browser can't show notifications. ${LIVE_NOTE}`)];
     case 'failed':
       return [h('p', { class: 'muted', testid: 'notifications-off' }, `Notifications are off on this device. ${LIVE_NOTE}`)];
   }

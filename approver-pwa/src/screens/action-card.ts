@@ -15,7 +15,11 @@ const RESERVED_TESTIDS = new Set(['amount', 'client-name', 'binding-message', 't
 
 /** The `data-testid` of a field from its label: `Payee` → `payee`, `Reference no.` → `reference-no`. */
 export function fieldTestId(label: string): string {
-  const slug = label.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'field';
+  const slug =
+    label
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '') || 'field';
   return RESERVED_TESTIDS.has(slug) ? `field-${slug}` : slug;
 }
 
@@ -43,9 +47,7 @@ export function actionCard(action: ActionDisplay, withHeading: boolean): HTMLEle
   const { amount } = action;
   const part = PARTS[action.type]?.(action) ?? null;
   // The amount is already shown large; a field that only repeats it is left out.
-  const shown = action.fields
-    .map((field, index) => ({ field, index }))
-    .filter(({ field, index }) => !(amount && field.label.toLowerCase() === 'amount' && field.value === amount.formatted_code) && !part?.covered.has(index));
+  const shown = action.fields.map((field, index) => ({ field, index })).filter(({ field, index }) => !(amount && field.label.toLowerCase() === 'amount' && field.value === amount.formatted_code) && !part?.covered.has(index));
   // The part takes the place of the first line it covers.
   const at = part && part.covered.size > 0 ? Math.min(...part.covered) : -1;
   const before = shown.filter(({ index }) => index < at).map(({ field }) => fieldRow(action, field));
@@ -55,14 +57,7 @@ export function actionCard(action: ActionDisplay, withHeading: boolean): HTMLEle
     { class: 'card action', testid: 'action', attrs: { 'data-type': action.type } },
     withHeading ? h('h2', { class: 'action-title' }, action.title) : null,
     warningNotes(action.warnings),
-    amount
-      ? h(
-          'div',
-          { class: 'amount-block' },
-          h('p', { class: 'amount-label' }, 'Amount'),
-          h('p', { class: 'amount', testid: 'amount', attrs: { 'data-currency': amount.currency, 'data-amount-minor': amount.amount_minor } }, amount.formatted_code),
-        )
-      : null,
+    amount ? h('div', { class: 'amount-block' }, h('p', { class: 'amount-label' }, 'Amount'), h('p', { class: 'amount', testid: 'amount', attrs: { 'data-currency': amount.currency, 'data-amount-minor': amount.amount_minor } }, amount.formatted_code)) : null,
     before.length > 0 ? h('dl', { class: 'fields' }, ...before) : null,
     part?.element ?? null,
     after.length > 0 ? h('dl', { class: 'fields' }, ...after) : null,
@@ -72,7 +67,5 @@ export function actionCard(action: ActionDisplay, withHeading: boolean): HTMLEle
 /** One of the server's lines; a tool call's `Arguments` line as the structured arguments. */
 function fieldRow(action: ActionDisplay, field: ActionDisplay['fields'][number]): HTMLElement {
   const structured = action.arguments;
-  return structured && field.label === 'Arguments'
-    ? h('div', { class: 'field-row field-arguments' }, h('dt', {}, field.label), h('dd', { testid: 'field-arguments' }, argumentMembers(structured)))
-    : h('div', { class: 'field-row' }, h('dt', {}, field.label), h('dd', { testid: fieldTestId(field.label) }, field.value));
+  return structured && field.label === 'Arguments' ? h('div', { class: 'field-row field-arguments' }, h('dt', {}, field.label), h('dd', { testid: 'field-arguments' }, argumentMembers(structured))) : h('div', { class: 'field-row' }, h('dt', {}, field.label), h('dd', { testid: fieldTestId(field.label) }, field.value));
 }

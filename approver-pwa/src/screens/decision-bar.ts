@@ -35,8 +35,7 @@ export interface DecisionBarProps {
  */
 export function decisionBar({ request, options, busy, error, choose }: DecisionBarProps): HTMLElement {
   const disabled = busy !== null;
-  const button = (choice: Choice, label: string, className: string, extra: Record<string, string> = {}) =>
-    h('button', { class: `btn ${className}`, testid: choiceTestId(choice), attrs: { type: 'button', disabled, ...extra }, on: { click: () => choose(choice) } }, label);
+  const button = (choice: Choice, label: string, className: string, extra: Record<string, string> = {}) => h('button', { class: `btn ${className}`, testid: choiceTestId(choice), attrs: { type: 'button', disabled, ...extra }, on: { click: () => choose(choice) } }, label);
   const codes = request.number_matching && options.approve_by_code ? request.number_matching.candidates.filter((code) => options.approve_by_code?.[code]) : null;
   const party = request.viewer?.party ?? null;
   const report = request.viewer?.can_report ? button({ kind: 'report' }, 'This wasn’t me', 'btn-report', { 'aria-describedby': 'report-hint' }) : null;
@@ -47,11 +46,7 @@ export function decisionBar({ request, options, busy, error, choose }: DecisionB
     choices = [
       h('p', { class: 'codes-label', attrs: { id: 'codes-label' } }, 'To approve, pick the agent’s code'),
       h('p', { class: 'hint codes-hint', attrs: { id: 'decision-hint' } }, 'The agent’s screen shows one of these three. A wrong pick denies the request; not sure? Deny.'),
-      h(
-        'div',
-        { class: 'code-buttons', testid: 'code-buttons', attrs: { role: 'group', 'aria-labelledby': 'codes-label', 'aria-describedby': 'decision-hint' } },
-        ...codes.map((code) => button({ kind: 'approve', code }, code, 'btn-code', { 'data-code': code, 'aria-label': `Approve with code ${code}` })),
-      ),
+      h('div', { class: 'code-buttons', testid: 'code-buttons', attrs: { role: 'group', 'aria-labelledby': 'codes-label', 'aria-describedby': 'decision-hint' } }, ...codes.map((code) => button({ kind: 'approve', code }, code, 'btn-code', { 'data-code': code, 'aria-label': `Approve with code ${code}` }))),
       h('div', { class: `decision-buttons${report ? '' : ' decision-buttons-single'}` }, deny, report),
     ];
   } else if (options.approve && party) {
@@ -61,10 +56,7 @@ export function decisionBar({ request, options, busy, error, choose }: DecisionB
       report,
     ];
   } else {
-    choices = [
-      h('p', { class: 'hint decision-hint', attrs: { id: 'decision-hint' } }, 'You can still deny it until everyone has approved. It asks for your passkey.'),
-      h('div', { class: `decision-buttons${report ? '' : ' decision-buttons-single'}` }, deny, report),
-    ];
+    choices = [h('p', { class: 'hint decision-hint', attrs: { id: 'decision-hint' } }, 'You can still deny it until everyone has approved. It asks for your passkey.'), h('div', { class: `decision-buttons${report ? '' : ' decision-buttons-single'}` }, deny, report)];
   }
 
   return h(

@@ -22,18 +22,7 @@ export function mountDevicesScreen(ctx: ScreenContext): Dispose {
   const errorSlot = h('div', { class: 'slot' });
   const status = h('p', { class: 'status', testid: 'devices-status', attrs: { role: 'status' } });
   const add = addDevicePanel(ctx.loginRequired);
-  ctx.root.replaceChildren(
-    h(
-      'section',
-      { class: 'screen', testid: 'devices-screen' },
-      h('h1', {}, 'Devices'),
-      h('p', { class: 'muted' }, 'Each device approves with its own passkey. Remove one you no longer use, or have lost: it can’t approve anything after that.'),
-      errorSlot,
-      status,
-      list,
-      add.element,
-    ),
-  );
+  ctx.root.replaceChildren(h('section', { class: 'screen', testid: 'devices-screen' }, h('h1', {}, 'Devices'), h('p', { class: 'muted' }, 'Each device approves with its own passkey. Remove one you no longer use, or have lost: it can’t approve anything after that.'), errorSlot, status, list, add.element));
   focusHeading(ctx.root);
   /** The device being renamed, if any. */
   let editing: string | null = null;
@@ -61,19 +50,8 @@ export function mountDevicesScreen(ctx: ScreenContext): Dispose {
     return h(
       'article',
       { class: 'device-item', testid: 'device-item', attrs: { 'data-device-id': device.device_id, 'data-this-device': device.this_device ? 'true' : null, 'aria-labelledby': titleId } },
-      h(
-        'div',
-        { class: 'device-head' },
-        h('h2', { class: 'device-name', testid: 'device-name', attrs: { id: titleId } }, device.name),
-        device.this_device ? h('span', { class: 'badge badge-info', testid: 'this-device' }, 'This device') : null,
-      ),
-      h(
-        'p',
-        { class: 'device-meta' },
-        `Added ${formatWhen(device.created_at)}`,
-        h('br'),
-        device.last_used_at ? `Passkey last used ${formatWhen(device.last_used_at)}` : 'Passkey not used yet',
-      ),
+      h('div', { class: 'device-head' }, h('h2', { class: 'device-name', testid: 'device-name', attrs: { id: titleId } }, device.name), device.this_device ? h('span', { class: 'badge badge-info', testid: 'this-device' }, 'This device') : null),
+      h('p', { class: 'device-meta' }, `Added ${formatWhen(device.created_at)}`, h('br'), device.last_used_at ? `Passkey last used ${formatWhen(device.last_used_at)}` : 'Passkey not used yet'),
       editing === device.device_id ? renameForm(device) : actions(device),
     );
   }
@@ -117,12 +95,7 @@ export function mountDevicesScreen(ctx: ScreenContext): Dispose {
         },
       },
       h('div', { class: 'field' }, h('label', { attrs: { for: inputId } }, 'New name'), input),
-      h(
-        'div',
-        { class: 'device-actions' },
-        h('button', { class: 'btn btn-primary btn-small', testid: 'save-name', attrs: { type: 'submit' } }, 'Save'),
-        h('button', { class: 'btn btn-secondary btn-small', testid: 'cancel-rename', attrs: { type: 'button' }, on: { click: cancel } }, 'Cancel'),
-      ),
+      h('div', { class: 'device-actions' }, h('button', { class: 'btn btn-primary btn-small', testid: 'save-name', attrs: { type: 'submit' } }, 'Save'), h('button', { class: 'btn btn-secondary btn-small', testid: 'cancel-rename', attrs: { type: 'button' }, on: { click: cancel } }, 'Cancel')),
     );
   }
 

@@ -89,9 +89,7 @@ export function mountEnrollScreen(root: HTMLElement, code: string, onEnrolled: (
     const who = session.user.display_name || session.user.sub;
     const goToRequests = h('a', { attrs: { href: '#/' } }, 'Go to your requests');
     alreadyEnrolled.replaceChildren(
-      invalid
-        ? h('p', { class: 'banner', testid: 'already-enrolled' }, `This device is already set up for ${who}. `, goToRequests)
-        : h('p', { class: 'banner', testid: 'already-enrolled' }, `This device is already set up for ${who}. Continuing adds a new passkey from this link. `, goToRequests),
+      invalid ? h('p', { class: 'banner', testid: 'already-enrolled' }, `This device is already set up for ${who}. `, goToRequests) : h('p', { class: 'banner', testid: 'already-enrolled' }, `This device is already set up for ${who}. Continuing adds a new passkey from this link. `, goToRequests),
     );
   }
 

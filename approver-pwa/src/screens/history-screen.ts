@@ -18,16 +18,7 @@ export function mountHistoryScreen(ctx: ScreenContext): Dispose {
   setTitle('History');
   const list = h('div', { class: 'history', attrs: { 'aria-busy': true } }, h('p', { class: 'muted' }, 'Loading your history…'));
   const errorSlot = h('div', { class: 'slot' });
-  ctx.root.replaceChildren(
-    h(
-      'section',
-      { class: 'screen', testid: 'history-screen' },
-      h('h1', {}, 'History'),
-      h('p', { class: 'muted' }, 'What you approved, denied or let expire, and what came of it. Newest first; the last 50 are kept.'),
-      errorSlot,
-      list,
-    ),
-  );
+  ctx.root.replaceChildren(h('section', { class: 'screen', testid: 'history-screen' }, h('h1', {}, 'History'), h('p', { class: 'muted' }, 'What you approved, denied or let expire, and what came of it. Newest first; the last 50 are kept.'), errorSlot, list));
   focusHeading(ctx.root);
   /** Which entries the person opened, so a live refresh keeps them open. */
   const open = new Set<string>();
@@ -77,26 +68,14 @@ export function mountHistoryScreen(ctx: ScreenContext): Dispose {
       { class: 'history-details', attrs: { open: open.has(entry.auth_req_id) }, on: { toggle: () => (details.open ? open.add(entry.auth_req_id) : open.delete(entry.auth_req_id)) } },
       h('summary', { testid: 'history-more' }, 'Details'),
       ...entry.actions.map((action) =>
-        h(
-          'dl',
-          { class: 'fields' },
-          entry.actions.length > 1 ? h('div', { class: 'field-row' }, h('dt', {}, 'Action'), h('dd', {}, action.title)) : null,
-          ...action.fields.map((field) => h('div', { class: 'field-row' }, h('dt', {}, field.label), h('dd', { testid: fieldTestId(field.label) }, field.value))),
-        ),
+        h('dl', { class: 'fields' }, entry.actions.length > 1 ? h('div', { class: 'field-row' }, h('dt', {}, 'Action'), h('dd', {}, action.title)) : null, ...action.fields.map((field) => h('div', { class: 'field-row' }, h('dt', {}, field.label), h('dd', { testid: fieldTestId(field.label) }, field.value)))),
       ),
       h(
         'dl',
         { class: 'fields' },
         h('div', { class: 'field-row' }, h('dt', {}, 'Policy tier'), h('dd', { testid: 'history-tier' }, tierText({ ...entry, number_matching: null }))),
         entry.binding_message ? h('div', { class: 'field-row' }, h('dt', {}, 'Message'), h('dd', {}, entry.binding_message)) : null,
-        entry.approvals.length > 1
-          ? h(
-              'div',
-              { class: 'field-row' },
-              h('dt', {}, 'Approvals'),
-              h('dd', {}, entry.approvals.map((approval) => `${partyName(approval.party, approval.label)}: ${approval.status === 'approved' ? 'approved' : 'not yet'}`).join('; ')),
-            )
-          : null,
+        entry.approvals.length > 1 ? h('div', { class: 'field-row' }, h('dt', {}, 'Approvals'), h('dd', {}, entry.approvals.map((approval) => `${partyName(approval.party, approval.label)}: ${approval.status === 'approved' ? 'approved' : 'not yet'}`).join('; '))) : null,
         h('div', { class: 'field-row' }, h('dt', {}, 'Asked'), h('dd', {}, formatWhen(entry.created_at))),
       ),
     );

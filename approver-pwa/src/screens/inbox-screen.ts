@@ -23,17 +23,7 @@ export function mountInboxScreen(ctx: ScreenContext): Dispose {
   const flash = takeFlash();
   let stopCountdowns: Dispose[] = [];
 
-  ctx.root.replaceChildren(
-    h(
-      'section',
-      { class: 'screen', testid: 'inbox' },
-      flash ? h('p', { class: 'banner banner-success', testid: 'flash', attrs: { role: 'status' } }, flash) : null,
-      h('h1', {}, 'Requests'),
-      errorSlot,
-      list,
-      notifications.element,
-    ),
-  );
+  ctx.root.replaceChildren(h('section', { class: 'screen', testid: 'inbox' }, flash ? h('p', { class: 'banner banner-success', testid: 'flash', attrs: { role: 'status' } }, flash) : null, h('h1', {}, 'Requests'), errorSlot, list, notifications.element));
   focusHeading(ctx.root);
 
   let loading = false;
@@ -73,9 +63,7 @@ export function mountInboxScreen(ctx: ScreenContext): Dispose {
     stopCountdowns = [];
     list.removeAttribute('aria-busy');
     if (requests.length === 0) {
-      list.replaceChildren(
-        h('div', { class: 'empty', testid: 'inbox-empty' }, h('p', { class: 'empty-title' }, 'Nothing to approve'), h('p', { class: 'muted' }, 'When an agent asks for your approval, the request appears here at once.')),
-      );
+      list.replaceChildren(h('div', { class: 'empty', testid: 'inbox-empty' }, h('p', { class: 'empty-title' }, 'Nothing to approve'), h('p', { class: 'muted' }, 'When an agent asks for your approval, the request appears here at once.')));
       return;
     }
     list.replaceChildren(h('ul', { class: 'inbox-list', attrs: { 'aria-label': 'Pending requests' } }, ...requests.map((request) => h('li', {}, item(request)))));
@@ -100,9 +88,7 @@ export function mountInboxScreen(ctx: ScreenContext): Dispose {
       // A reviewer never sees where the request was made: the message is the customer's to check.
       request.binding_message ? h('span', { class: 'inbox-item-code' }, isReviewer(request) ? 'Customer’s message: ' : 'Message: ', h('span', { class: 'code' }, request.binding_message)) : null,
       // This person's part is done; the request waits for the others.
-      request.viewer && request.viewer.party === null && request.approvals.some((approval) => approval.status === 'approved')
-        ? h('span', { class: 'inbox-item-waiting', testid: 'inbox-item-waiting' }, `You approved · waiting for ${waitingFor(request)}`)
-        : null,
+      request.viewer && request.viewer.party === null && request.approvals.some((approval) => approval.status === 'approved') ? h('span', { class: 'inbox-item-waiting', testid: 'inbox-item-waiting' }, `You approved · waiting for ${waitingFor(request)}`) : null,
     );
   }
 

@@ -48,12 +48,7 @@ export function tierText(request: Pick<RequestDisplay, 'tier' | 'approvals' | 'n
 
 /** The tier as a small labelled line under the request's title. */
 export function tierLine(request: RequestDisplay): HTMLElement {
-  return h(
-    'p',
-    { class: `tier tier-${/^[a-z0-9-]+$/.test(request.tier) ? request.tier : 'other'}`, testid: 'tier', attrs: { 'data-tier': request.tier } },
-    h('span', { class: 'visually-hidden' }, 'Policy tier: '),
-    tierText(request),
-  );
+  return h('p', { class: `tier tier-${/^[a-z0-9-]+$/.test(request.tier) ? request.tier : 'other'}`, testid: 'tier', attrs: { 'data-tier': request.tier } }, h('span', { class: 'visually-hidden' }, 'Policy tier: '), tierText(request));
 }
 
 /**
@@ -83,12 +78,7 @@ export function escalationLine(request: RequestDisplay): HTMLElement | null {
  */
 export function approvalsList(request: RequestDisplay, you: ApprovalParty | null): HTMLElement | null {
   if (request.approvals.length < 2) return null;
-  return h(
-    'section',
-    { class: 'approvals', testid: 'approvals', attrs: { 'aria-labelledby': 'approvals-title' } },
-    h('h2', { class: 'approvals-title', attrs: { id: 'approvals-title' } }, 'Approvals needed'),
-    h('ul', { class: 'approvals-list' }, ...request.approvals.map((approval) => approvalItem(approval, you))),
-  );
+  return h('section', { class: 'approvals', testid: 'approvals', attrs: { 'aria-labelledby': 'approvals-title' } }, h('h2', { class: 'approvals-title', attrs: { id: 'approvals-title' } }, 'Approvals needed'), h('ul', { class: 'approvals-list' }, ...request.approvals.map((approval) => approvalItem(approval, you))));
 }
 
 function approvalItem(approval: PartyDisplay, you: ApprovalParty | null): HTMLElement {

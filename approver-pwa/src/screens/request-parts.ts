@@ -12,10 +12,7 @@ export function confirmReport(parent: HTMLElement, clientName: string): Promise<
     parent,
     testid: 'report-dialog',
     title: 'Report this request?',
-    body: [
-      `Use this if you did not ask for this, or you don’t recognise it. Countersign denies the request and blocks ${clientName} from sending you requests until your administrator clears it.`,
-      'You confirm with your passkey.',
-    ],
+    body: [`Use this if you did not ask for this, or you don’t recognise it. Countersign denies the request and blocks ${clientName} from sending you requests until your administrator clears it.`, 'You confirm with your passkey.'],
     confirmLabel: 'Deny and report',
     danger: true,
   });
@@ -23,11 +20,7 @@ export function confirmReport(parent: HTMLElement, clientName: string): Promise<
 
 /** What a reviewer is told about their part. */
 export function reviewerNote(party: ApprovalParty): HTMLElement {
-  return h(
-    'p',
-    { class: 'banner reviewer-note', testid: 'reviewer-note' },
-    `You are asked to review this as ${asParty(party)}. Your passkey approves or denies exactly the action below; it goes ahead only when everyone under “Approvals needed” has approved.`,
-  );
+  return h('p', { class: 'banner reviewer-note', testid: 'reviewer-note' }, `You are asked to review this as ${asParty(party)}. Your passkey approves or denies exactly the action below; it goes ahead only when everyone under “Approvals needed” has approved.`);
 }
 
 /** The sentence for a failed decision; a wrong code has denied the request (see {@link WRONG_CODE_TEXT}). */
@@ -59,13 +52,7 @@ export function bindingLine(message: string): HTMLElement {
  * to the reviewer, so they are told whose it is and asked to compare nothing.
  */
 export function reviewerBindingLine(message: string): HTMLElement {
-  return h(
-    'p',
-    { class: 'binding-line', testid: 'reviewer-binding' },
-    'The customer checks this message against what the agent showed them: ',
-    h('span', { class: 'code', testid: 'binding-message' }, message),
-    '. You don’t need to.',
-  );
+  return h('p', { class: 'binding-line', testid: 'reviewer-binding' }, 'The customer checks this message against what the agent showed them: ', h('span', { class: 'code', testid: 'binding-message' }, message), '. You don’t need to.');
 }
 
 /** Before the decision: the message the person must compare with what the agent showed them. */

@@ -101,10 +101,7 @@ export function mountRequestScreen(ctx: ScreenContext, authReqId: string): Dispo
     try {
       const response = await startAuthentication({ optionsJSON: prompt });
       setStatus('Sending your decision…');
-      const request =
-        choice.kind === 'report'
-          ? await postReport(authReqId, response)
-          : await postDecision(authReqId, choice.kind, response, choice.kind === 'approve' ? choice.code : undefined);
+      const request = choice.kind === 'report' ? await postReport(authReqId, response) : await postDecision(authReqId, choice.kind, response, choice.kind === 'approve' ? choice.code : undefined);
       busy = null;
       reported = choice.kind === 'report';
       // Still pending (others must approve): fetch it again, for the prompts that are left (Deny).
@@ -220,15 +217,7 @@ export function mountRequestScreen(ctx: ScreenContext, authReqId: string): Dispo
 
   function renderNotFound(): void {
     setTitle('Request not found');
-    ctx.root.replaceChildren(
-      h(
-        'section',
-        { class: 'screen', testid: 'request-not-found' },
-        backLink(),
-        h('h1', {}, 'Request not found'),
-        h('p', {}, 'This request does not exist, or it is not for you.'),
-      ),
-    );
+    ctx.root.replaceChildren(h('section', { class: 'screen', testid: 'request-not-found' }, backLink(), h('h1', {}, 'Request not found'), h('p', {}, 'This request does not exist, or it is not for you.')));
     focusHeading(ctx.root);
   }
 

@@ -22,15 +22,7 @@ export function showNotEnrolled(root: HTMLElement): void {
 /** Shown for an unknown fragment. */
 export function showNotFound(root: HTMLElement): void {
   setTitle('Not found');
-  root.replaceChildren(
-    h(
-      'section',
-      { class: 'screen', testid: 'not-found' },
-      h('h1', {}, 'Nothing here'),
-      h('p', {}, 'This link does not lead to anything in Countersign.'),
-      h('p', {}, h('a', { attrs: { href: '#/' } }, 'Go to your requests')),
-    ),
-  );
+  root.replaceChildren(h('section', { class: 'screen', testid: 'not-found' }, h('h1', {}, 'Nothing here'), h('p', {}, 'This link does not lead to anything in Countersign.'), h('p', {}, h('a', { attrs: { href: '#/' } }, 'Go to your requests'))));
   focusHeading(root);
 }
 
@@ -57,9 +49,7 @@ export function showLoadError(root: HTMLElement, error: unknown, retry: () => vo
       'section',
       { class: 'screen', testid: 'load-error', attrs: { 'data-offline': offline } },
       h('h1', {}, offline ? "You're offline" : "Can't load Countersign"),
-      offline
-        ? h('p', {}, "Countersign can't reach its server, so it can't show your requests or let you approve anything. It tries again as soon as you're back online.")
-        : h('p', { attrs: { role: 'alert' } }, errorMessage(error)),
+      offline ? h('p', {}, "Countersign can't reach its server, so it can't show your requests or let you approve anything. It tries again as soon as you're back online.") : h('p', { attrs: { role: 'alert' } }, errorMessage(error)),
       h('button', { class: 'btn btn-secondary', testid: 'retry', attrs: { type: 'button' }, on: { click: retry } }, 'Try again'),
     ),
   );

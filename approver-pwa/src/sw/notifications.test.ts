@@ -53,7 +53,7 @@ describe('clickTarget', () => {
 });
 
 describe('isAppWindow', () => {
-  it('tells the app\'s windows from other pages of the origin', () => {
+  it("tells the app's windows from other pages of the origin", () => {
     expect(isAppWindow(`${ORIGIN}/#/requests/x`)).toBe(true);
     expect(isAppWindow(`${ORIGIN}/`)).toBe(true);
     expect(isAppWindow(`${ORIGIN}/console`)).toBe(false);

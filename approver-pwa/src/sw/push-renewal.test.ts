@@ -37,7 +37,7 @@ describe('renewSubscription', () => {
     expect(calls).toEqual([{ path: '/api/device/push-subscription', method: 'PUT', body: subscriptionJson, credentials: 'same-origin' }]);
   });
 
-  it('subscribes again with the server\'s current key when the event brings none', async () => {
+  it("subscribes again with the server's current key when the event brings none", async () => {
     const { deps, calls, subscribed } = fakes();
     const old = { options: { applicationServerKey: new Uint8Array([9, 9, 9]).buffer, userVisibleOnly: true } };
     expect(await renewSubscription({ oldSubscription: old, newSubscription: null }, deps)).toEqual({ status: 'renewed', endpoint: subscriptionJson.endpoint });
@@ -45,7 +45,7 @@ describe('renewSubscription', () => {
     expect(calls.map((call) => `${call.method} ${call.path}`)).toEqual(['GET /api/device/me', 'PUT /api/device/push-subscription']);
   });
 
-  it('falls back to the old subscription\'s key when the server cannot say', async () => {
+  it("falls back to the old subscription's key when the server cannot say", async () => {
     const { deps, subscribed } = fakes({ me: 503 });
     const old = { options: { applicationServerKey: new Uint8Array([4, 1, 2]).buffer, userVisibleOnly: true } };
     await renewSubscription({ oldSubscription: old }, deps);

@@ -15,11 +15,7 @@ export interface ElementProps {
  * Builds an element. Every string child is a text node, so data from the server is never parsed
  * as HTML: there is no `innerHTML` anywhere in the app (a request's purpose is attacker-chosen text).
  */
-export function h<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  props: ElementProps = {},
-  ...children: Child[]
-): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: ElementProps = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
   const element = document.createElement(tag);
   if (props.class) element.className = props.class;
   if (props.testid) element.dataset.testid = props.testid;

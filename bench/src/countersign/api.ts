@@ -38,8 +38,7 @@ export function countersignApi(target: string, publicUrl: string, adminToken: st
   const expect = (what: string, answer: { status: number; body: unknown }, ...ok: number[]) => {
     if (!ok.includes(answer.status)) throw new Error(`${what}: ${answer.status} ${JSON.stringify(answer.body)}`);
   };
-  const device = (user: BenchUser, method: string, path: string, body?: unknown) =>
-    call(method, `/api/device${path}`, { body, headers: { cookie: user.cookie, origin: publicUrl } });
+  const device = (user: BenchUser, method: string, path: string, body?: unknown) => call(method, `/api/device${path}`, { body, headers: { cookie: user.cookie, origin: publicUrl } });
 
   return {
     target,

@@ -137,9 +137,7 @@ export async function runCountersign(ctx: BenchContext, server: CountersignServe
 
   // The same paced sender against the floor at the same rate: what the machine and the load
   // process alone add to a p99 at this rate.
-  rows.healthzPaced = (
-    await measure(ctx, server.child, 'countersign', `GET /healthz (paced at ${halfRate}/s)`, { name: 'cs-healthz-paced', mode: 'paced', rate: halfRate, target, method: 'GET', path: '/healthz', headers: {}, expect: { status: 200 } })
-  ).measured;
+  rows.healthzPaced = (await measure(ctx, server.child, 'countersign', `GET /healthz (paced at ${halfRate}/s)`, { name: 'cs-healthz-paced', mode: 'paced', rate: halfRate, target, method: 'GET', path: '/healthz', headers: {}, expect: { status: 200 } })).measured;
 
   return { rows, peerRows, peerRedisRows, leftover: { decisions: leftoverDecisions, tokens, pending: pushed.pending } };
 }

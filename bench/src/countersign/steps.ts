@@ -38,17 +38,13 @@ async function unmeasured(ctx: BenchContext, spec: Omit<LoadSpec, 'resultFile' |
  * label is given (at most `count` requests: the run ends early if they run out), otherwise all
  * `count` are sent as fast as they go. Answers the requests that were created.
  */
-export async function backchannel(
-  ctx: BenchContext,
-  server: CountersignServer,
-  actors: Actors,
-  users: BenchUser[],
-  count: number,
-  label?: string,
-  settle?: (result: LoadResult) => Promise<string | void>,
-): Promise<{ measured?: Measured; pending: PendingRequest[] }> {
+export async function backchannel(ctx: BenchContext, server: CountersignServer, actors: Actors, users: BenchUser[], count: number, label?: string, settle?: (result: LoadResult) => Promise<string | void>): Promise<{ measured?: Measured; pending: PendingRequest[] }> {
   const tag = `${Date.now().toString(36)}${tagCounter++}`;
-  const { items, planned } = backchannelBodies(users.map((user) => user.sub), count, tag);
+  const { items, planned } = backchannelBodies(
+    users.map((user) => user.sub),
+    count,
+    tag,
+  );
   const spec = {
     name: `cs-bc-authorize-${tag}`,
     target: server.target,
@@ -136,12 +132,7 @@ export async function decide(ctx: BenchContext, server: CountersignServer, items
 export async function approveInStore(store: Store, pending: PendingRequest[], tokenLifetimeSeconds = 600): Promise<number> {
   const now = Date.now();
   const results = await mapLimit(pending, 256, (request) =>
-    store.compareAndSet(
-      keys.request('default', request.id),
-      [{ field: 'state', op: 'eq', value: 'pending' }],
-      { state: 'approved', decided_at: String(now), decided_by: 'bench', approval_expires_at: String(now + tokenLifetimeSeconds * 1000) },
-      { ttlSeconds: tokenLifetimeSeconds + 600 },
-    ),
+    store.compareAndSet(keys.request('default', request.id), [{ field: 'state', op: 'eq', value: 'pending' }], { state: 'approved', decided_at: String(now), decided_by: 'bench', approval_expires_at: String(now + tokenLifetimeSeconds * 1000) }, { ttlSeconds: tokenLifetimeSeconds + 600 }),
   );
   return results.filter((result) => result.ok).length;
 }

@@ -93,7 +93,13 @@ export async function slowCommands(redis: Redis): Promise<SlowCommand[]> {
   const entries = (await redis.call('SLOWLOG', 'GET', '1024')) as [number, number, number, string[]][];
   await redis.call('SLOWLOG', 'RESET');
   return entries
-    .map(([, , micros, args]) => ({ command: args.slice(0, /^eval/i.test(args[0] ?? '') ? 4 : 2).join(' ').slice(0, 100), micros }))
+    .map(([, , micros, args]) => ({
+      command: args
+        .slice(0, /^eval/i.test(args[0] ?? '') ? 4 : 2)
+        .join(' ')
+        .slice(0, 100),
+      micros,
+    }))
     .sort((a, b) => b.micros - a.micros);
 }
 

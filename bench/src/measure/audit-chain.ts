@@ -35,11 +35,19 @@ export async function measureAuditChain(redisUrl: string, policyFile: string | n
   });
   const rate = async (task: (i: number) => Promise<unknown>) => {
     const started = performance.now();
-    await mapLimit(Array.from({ length: events }, (_, i) => i), concurrency, task);
+    await mapLimit(
+      Array.from({ length: events }, (_, i) => i),
+      concurrency,
+      task,
+    );
     return Math.round(events / ((performance.now() - started) / 1000));
   };
   // Warm-up: JIT, and each chain's head read once.
-  await mapLimit(Array.from({ length: 200 }, (_, i) => i), concurrency, (i) => twin.deps.audit.record(event(`t${i % 8}`)));
+  await mapLimit(
+    Array.from({ length: 200 }, (_, i) => i),
+    concurrency,
+    (i) => twin.deps.audit.record(event(`t${i % 8}`)),
+  );
   await twin.deps.audit.record(event('default'));
   // Streams take no TTL: this one is deleted after the run.
   const plainKey = `bench:plain-appends:${randomBytes(8).toString('hex')}`;

@@ -58,10 +58,14 @@ export async function startTwin(redisUrl: string, prefix: string, options: { pol
     publicUrl,
     call,
     async createClients(count, tenant = 'default') {
-      return mapLimit(Array.from({ length: count }, (_, i) => i), 4, async (i) => {
-        const { body } = must('client', await admin('POST', '/clients', { name: `Twin agent ${i}`, tenant }));
-        return { client_id: body.client_id as string, authorization: `Basic ${Buffer.from(`${body.client_id}:${body.client_secret}`).toString('base64')}` };
-      });
+      return mapLimit(
+        Array.from({ length: count }, (_, i) => i),
+        4,
+        async (i) => {
+          const { body } = must('client', await admin('POST', '/clients', { name: `Twin agent ${i}`, tenant }));
+          return { client_id: body.client_id as string, authorization: `Basic ${Buffer.from(`${body.client_id}:${body.client_secret}`).toString('base64')}` };
+        },
+      );
     },
     async enrollUsers(subs, push, tenant = 'default') {
       await mapLimit(subs, 8, async (sub) => {

@@ -34,9 +34,17 @@ export async function measureTenantSpread(redisUrl: string, policyFile: string |
       const answer = await twin.call('POST', '/bc-authorize', { form: slot.bodies[Math.floor(i / tenants)]!, headers: { authorization: slot.authorization } });
       if (answer.status !== 200) throw new Error(`tenant spread: ${answer.status} ${JSON.stringify(answer.body)}`);
     };
-    await mapLimit(Array.from({ length: 200 }, (_, i) => i), concurrency, send); // warm-up
+    await mapLimit(
+      Array.from({ length: 200 }, (_, i) => i),
+      concurrency,
+      send,
+    ); // warm-up
     const started = performance.now();
-    await mapLimit(Array.from({ length: requests }, (_, i) => i + 200), concurrency, send);
+    await mapLimit(
+      Array.from({ length: requests }, (_, i) => i + 200),
+      concurrency,
+      send,
+    );
     const perSecond = Math.round(requests / ((performance.now() - started) / 1000));
     await twin.close();
     return perSecond;

@@ -21,15 +21,7 @@ const FORM = 'application/x-www-form-urlencoded';
  * These runs are not the measured ones (sampling costs a little); their profiles go to
  * `bench/results/profiles/` and their summaries into the report.
  */
-export async function runProfiles(
-  ctx: BenchContext,
-  server: CountersignServer,
-  actors: Actors,
-  store: Store,
-  leftover: { decisions: LoadItem[]; tokens: ApprovalToken[]; pending: PendingRequest[] },
-  report: Report,
-  dir: string,
-): Promise<ProfileSummary[]> {
+export async function runProfiles(ctx: BenchContext, server: CountersignServer, actors: Actors, store: Store, leftover: { decisions: LoadItem[]; tokens: ApprovalToken[]; pending: PendingRequest[] }, report: Report, dir: string): Promise<ProfileSummary[]> {
   mkdirSync(dir, { recursive: true });
   const stamp = report.meta.startedAt.replace(/[:.]/g, '-');
   const summaries: ProfileSummary[] = [];
@@ -48,7 +40,12 @@ export async function runProfiles(
     await waitIdle(server.child);
     const summary = summarizeProfile(scenario, file);
     summaries.push(summary);
-    ctx.log(`    top: ${summary.byArea.slice(0, 5).map((line) => `${line.name} ${line.percent}%`).join(', ')}`);
+    ctx.log(
+      `    top: ${summary.byArea
+        .slice(0, 5)
+        .map((line) => `${line.name} ${line.percent}%`)
+        .join(', ')}`,
+    );
   };
 
   // Redemption: distinct approved tokens, as in the measured run.
@@ -85,7 +82,11 @@ export async function runProfiles(
     method: 'POST',
     path: '/bc-authorize',
     headers: { authorization: actors.client.authorization, 'content-type': FORM },
-    items: backchannelBodies(actors.plain.map((user) => user.sub), Math.ceil(rate('POST /bc-authorize (no push') * seconds * 1.5) + 500, `profileplain${Date.now().toString(36)}`).items,
+    items: backchannelBodies(
+      actors.plain.map((user) => user.sub),
+      Math.ceil(rate('POST /bc-authorize (no push') * seconds * 1.5) + 500,
+      `profileplain${Date.now().toString(36)}`,
+    ).items,
     expect: { status: 200 },
   });
 

@@ -43,7 +43,12 @@ function areaOf(url: string, functionName: string): string {
 }
 
 function frameName(frame: { functionName: string; url: string; lineNumber: number }): string {
-  const file = frame.url ? frame.url.replace(/^.*\/node_modules\/(\.pnpm\/[^/]+\/node_modules\/)?/, '').replace(/^.*\/(server|shared)\/src\//, '$1/').replace(/^file:\/\//, '') : '';
+  const file = frame.url
+    ? frame.url
+        .replace(/^.*\/node_modules\/(\.pnpm\/[^/]+\/node_modules\/)?/, '')
+        .replace(/^.*\/(server|shared)\/src\//, '$1/')
+        .replace(/^file:\/\//, '')
+    : '';
   return `${frame.functionName || '(anonymous)'}${file ? ` ${file}:${frame.lineNumber + 1}` : ''}`;
 }
 

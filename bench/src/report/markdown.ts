@@ -57,10 +57,7 @@ export function markdown(report: Report): string {
   );
   if (memory.requestHash) {
     const hash = memory.requestHash;
-    lines.push(
-      '',
-      `One request's hash: ${hash.fields} fields, ${fmt(hash.payloadBytes)} B of names and values (the longest value ${hash.longestValue} B), stored as a ${hash.encoding} in ${fmt(hash.bytes)} B; the same fields as a listpack take ${fmt(hash.listpackBytes)} B.`,
-    );
+    lines.push('', `One request's hash: ${hash.fields} fields, ${fmt(hash.payloadBytes)} B of names and values (the longest value ${hash.longestValue} B), stored as a ${hash.encoding} in ${fmt(hash.bytes)} B; the same fields as a listpack take ${fmt(hash.listpackBytes)} B.`);
   }
 
   lines.push('', '**Expiry sweep** (one `sweep()`, median of 3), against live requests in the deadline index:', '', '| live requests | due | sweep ms | sweep ms, nothing due |', '|--:|--:|--:|--:|');
@@ -85,12 +82,20 @@ export function markdown(report: Report): string {
     lines.push('', '**Profiles** (V8 CPU profiler on the server, each scenario alone; share of busy samples):', '');
     for (const profile of report.profiles) {
       lines.push(
-        `- ${profile.scenario} (${fmt(profile.busySamples)} busy samples, idle ${profile.idlePercent}%): by area ${profile.byArea.slice(0, 8).map((line) => `${line.name} ${line.percent}%`).join(', ')}.`,
-        `  Own code, inclusive: ${profile.topInclusive.slice(0, 8).map((line) => `\`${line.name.replace(/ .*/, '')}\` ${line.percent}%`).join(', ')}.`,
-        `  Top self: ${profile.topSelf.slice(0, 6).map((line) => `\`${line.name}\` ${line.percent}%`).join(', ')}.`,
+        `- ${profile.scenario} (${fmt(profile.busySamples)} busy samples, idle ${profile.idlePercent}%): by area ${profile.byArea
+          .slice(0, 8)
+          .map((line) => `${line.name} ${line.percent}%`)
+          .join(', ')}.`,
+        `  Own code, inclusive: ${profile.topInclusive
+          .slice(0, 8)
+          .map((line) => `\`${line.name.replace(/ .*/, '')}\` ${line.percent}%`)
+          .join(', ')}.`,
+        `  Top self: ${profile.topSelf
+          .slice(0, 6)
+          .map((line) => `\`${line.name}\` ${line.percent}%`)
+          .join(', ')}.`,
       );
     }
   }
   return lines.join('\n');
 }
-

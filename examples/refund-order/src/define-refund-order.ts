@@ -1,11 +1,4 @@
-import {
-  CountersignError,
-  defineTool,
-  displayText,
-  type GatedTool,
-  isCurrencyCode,
-  z,
-} from '@countersign/agent';
+import { CountersignError, defineTool, displayText, type GatedTool, isCurrencyCode, z } from '@countersign/agent';
 import type { OrderLookup, PaymentSystem } from './types.ts';
 
 /** Options of {@link defineRefundOrder}. */
@@ -25,12 +18,7 @@ export const refundOrderParameters = z.strictObject({
     .string()
     .regex(/^[A-Za-z0-9._:-]{1,57}$/, 'must be 1 to 57 letters, digits and ._:-')
     .describe('The order to refund.'),
-  amount_minor: z
-    .number()
-    .int()
-    .positive()
-    .max(Number.MAX_SAFE_INTEGER)
-    .describe("Amount in the currency's minor unit (cents for EUR): 490.00 EUR is 49000."),
+  amount_minor: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).describe("Amount in the currency's minor unit (cents for EUR): 490.00 EUR is 49000."),
   currency: z.string().refine(isCurrencyCode, 'must be an ISO 4217 currency code').describe('ISO 4217 code, e.g. EUR.'),
   reason: displayText(5000).describe('Why; shown to the approver as the purpose.'),
 });
@@ -57,11 +45,9 @@ export type RefundOrderGatedTool = GatedTool<typeof refundOrderParameters, { ref
 export function defineRefundOrder({ login_hint, payments, orders }: DefineRefundOrderOptions): RefundOrderGatedTool {
   return defineTool({
     name: 'refund_order',
-    description:
-      "Refunds an amount on a customer order to the customer who paid. Runs only once a person approved this exact refund on their phone; until then nothing is refunded.",
+    description: 'Refunds an amount on a customer order to the customer who paid. Runs only once a person approved this exact refund on their phone; until then nothing is refunded.',
     parameters: refundOrderParameters,
-    execute: (args, { idempotency_key }) =>
-      payments.refund({ order_id: args.order_id, amount_minor: args.amount_minor, currency: args.currency, idempotency_key }),
+    execute: (args, { idempotency_key }) => payments.refund({ order_id: args.order_id, amount_minor: args.amount_minor, currency: args.currency, idempotency_key }),
     approval: {
       login_hint,
       async toAuthorizationDetails(args) {

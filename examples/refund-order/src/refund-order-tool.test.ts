@@ -8,9 +8,7 @@ import { createRefundOrderTool } from './refund-order-tool.ts';
 // is checked end to end against the server by the seed tests in test/.
 
 const args = { order_id: '1042', amount_minor: 49000, currency: 'EUR', reason: 'Refund for order 1042' };
-const expectedDetails = [
-  { type: 'payment', transaction_id: 'refund_1042', amount_minor: 49000, currency: 'EUR', payee: { id: 'acct_77', name: 'ACME Ltd' }, purpose: 'Refund for order 1042' },
-];
+const expectedDetails = [{ type: 'payment', transaction_id: 'refund_1042', amount_minor: 49000, currency: 'EUR', payee: { id: 'acct_77', name: 'ACME Ltd' }, purpose: 'Refund for order 1042' }];
 
 function setUp(redeem: AgentClient['redeem'] = async (_token, details) => redeemed(details)) {
   const countersign = {

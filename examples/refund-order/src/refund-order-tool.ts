@@ -1,13 +1,4 @@
-import {
-  type AgentClient,
-  buildApprovalRequest,
-  CountersignError,
-  executeApproved,
-  formatAmount,
-  parseArguments,
-  type PaymentDetails,
-  z,
-} from '@countersign/agent';
+import { type AgentClient, buildApprovalRequest, CountersignError, executeApproved, formatAmount, parseArguments, type PaymentDetails, z } from '@countersign/agent';
 import { defineRefundOrder, type RefundOrderGatedTool } from './define-refund-order.ts';
 import type { OrderLookup, PaymentSystem, RefundApproval, RefundOrderArgs, RefundOrderResult } from './types.ts';
 

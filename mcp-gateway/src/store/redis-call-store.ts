@@ -23,14 +23,7 @@ export function createRedisCallStore(url: string, prefix: string): CallStore {
     async replace(key, expected, next, ttlSeconds) {
       // GET, compare and SET in one script: the record is a JSON string written by `put` (stringified
       // in the same member order as `get` parsed it, so the expected text is exactly the stored one).
-      const replaced = await redis.eval(
-        "if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3]) return 1",
-        1,
-        name(key),
-        JSON.stringify(expected),
-        JSON.stringify(next),
-        String(Math.max(1, Math.ceil(ttlSeconds))),
-      );
+      const replaced = await redis.eval("if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3]) return 1", 1, name(key), JSON.stringify(expected), JSON.stringify(next), String(Math.max(1, Math.ceil(ttlSeconds))));
       return replaced === 1;
     },
     async delete(key) {

@@ -70,7 +70,13 @@ export function registerClientRoutes(app: Hono, deps: Deps): void {
   app.get('/clients', async (c) => {
     const tenant = tenantOf(c);
     const query = readPageQuery(c);
-    const page = await pageIndex(deps.store, keys.tenantClients(tenant), query, (id) => findTenantClient(deps.store, tenant, id), (client) => matchesQuery(query.q, client.client_id, client.name));
+    const page = await pageIndex(
+      deps.store,
+      keys.tenantClients(tenant),
+      query,
+      (id) => findTenantClient(deps.store, tenant, id),
+      (client) => matchesQuery(query.q, client.client_id, client.name),
+    );
     return c.json({ clients: page.items.map(clientView), next_cursor: page.next_cursor });
   });
 

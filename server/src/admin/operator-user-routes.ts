@@ -58,7 +58,13 @@ export function registerOperatorUserRoutes(app: Hono, deps: Deps): void {
   app.get('/users', async (c) => {
     const tenant = tenantOf(c);
     const query = readPageQuery(c);
-    const page = await pageIndex(deps.store, keys.tenantUsers(tenant), query, (sub) => findUser(deps.store, tenant, sub), (user) => matchesQuery(query.q, user.sub, user.display_name));
+    const page = await pageIndex(
+      deps.store,
+      keys.tenantUsers(tenant),
+      query,
+      (sub) => findUser(deps.store, tenant, sub),
+      (user) => matchesQuery(query.q, user.sub, user.display_name),
+    );
     return c.json({ users: page.items.map(userView), next_cursor: page.next_cursor });
   });
 

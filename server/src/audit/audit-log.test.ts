@@ -135,7 +135,10 @@ describe('createAuditLog', () => {
     expect(await store.streamIndexRead(keys.requestAuditIndex('default', ID))).toEqual([chain[0]!.id, chain[2]!.id]);
     expect(await store.streamIndexRead(keys.requestAuditIndex('default', 'req_other'))).toEqual([chain[1]!.id]);
     const view = await audit.forRequest('default', ID);
-    expect(view.map((event) => [event.seq, event.id, event.detail?.n])).toEqual([[0, chain[0]!.id, 0], [2, chain[2]!.id, 2]]);
+    expect(view.map((event) => [event.seq, event.id, event.detail?.n])).toEqual([
+      [0, chain[0]!.id, 0],
+      [2, chain[2]!.id, 2],
+    ]);
     expect(await audit.forRequest('default', 'req_none')).toEqual([]);
   });
 

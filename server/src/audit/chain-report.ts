@@ -90,4 +90,3 @@ export interface ChainReport {
 export interface RetentionAnchorLine {
   retention_anchor: RetentionAnchor;
 }
-

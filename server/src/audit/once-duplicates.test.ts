@@ -30,7 +30,7 @@ describe.each([
     const again = await Promise.allSettled([...delivered.map((i) => audit.record(event(i), { once: '1.0' })), audit.record(event(999), { once: '1.0' })]);
     expect(again.filter((result) => result.status === 'rejected')).toEqual([]);
     expect((await audit.forRequest('default', event(999).auth_req_id)).map((stored) => stored.type)).toEqual(['approved']);
-    expect((await audit.forRequest('default', event(0).auth_req_id))).toHaveLength(1);
+    expect(await audit.forRequest('default', event(0).auth_req_id)).toHaveLength(1);
     expect((await audit.verify('default')).ok).toBe(true);
   });
 });

@@ -34,8 +34,16 @@ describe('storedFields and storedEvent', () => {
     const entry = entryOf(proposed);
     expect(Object.keys(entry.fields)).toEqual(['t', 's', 'p', 'a', 'r', 'c', 'u', 'h', 'd', 'x']);
     expect(entry.fields).toEqual({
-      t: 'proposed', s: '2524', p: HASH, a: String(Date.parse(proposed.at)), r: REQ, c: 'cli_zHiUAxG1T8KHgsaFFY8qrA', u: 'mem-0-user-24', h: 'agent',
-      d: `P${JSON.stringify([HASH, 300, false, 'customer', 'standard'])}`, x: '',
+      t: 'proposed',
+      s: '2524',
+      p: HASH,
+      a: String(Date.parse(proposed.at)),
+      r: REQ,
+      c: 'cli_zHiUAxG1T8KHgsaFFY8qrA',
+      u: 'mem-0-user-24',
+      h: 'agent',
+      d: `P${JSON.stringify([HASH, 300, false, 'customer', 'standard'])}`,
+      x: '',
     });
     expect(JSON.stringify(entry.fields)).not.toContain('mem-0"');
     const rebuilt = storedEvent(entry, 'mem-0')!;
@@ -120,7 +128,11 @@ describe('verifying a chain stored in the compact form', () => {
       await audit.record({ type: 'viewed', tenant, auth_req_id: REQ, sub: 'alice', device_id: 'dev_1', channel: 'device', detail: { n } });
     }
     const entries = await store.streamRange(keys.auditChain(tenant));
-    const verify = (tenant: string, list: StreamEntry[]) => verifyChain(tenant, list.map((entry) => storedEvent(entry, tenant) ?? entry));
+    const verify = (tenant: string, list: StreamEntry[]) =>
+      verifyChain(
+        tenant,
+        list.map((entry) => storedEvent(entry, tenant) ?? entry),
+      );
     return { audit, store, entries, verify };
   }
   const edit = (entries: StreamEntry[], k: number, change: Record<string, string>) => entries.map((entry, i) => (i === k ? { id: entry.id, fields: { ...entry.fields, ...change } } : entry));
@@ -149,7 +161,14 @@ describe('verifying a chain stored in the compact form', () => {
 
   it('finds an entry removed, two reordered, a seq rewritten and an unreadable entry where they stand', async () => {
     const { entries, verify } = await stored();
-    expect((await verify('default', entries.filter((_, i) => i !== 1))).broken).toMatchObject({ reason: 'seq_mismatch', position: 1, found_seq: 2 });
+    expect(
+      (
+        await verify(
+          'default',
+          entries.filter((_, i) => i !== 1),
+        )
+      ).broken,
+    ).toMatchObject({ reason: 'seq_mismatch', position: 1, found_seq: 2 });
     expect((await verify('default', [entries[0]!, entries[2]!, entries[1]!, ...entries.slice(3)])).broken).toMatchObject({ reason: 'seq_mismatch', position: 1, found_seq: 2 });
     expect((await verify('default', edit(entries, 3, { s: '4' }))).broken).toMatchObject({ reason: 'seq_mismatch', position: 3, found_seq: 4 });
     expect((await verify('default', edit(entries, 1, { s: '01' }))).broken).toMatchObject({ reason: 'unreadable', position: 1 });

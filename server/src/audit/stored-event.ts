@@ -186,6 +186,10 @@ export function storedEvent(entry: StreamEntry, tenant: string): StoredAuditEven
   const event = compactEvent(entry.fields, tenant);
   if (!event) return null;
   // Members in JCS order, then `id`, as an event parsed from its text reads (the admin view's JSON).
-  const sorted = Object.fromEntries(Object.keys(event).sort().map((member) => [member, event[member as keyof ChainedAuditEvent]]));
+  const sorted = Object.fromEntries(
+    Object.keys(event)
+      .sort()
+      .map((member) => [member, event[member as keyof ChainedAuditEvent]]),
+  );
   return { ...(sorted as unknown as ChainedAuditEvent), id: entry.id };
 }

@@ -63,20 +63,28 @@ export async function verifyChain(tenant: string, events: AsyncIterable<unknown>
     if ((event.seq !== expectedSeq || event.prev_hash !== expectedPrev) && isResetLink(event)) {
       const foundSeq = typeof event.detail?.found_seq === 'number' ? event.detail.found_seq : -1;
       const found = foundSeq < 0 ? 'the stream empty' : `its newest event at seq ${foundSeq}`;
-      resets.push({ position, ...(at.id ? { id: at.id } : {}), seq: event.seq, expected_seq: expectedSeq, found_seq: foundSeq, message: `the chain was reset before event ${event.seq}: an appender found ${found} where it knew event ${event.seq - 1}, and went on from that; events ${expectedSeq} to ${event.seq - 1} that are not here were lost` });
+      resets.push({
+        position,
+        ...(at.id ? { id: at.id } : {}),
+        seq: event.seq,
+        expected_seq: expectedSeq,
+        found_seq: foundSeq,
+        message: `the chain was reset before event ${event.seq}: an appender found ${found} where it knew event ${event.seq - 1}, and went on from that; events ${expectedSeq} to ${event.seq - 1} that are not here were lost`,
+      });
       expectedSeq = event.seq;
       expectedPrev = event.prev_hash;
     }
     if (event.seq !== expectedSeq) {
-      const message = position === 0 && !start && expectedSeq === 0 && event.seq > 0
-        ? `the chain starts at event ${event.seq} with neither a retention anchor nor a chain_reset: its start was cut (or its anchor deleted)`
-        : event.seq > expectedSeq ? `event ${expectedSeq} is missing: found seq ${event.seq} (deleted)` : `seq ${event.seq} found where ${expectedSeq} belongs (inserted or reordered)`;
+      const message =
+        position === 0 && !start && expectedSeq === 0 && event.seq > 0
+          ? `the chain starts at event ${event.seq} with neither a retention anchor nor a chain_reset: its start was cut (or its anchor deleted)`
+          : event.seq > expectedSeq
+            ? `event ${expectedSeq} is missing: found seq ${event.seq} (deleted)`
+            : `seq ${event.seq} found where ${expectedSeq} belongs (inserted or reordered)`;
       return fail({ ...at, reason: 'seq_mismatch', message });
     }
     if (event.prev_hash !== expectedPrev) {
-      const message = start && position === 0
-        ? `event ${expectedSeq} does not continue from the retention anchor (event ${start.seq})`
-        : expectedSeq === 0 ? 'event 0 does not start the tenant’s chain' : `event ${expectedSeq - 1} was changed: event ${expectedSeq} holds another hash for it`;
+      const message = start && position === 0 ? `event ${expectedSeq} does not continue from the retention anchor (event ${start.seq})` : expectedSeq === 0 ? 'event 0 does not start the tenant’s chain' : `event ${expectedSeq - 1} was changed: event ${expectedSeq} holds another hash for it`;
       return fail({ ...at, reason: 'prev_hash_mismatch', message });
     }
     expectedPrev = eventHash(event);

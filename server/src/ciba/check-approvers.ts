@@ -12,10 +12,7 @@ function noApprover(roles: string[], coverage: ApproverCoverage): CountersignErr
     const [what, it] = coverage.unheld.length === 1 ? [`the role ${named(coverage.unheld)}`, 'it'] : [`the roles ${named(coverage.unheld)}`, 'them'];
     return new CountersignError('no_approver', `No one in this tenant but the user holds ${what}, which this request needs (no one reviews their own request). An operator must assign ${it} first.`);
   }
-  return new CountersignError(
-    'no_approver',
-    `This request needs ${roles.length} different reviewers (${named(roles)}); fewer people hold those roles in this tenant, the user aside. An operator must assign them first.`,
-  );
+  return new CountersignError('no_approver', `This request needs ${roles.length} different reviewers (${named(roles)}); fewer people hold those roles in this tenant, the user aside. An operator must assign them first.`);
 }
 
 /**

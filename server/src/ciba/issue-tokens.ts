@@ -18,11 +18,7 @@ export type BindTokensDeps = Pick<Deps, 'clock' | 'config' | 'ids' | 'keyRing' |
  *   (null when it is gone), for the caller to tell "already issued" from "expired".
  * @see CIBA Core 1.0 §10.1.1 and §10.3.1, RFC 9068 §2
  */
-export async function bindTokens(
-  deps: BindTokensDeps,
-  request: ApprovalRequest,
-  extra: (tokens: TokenResponse) => Fields = () => ({}),
-): Promise<{ ok: true; tokens: TokenResponse } | { ok: false; fields: Fields | null }> {
+export async function bindTokens(deps: BindTokensDeps, request: ApprovalRequest, extra: (tokens: TokenResponse) => Fields = () => ({})): Promise<{ ok: true; tokens: TokenResponse } | { ok: false; fields: Fields | null }> {
   const now = deps.clock.now();
   const jti = deps.ids(24);
   const tokens = await signTokenResponse(deps.keyRing, deps.config.publicUrl, request, jti, now);

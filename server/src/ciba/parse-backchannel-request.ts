@@ -17,10 +17,21 @@ export interface BackchannelRequest {
 }
 
 const KNOWN = new Set([
-  'scope', 'login_hint', 'login_hint_token', 'id_token_hint', 'binding_message', 'user_code', 'authorization_details',
-  'requested_expiry', 'client_notification_token', 'acr_values',
+  'scope',
+  'login_hint',
+  'login_hint_token',
+  'id_token_hint',
+  'binding_message',
+  'user_code',
+  'authorization_details',
+  'requested_expiry',
+  'client_notification_token',
+  'acr_values',
   // Client authentication (RFC 6749 §2.3.1, RFC 7523 §2.2): checked before, ignored here.
-  'client_id', 'client_secret', 'client_assertion', 'client_assertion_type',
+  'client_id',
+  'client_secret',
+  'client_assertion',
+  'client_assertion_type',
 ]);
 
 /**
@@ -54,10 +65,7 @@ export function inexactNumberRefusal(details: unknown, numbers: InexactNumber[],
       return new CountersignError('invalid_authorization_details', `${formatJsonPath(number.path, prefix)}: numbers must be written as plain integers (no fraction, no exponent, no -0, at most 2^53 - 1).`);
     }
     if (!isJcsNumber(number.text)) {
-      return new CountersignError(
-        'invalid_authorization_details',
-        `${formatJsonPath(number.path, prefix)}: numbers in a tool call's arguments or a record change's values must be written as RFC 8785 (JCS) writes them, e.g. 1.5 (not 1.50, 15e-1 or -0), with no more digits than a double holds.`,
-      );
+      return new CountersignError('invalid_authorization_details', `${formatJsonPath(number.path, prefix)}: numbers in a tool call's arguments or a record change's values must be written as RFC 8785 (JCS) writes them, e.g. 1.5 (not 1.50, 15e-1 or -0), with no more digits than a double holds.`);
     }
   }
   return null;

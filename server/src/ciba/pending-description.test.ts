@@ -14,11 +14,17 @@ describe('pendingDescription', () => {
 
   it('names the parties still needed and those that approved, without a double quote (RFC 6749 §5.2)', () => {
     expect(pendingDescription(pending(['customer', 'role:reviewer:finance']))).toBe("Waiting for the approval of the user and a reviewer with the role 'reviewer:finance'.");
-    expect(pendingDescription(pending(['customer', 'role:reviewer:finance'], [{ ...approval, party: 'customer', sub: 'cara' }]))).toBe(
-      "The user has approved; still waiting for the approval of a reviewer with the role 'reviewer:finance'.",
-    );
-    expect(pendingDescription(pending(['customer', 'role:a', 'role:b'], [{ ...approval, party: 'customer', sub: 'cara' }, { ...approval, party: 'role:a', sub: 'rita' }]))).toBe(
-      "The user and a reviewer with the role 'a' have approved; still waiting for the approval of a reviewer with the role 'b'.",
-    );
+    expect(pendingDescription(pending(['customer', 'role:reviewer:finance'], [{ ...approval, party: 'customer', sub: 'cara' }]))).toBe("The user has approved; still waiting for the approval of a reviewer with the role 'reviewer:finance'.");
+    expect(
+      pendingDescription(
+        pending(
+          ['customer', 'role:a', 'role:b'],
+          [
+            { ...approval, party: 'customer', sub: 'cara' },
+            { ...approval, party: 'role:a', sub: 'rita' },
+          ],
+        ),
+      ),
+    ).toBe("The user and a reviewer with the role 'a' have approved; still waiting for the approval of a reviewer with the role 'b'.");
   });
 });

@@ -8,9 +8,7 @@ import { inexactNumberRefusal } from './parse-backchannel-request.ts';
 const ENVELOPE = new Set(['iss', 'aud', 'exp', 'iat', 'nbf', 'jti', 'client_id']);
 
 /** Authentication request parameters that are strings as claims, as they are as form parameters. */
-const STRING_PARAMS = new Set([
-  'scope', 'login_hint', 'login_hint_token', 'id_token_hint', 'binding_message', 'user_code', 'client_notification_token', 'acr_values',
-]);
+const STRING_PARAMS = new Set(['scope', 'login_hint', 'login_hint_token', 'id_token_hint', 'binding_message', 'user_code', 'client_notification_token', 'acr_values']);
 
 function refuse(description: string): CountersignError {
   return new CountersignError('invalid_request', `request: ${description}`);

@@ -50,14 +50,7 @@ export async function storeRequest(deps: Deps, request: ApprovalRequest, input: 
   const mark = deps.outbox.intend(request);
   /** Takes back everything written for this request, all at once; throws the first failure once all have run. */
   const takeBack = async () => {
-    const results = await Promise.allSettled([
-      store.delete(requestKey),
-      mark.then((member) => store.sortedRemove(keys.outboxDue(), member)),
-      ...indexKeys.map((key) => store.setRemove(key, auth_req_id)),
-      untrackDeadline(store, request),
-      untrackEscalation(store, request),
-      input.reservation.release(),
-    ]);
+    const results = await Promise.allSettled([store.delete(requestKey), mark.then((member) => store.sortedRemove(keys.outboxDue(), member)), ...indexKeys.map((key) => store.setRemove(key, auth_req_id)), untrackDeadline(store, request), untrackEscalation(store, request), input.reservation.release()]);
     const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
     if (failed) throw failed.reason;
   };

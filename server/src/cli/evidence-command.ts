@@ -27,7 +27,10 @@ export async function runEvidenceCheck(input: { evidence: AsyncIterable<string>;
     return 2;
   }
   if (input.json) input.out(JSON.stringify(report));
-  else if (report.ok) input.out(`ok: mandate ${evidence.auth_req_id}: ${report.checked.signatures} passkey ${report.checked.signatures === 1 ? 'signature' : 'signatures'} over its exact bounds, ${report.checked.spends} ${report.checked.spends === 1 ? 'spend' : 'spends'} and ${report.checked.events} audit events, all in the tenant's chain`);
+  else if (report.ok)
+    input.out(
+      `ok: mandate ${evidence.auth_req_id}: ${report.checked.signatures} passkey ${report.checked.signatures === 1 ? 'signature' : 'signatures'} over its exact bounds, ${report.checked.spends} ${report.checked.spends === 1 ? 'spend' : 'spends'} and ${report.checked.events} audit events, all in the tenant's chain`,
+    );
   else for (const problem of report.problems) input.out(`${problem.code}: ${problem.message}`);
   return report.ok ? 0 : 1;
 }

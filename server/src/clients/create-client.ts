@@ -4,8 +4,7 @@ import { randomId } from '../runtime/index.ts';
 import { hashSecret, type ClientRecord } from './client-record.ts';
 
 /** Input of {@link createClient}: validated metadata; the endpoint is checked by the caller against the deployment mode. */
-export type NewClient = Omit<ClientRecord, 'client_id' | 'secret_hash' | 'created_at' | 'token_endpoint_auth_method' | 'profile'> &
-  Partial<Pick<ClientRecord, 'token_endpoint_auth_method' | 'profile'>>;
+export type NewClient = Omit<ClientRecord, 'client_id' | 'secret_hash' | 'created_at' | 'token_endpoint_auth_method' | 'profile'> & Partial<Pick<ClientRecord, 'token_endpoint_auth_method' | 'profile'>>;
 
 /**
  * Registers a client and returns its record and, for a secret-based client, its secret. The secret

@@ -15,9 +15,7 @@ export function invalidClient(): CountersignError {
 }
 
 /** Credentials as presented, before any is checked: the method is the one the caller used. @see RFC 7591 §2 (`token_endpoint_auth_method`) */
-export type PresentedCredentials =
-  | { method: 'client_secret_basic' | 'client_secret_post'; clientId: string; secret: string }
-  | { method: 'private_key_jwt'; clientId: string; assertion: string };
+export type PresentedCredentials = { method: 'client_secret_basic' | 'client_secret_post'; clientId: string; secret: string } | { method: 'private_key_jwt'; clientId: string; assertion: string };
 
 /** Decodes an `application/x-www-form-urlencoded` component ('+' is a space). */
 function formDecode(value: string): string {
@@ -71,11 +69,7 @@ function readAssertion(params: Record<string, string>): PresentedCredentials {
  * @see RFC 6749 §2.3.1, RFC 7521 §4.2, RFC 7523 §2.2, OpenID Connect Core 1.0 §9
  */
 export function readCredentials(header: string | undefined, params: Record<string, string>): PresentedCredentials | null {
-  const used = [
-    header !== undefined,
-    params.client_secret !== undefined,
-    params.client_assertion !== undefined || params.client_assertion_type !== undefined,
-  ].filter(Boolean).length;
+  const used = [header !== undefined, params.client_secret !== undefined, params.client_assertion !== undefined || params.client_assertion_type !== undefined].filter(Boolean).length;
   if (used > 1) throw new CountersignError('invalid_request', 'Use one client authentication method, not two.');
   if (header !== undefined) return readBasic(header);
   if (params.client_secret !== undefined) {

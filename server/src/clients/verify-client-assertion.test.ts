@@ -12,9 +12,7 @@ function clientWith(keys: JWK[]): ClientRecord {
 }
 
 function assertion(key: CryptoKey, claims: Record<string, unknown> = {}, kid?: string): Promise<string> {
-  return new SignJWT({ iss: 'cli_test', sub: 'cli_test', aud: ISSUER, iat: NOW, exp: NOW + 60, jti: 'j1', ...claims })
-    .setProtectedHeader({ alg: 'ES256', ...(kid ? { kid } : {}) })
-    .sign(key);
+  return new SignJWT({ iss: 'cli_test', sub: 'cli_test', aud: ISSUER, iat: NOW, exp: NOW + 60, jti: 'j1', ...claims }).setProtectedHeader({ alg: 'ES256', ...(kid ? { kid } : {}) }).sign(key);
 }
 
 describe('verifyClientAssertion', () => {

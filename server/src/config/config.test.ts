@@ -24,7 +24,7 @@ describe('loadConfig: origins', () => {
     expect(config).toMatchObject({ publicUrl: 'http://localhost:9090', rpId: 'localhost', production: false });
   });
 
-  it('takes an RP_ID that is a parent domain of PUBLIC_URL\'s host', () => {
+  it("takes an RP_ID that is a parent domain of PUBLIC_URL's host", () => {
     expect(loadConfig({ PUBLIC_URL: 'https://approve.acme-payments.com', RP_ID: 'acme-payments.com' }).rpId).toBe('acme-payments.com');
     expect(loadConfig({ PUBLIC_URL: 'https://approve.acme-payments.com', RP_ID: 'approve.acme-payments.com' }).rpId).toBe('approve.acme-payments.com');
   });
@@ -64,7 +64,7 @@ describe('loadConfig: origins', () => {
     ['http://0x7f.1:8080 (127.0.0.1) in development', { PUBLIC_URL: 'http://0x7f.1:8080' }, 'http://127.0.0.1:8080', ':8080'],
     ['http://127.0.0.1:8080 with RP_ID=localhost', { PUBLIC_URL: 'http://127.0.0.1:8080', RP_ID: 'localhost' }, 'http://127.0.0.1:8080', ':8080'],
     ['http://10.0.0.5 with NODE_ENV=test', { NODE_ENV: 'test', PUBLIC_URL: 'http://10.0.0.5' }, 'http://10.0.0.5', ''],
-  ])('refuses an IP address as PUBLIC_URL\'s host, in every mode: %s', (_case, environment, origin, port) => {
+  ])("refuses an IP address as PUBLIC_URL's host, in every mode: %s", (_case, environment, origin, port) => {
     expect(() => loadConfig(environment)).toThrow(
       `invalid configuration: PUBLIC_URL ${origin} has an IP address as its host, and browsers refuse an IP address as the WebAuthn RP ID, so no passkey could be enrolled: use http://localhost${port} in development, or a domain name (https://approve.example.com) in production`,
     );
@@ -88,9 +88,7 @@ describe('loadConfig: NODE_ENV', () => {
 
   // Each of these, read as "not production", started a production deployment in development mode.
   it.each(['Production', 'PRODUCTION', 'prod', ' production', 'production ', 'dev', 'staging', ''])('refuses NODE_ENV=%j at start, naming the accepted values', (nodeEnv) => {
-    expect(() => loadConfig({ ...PRODUCTION, NODE_ENV: nodeEnv })).toThrow(
-      `invalid configuration:\n  NODE_ENV: must be exactly one of production, development, test (or unset, which is development), not ${JSON.stringify(nodeEnv)}`,
-    );
+    expect(() => loadConfig({ ...PRODUCTION, NODE_ENV: nodeEnv })).toThrow(`invalid configuration:\n  NODE_ENV: must be exactly one of production, development, test (or unset, which is development), not ${JSON.stringify(nodeEnv)}`);
   });
 });
 

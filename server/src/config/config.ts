@@ -129,7 +129,9 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
     adminToken: env.ADMIN_TOKEN,
     signingKey: env.SIGNING_KEY,
     vapid: { publicKey: env.VAPID_PUBLIC_KEY, privateKey: env.VAPID_PRIVATE_KEY, subject: env.VAPID_SUBJECT },
-    pushAllowedHosts: env.PUSH_ALLOWED_HOSTS?.split(',').map((host) => host.trim()).filter(Boolean),
+    pushAllowedHosts: env.PUSH_ALLOWED_HOSTS?.split(',')
+      .map((host) => host.trim())
+      .filter(Boolean),
     requestExpiryDefault: env.REQUEST_EXPIRY_DEFAULT,
     requestExpiryMax: env.REQUEST_EXPIRY_MAX,
     approvalTokenTtl: env.APPROVAL_TOKEN_TTL,

@@ -31,15 +31,16 @@ export const envSchema = z.object({
    * production settings in development mode, seeding a demo client and printing its secret and a
    * live enrollment link.
    */
-  NODE_ENV: z
-    .enum(NODE_ENVS, { error: (issue) => `must be exactly one of ${NODE_ENVS.join(', ')} (or unset, which is development), not ${JSON.stringify(issue.input)}` })
-    .default('development'),
+  NODE_ENV: z.enum(NODE_ENVS, { error: (issue) => `must be exactly one of ${NODE_ENVS.join(', ')} (or unset, which is development), not ${JSON.stringify(issue.input)}` }).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   /** The exact origin the PWA is served from; its host is the WebAuthn RP ID. */
   PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** The WebAuthn RP ID when it is not PUBLIC_URL's host: a bare parent domain of it (see `rp-id.ts`). */
   RP_ID: z.string().optional(),
-  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+    .optional(),
   /**
    * A Redis Cluster instead of `REDIS_URL`: comma-separated seed nodes, `host:port` or `[ipv6]:port`;
    * the client discovers the other nodes from them.
@@ -67,9 +68,7 @@ export const envSchema = z.object({
    * or RDB, or one that cannot be asked), `managed` (the provider keeps it; a Redis that refuses
    * `CONFIG` is trusted), `none-accepted` (losing everything on a restart is accepted: a warning).
    */
-  REDIS_PERSISTENCE: z
-    .enum(PERSISTENCE_SETTINGS, { error: (issue) => `must be one of ${PERSISTENCE_SETTINGS.join(', ')}, not ${JSON.stringify(issue.input)}` })
-    .default('required'),
+  REDIS_PERSISTENCE: z.enum(PERSISTENCE_SETTINGS, { error: (issue) => `must be one of ${PERSISTENCE_SETTINGS.join(', ')}, not ${JSON.stringify(issue.input)}` }).default('required'),
   ADMIN_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
   /** ES256 private key as a JWK (JSON). */
   SIGNING_KEY: z.string().optional(),

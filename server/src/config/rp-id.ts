@@ -29,9 +29,7 @@ export function settleRpId(publicUrl: URL, override: string | undefined): string
   const host = publicUrl.hostname.toLowerCase();
   if (isIpLiteral(host)) {
     const port = publicUrl.port ? `:${publicUrl.port}` : '';
-    throw invalid(
-      `PUBLIC_URL ${publicUrl.origin} has an IP address as its host, and browsers refuse an IP address as the WebAuthn RP ID, so no passkey could be enrolled: use http://localhost${port} in development, or a domain name (https://approve.example.com) in production`,
-    );
+    throw invalid(`PUBLIC_URL ${publicUrl.origin} has an IP address as its host, and browsers refuse an IP address as the WebAuthn RP ID, so no passkey could be enrolled: use http://localhost${port} in development, or a domain name (https://approve.example.com) in production`);
   }
   if (override === undefined || override === '') return host;
   const rpId = override.trim();

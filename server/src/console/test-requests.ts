@@ -62,7 +62,14 @@ export function testRequestRoutes(deps: Deps, adminToken: string): Hono {
   app.post('/', async (c) => {
     const body = await readJson(c, testRequestBody);
     const client = await consoleClient(deps, body.tenant);
-    const details = body.sample ? [sampleAction(body.sample, sampleTransactionId(body.sample, (bytes) => deps.ids(bytes)))] : body.authorization_details;
+    const details = body.sample
+      ? [
+          sampleAction(
+            body.sample,
+            sampleTransactionId(body.sample, (bytes) => deps.ids(bytes)),
+          ),
+        ]
+      : body.authorization_details;
     const params: Record<string, string> = {
       scope: 'openid',
       login_hint: body.login_hint,

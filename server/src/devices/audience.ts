@@ -13,4 +13,3 @@ export async function audienceOf(deps: Pick<Deps, 'store'>, request: ApprovalReq
   const reviewers = await Promise.all(rolesOf(request).map((role) => usersWithRole(deps.store, request.tenant, role)));
   return [...new Set([request.sub, ...reviewers.flat()])];
 }
-

@@ -72,13 +72,7 @@ export function counterMayFollow(stored: number, presented: number): boolean {
  * @see WebAuthn Level 3 §7.2 (verifying an authentication assertion): step 21 (the signature), then
  *   step 22 (the signature counter), the order kept here
  */
-export async function checkPasskey(
-  deps: Pick<Deps, 'config' | 'store'>,
-  device: DeviceRecord,
-  response: Record<string, unknown>,
-  expectedChallenge: string,
-  at: number,
-): Promise<{ ok: true; device: DeviceRecord } | PasskeyRefusal> {
+export async function checkPasskey(deps: Pick<Deps, 'config' | 'store'>, device: DeviceRecord, response: Record<string, unknown>, expectedChallenge: string, at: number): Promise<{ ok: true; device: DeviceRecord } | PasskeyRefusal> {
   let counter: number;
   try {
     const result = await verifyAuthenticationResponse({

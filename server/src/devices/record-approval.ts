@@ -28,9 +28,7 @@ const ATTEMPTS = 8;
 export async function recordApproval(deps: Deps, verified: VerifiedAssertion, party: ApprovalParty, response: Record<string, unknown>): Promise<ApprovalRequest> {
   const { request, device } = verified;
   const key = keys.request(request.tenant, request.auth_req_id);
-  const kept = mandateOf(request.authorization_details)
-    ? approvalEvidence({ signed: verified.signed, response, publicKey: device.public_key, rpId: deps.config.rpId, origin: deps.config.publicUrl })
-    : null;
+  const kept = mandateOf(request.authorization_details) ? approvalEvidence({ signed: verified.signed, response, publicKey: device.public_key, rpId: deps.config.rpId, origin: deps.config.publicUrl }) : null;
   const evidence = kept ? { json: JSON.stringify(kept), hash: evidenceHash(kept) } : undefined;
   const approval = { party, sub: verified.record.sub, device_id: device.device_id, credential_id: device.credential_id, ...(evidence ? { evidence } : {}) };
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {

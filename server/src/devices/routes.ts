@@ -106,12 +106,7 @@ export function deviceRoutes(deps: Deps, sessionRoutes: ((app: Hono<{ Variables:
     const viewer = viewerOf(c);
     const authReqId = c.req.param('auth_req_id');
     // The user's passkeys and this device's live prompts are read beside the request (the prompts need them when it is pending).
-    const [found, devices, live, testClient] = await Promise.all([
-      loadRequest(deps.store, session.tenant, authReqId),
-      listDevices(deps.store, session.tenant, session.sub),
-      readLivePrompts(deps.store, session.tenant, authReqId, session.device_id),
-      consoleClientId(deps.store, session.tenant),
-    ]);
+    const [found, devices, live, testClient] = await Promise.all([loadRequest(deps.store, session.tenant, authReqId), listDevices(deps.store, session.tenant, session.sub), readLivePrompts(deps.store, session.tenant, authReqId, session.device_id), consoleClientId(deps.store, session.tenant)]);
     // A device sees its own user's requests and those its user reviews (docs/design.md guarantee 5).
     if (!found || !canView({ sub: found.sub, parties: found.parties ?? ['customer'], approvals: found.approvals ?? [], held_before: found.held_before ?? [] }, viewer)) {
       throw new CountersignError('not_found', 'No such request.');

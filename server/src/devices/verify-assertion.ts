@@ -30,7 +30,10 @@ export interface VerifiedAssertion {
  * open a per-request index each.
  */
 export function auditRefusal(deps: Pick<Deps, 'audit'>, session: DeviceSession, authReqId: string | null, reason: string, detail: Record<string, string | number | boolean>, device?: DeviceRecord, options: { once?: string } = {}) {
-  return deps.audit.record({ type: 'refused', reason, tenant: session.tenant, ...(authReqId !== null && isRequestId(authReqId) ? { auth_req_id: authReqId } : {}), sub: session.sub, channel: 'device', device_id: device?.device_id ?? session.device_id, ...(device ? { credential_id: device.credential_id } : {}), detail }, options);
+  return deps.audit.record(
+    { type: 'refused', reason, tenant: session.tenant, ...(authReqId !== null && isRequestId(authReqId) ? { auth_req_id: authReqId } : {}), sub: session.sub, channel: 'device', device_id: device?.device_id ?? session.device_id, ...(device ? { credential_id: device.credential_id } : {}), detail },
+    options,
+  );
 }
 
 /**
@@ -56,11 +59,7 @@ export async function verifyAssertion(deps: Deps, session: DeviceSession, viewer
   // change nothing, and nothing read is used before the challenge has been checked).
   // The calling device's own passkey is the one that answers, nearly always: read it alone, and the
   // user's other devices only when the answer came from one of those (a passkey synced elsewhere).
-  const [taken, fields, own] = await Promise.all([
-    challenge ? deps.store.take(keys.decisionChallenge(session.tenant, challenge)) : null,
-    isRequestId(authReqId) ? deps.store.hashGet(keys.request(session.tenant, authReqId)) : null,
-    findDevice(deps.store, session.tenant, session.sub, session.device_id),
-  ]);
+  const [taken, fields, own] = await Promise.all([challenge ? deps.store.take(keys.decisionChallenge(session.tenant, challenge)) : null, isRequestId(authReqId) ? deps.store.hashGet(keys.request(session.tenant, authReqId)) : null, findDevice(deps.store, session.tenant, session.sub, session.device_id)]);
   const record = taken ? (JSON.parse(taken) as ChallengeRecord) : null;
   const refuse = async (reason: 'invalid_assertion' | 'counter_regression', description: string, device?: DeviceRecord, cause?: unknown) => {
     // Filed under the request only when there is one (read above, in this tenant).

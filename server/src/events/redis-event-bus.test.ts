@@ -16,7 +16,15 @@ describe.each(['redis', 'cluster'] as const)('RedisEventBus on the run’s %s', 
   const channel = `test:${randomBytes(6).toString('hex')}:events`;
 
   beforeEach(async () => {
-    const target = kind === 'redis' ? ({ kind: 'single', url: inject('redisUrl') } as const) : ({ kind: 'cluster', nodes: inject('redisClusterNodes').split(',').map((address) => ({ host: address.split(':')[0]!, port: Number(address.split(':')[1]) })) } as const);
+    const target =
+      kind === 'redis'
+        ? ({ kind: 'single', url: inject('redisUrl') } as const)
+        : ({
+            kind: 'cluster',
+            nodes: inject('redisClusterNodes')
+              .split(',')
+              .map((address) => ({ host: address.split(':')[0]!, port: Number(address.split(':')[1]) })),
+          } as const);
     publishers = await Promise.all([connectRedis(target), connectRedis(target)]);
     buses = await Promise.all(publishers.map((redis) => connectRedisEventBus({ redis, channel, log: quiet })));
   });

@@ -32,7 +32,11 @@ function typeOf(input: unknown, path: readonly PropertyKey[]): string | undefine
 
 /** "`amount` is not a member of payment": the unknown names, cut to 64 characters each, never their values. */
 function unknownMembers(keys: readonly string[], input: unknown, path: readonly PropertyKey[], where?: string): string {
-  const names = keys.slice(0, 3).map((key) => `\`${key.slice(0, 64)}\``).join(', ') + (keys.length > 3 ? ` and ${keys.length - 3} more` : '');
+  const names =
+    keys
+      .slice(0, 3)
+      .map((key) => `\`${key.slice(0, 64)}\``)
+      .join(', ') + (keys.length > 3 ? ` and ${keys.length - 3} more` : '');
   const type = typeOf(input, path);
   const members = keys.length === 1 ? 'is not a member' : 'are not members';
   return type ? `${names} ${members} of ${type}` : `${names} ${members.replace('member', 'known member')}${where ? ` of ${where}` : ''}`;
@@ -40,7 +44,10 @@ function unknownMembers(keys: readonly string[], input: unknown, path: readonly 
 
 /** The path of an issue as JSON paths read (`authorization_details[0].amount_minor`). */
 function pathOf(path: readonly PropertyKey[], prefix: string): string {
-  return formatJsonPath(path.map((step) => (typeof step === 'symbol' ? String(step) : step)), prefix);
+  return formatJsonPath(
+    path.map((step) => (typeof step === 'symbol' ? String(step) : step)),
+    prefix,
+  );
 }
 
 /**

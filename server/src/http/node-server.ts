@@ -64,8 +64,6 @@ export function answerClientErrors(server: Server, options: { https: boolean }):
     }
     const refusal = refusalFor(error);
     const body = JSON.stringify({ error: refusal.error, error_description: refusal.description });
-    socket.end(
-      `HTTP/1.1 ${refusal.status} ${refusal.reason}\r\n${headers}Content-Type: application/json\r\nCache-Control: no-store\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
+    socket.end(`HTTP/1.1 ${refusal.status} ${refusal.reason}\r\n${headers}Content-Type: application/json\r\nCache-Control: no-store\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
   });
 }

@@ -5,8 +5,7 @@ import type { ServerResponse } from 'node:http';
  * The Content-Security-Policy of every answer: the PWA and the console load everything from their
  * own origin (images also as `data:` URLs), may not be framed, and post no forms anywhere.
  */
-export const CONTENT_SECURITY_POLICY =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; worker-src 'self'; manifest-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+export const CONTENT_SECURITY_POLICY = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; worker-src 'self'; manifest-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
 /** HSTS for two years, subdomains included (only ever sent when the server is reached over https). */
 const HSTS = 'max-age=63072000; includeSubDomains';

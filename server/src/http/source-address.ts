@@ -109,5 +109,8 @@ export function sourceAddress(c: Context, trustedProxies: readonly string[]): st
   }
   if (typeof source === 'string') return source;
   if (source.kind() === 'ipv4') return source.toString();
-  return `${(source as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16)).join(':')}::/64`;
+  return `${(source as ipaddr.IPv6).parts
+    .slice(0, 4)
+    .map((part) => part.toString(16))
+    .join(':')}::/64`;
 }

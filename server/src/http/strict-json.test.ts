@@ -80,7 +80,9 @@ function oracle(text: string): StrictJsonResult {
         if (duplicate) return;
       }
     } else if (node.type === 'Array') {
-      node.elements.forEach((element, index) => walk(element.value, [...path, index], level + 1));
+      node.elements.forEach((element, index) => {
+        walk(element.value, [...path, index], level + 1);
+      });
     } else if (node.type === 'Number') {
       const raw = text.slice(node.loc.start.offset, node.loc.end.offset);
       if (!(/^(?:0|-?[1-9][0-9]*)$/.test(raw) && Number.isSafeInteger(Number(raw)))) inexactNumbers.push({ path, text: raw });
@@ -105,7 +107,7 @@ const NUMBERS = ['0', '-0', '1', '-1', '49000', '49000.0', '4.9e4', '49E3', '1e+
 const SPACES = ['', '', '', ' ', '\n', '\t ', '\r\n  '];
 
 function generate(random: () => number, depth: number): string {
-  const pick = <T,>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
   const space = () => pick(SPACES);
   const kind = depth > 3 ? Math.floor(random() * 3) : Math.floor(random() * 5);
   if (kind === 0) return `"${pick(STRINGS)}"`;

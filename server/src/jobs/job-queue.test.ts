@@ -12,7 +12,15 @@ function manualTicker() {
     ticks.push(tick);
     return () => ticks.splice(ticks.indexOf(tick), 1);
   };
-  return { ticker, fire: () => ticks.forEach((tick) => tick()), get running() { return ticks.length; } };
+  return {
+    ticker,
+    fire: () => {
+      for (const tick of ticks) tick();
+    },
+    get running() {
+      return ticks.length;
+    },
+  };
 }
 
 /** A log that keeps every entry, to show what is (and is not) logged. */
@@ -62,9 +70,7 @@ describe('createJobQueue', () => {
     const w = world();
     const a = w.instance('a', { consume: false });
     await a.queue.enqueue({ kind: 'request_push', tenant: 'default', auth_req_id: 'req_0123456789abcdef', sub: 'alice' });
-    expect((await w.store.streamRange(keys.jobs())).map((entry) => entry.fields)).toEqual([
-      { kind: 'request_push', tenant: 'default', auth_req_id: 'req_0123456789abcdef', attempt: '1', sub: 'alice' },
-    ]);
+    expect((await w.store.streamRange(keys.jobs())).map((entry) => entry.fields)).toEqual([{ kind: 'request_push', tenant: 'default', auth_req_id: 'req_0123456789abcdef', attempt: '1', sub: 'alice' }]);
   });
 
   it('enqueues the next attempt of a job that asks for a retry, due after its wait on the clock, not before', async () => {
@@ -187,7 +193,10 @@ describe('createJobQueue', () => {
     w.clock.advance(0.5);
     promotions.fire();
     await a.background.drain();
-    expect(w.ran.map((run) => [run.instance, run.job.attempt])).toEqual([['a', 1], ['a', 2]]);
+    expect(w.ran.map((run) => [run.instance, run.job.attempt])).toEqual([
+      ['a', 1],
+      ['a', 2],
+    ]);
 
     await a.queue.stop();
     expect([polls.running, promotions.running]).toEqual([0, 0]);
@@ -213,7 +222,7 @@ describe('createJobQueue', () => {
     expect(await w.store.streamPendingCount(keys.jobs(), JOBS_GROUP)).toBe(0);
   });
 
-  it('removes a dead instance\'s consumer once its jobs were taken over and it stayed idle past the bound, never its own', async () => {
+  it("removes a dead instance's consumer once its jobs were taken over and it stayed idle past the bound, never its own", async () => {
     const w = world();
     const polls = manualTicker();
     // The dead instance: its consumer was delivered two jobs, then the process was killed (kill -9), so they stay pending on it.
@@ -229,8 +238,16 @@ describe('createJobQueue', () => {
     polls.fire();
     await live.background.drain();
     // Taken over and run by the live instance; the dead consumer holds nothing now, but was active 1 s ago.
-    expect(w.ran.map((run) => [run.instance, run.job.auth_req_id])).toEqual([['live', 'req_0123456789abcdef'], ['live', 'req_fedcba9876543210']]);
-    expect(await consumers()).toEqual(new Map([['dead', 0], ['live', 0]]));
+    expect(w.ran.map((run) => [run.instance, run.job.auth_req_id])).toEqual([
+      ['live', 'req_0123456789abcdef'],
+      ['live', 'req_fedcba9876543210'],
+    ]);
+    expect(await consumers()).toEqual(
+      new Map([
+        ['dead', 0],
+        ['live', 0],
+      ]),
+    );
 
     w.clock.advance(4.5); // 5.5 s since the dead consumer's delivery, 4.5 s since the claim
     polls.fire();

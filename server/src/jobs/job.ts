@@ -69,13 +69,27 @@ export type JobHandlers = { [K in JobKind]: (job: Extract<Job, { kind: K }>) => 
 // Identifiers as the server puts them into keys: no braces (they would move a key's hash slot),
 // no white space or control characters, at most 256 characters.
 const id = z.string().regex(/^[^{}\s\p{Cc}]{1,256}$/u);
-const attempt = z.string().regex(/^[1-9]\d{0,3}$/).transform(Number);
+const attempt = z
+  .string()
+  .regex(/^[1-9]\d{0,3}$/)
+  .transform(Number);
 
 // Unknown fields are dropped rather than refused: an entry written by a newer instance during a
 // rolling deploy still runs.
 const jobSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('client_notification'), tenant: id, auth_req_id: id, attempt }),
-  z.object({ kind: z.literal('request_push'), tenant: id, auth_req_id: id, sub: id, step: z.string().regex(/^[1-9]$/).transform(Number).optional(), attempt }),
+  z.object({
+    kind: z.literal('request_push'),
+    tenant: id,
+    auth_req_id: id,
+    sub: id,
+    step: z
+      .string()
+      .regex(/^[1-9]$/)
+      .transform(Number)
+      .optional(),
+    attempt,
+  }),
   z.object({ kind: z.literal('expiry_push'), tenant: id, auth_req_id: id, from: z.enum(['pending', 'approved']), attempt }),
   z.object({ kind: z.literal('mandate_receipt'), tenant: id, auth_req_id: id, transaction_id: id, attempt }),
 ]);

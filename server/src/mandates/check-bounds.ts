@@ -15,7 +15,7 @@ import { CountersignError, type MandateDetails, type PaymentDetails } from '@cou
 export function checkStaticBounds(mandate: MandateDetails, payment: PaymentDetails): MandateDetails['limits'][number] {
   const payee = mandate.payees.find((allowed) => allowed.id === payment.payee.id);
   if (!payee || payee.name !== payment.payee.name) {
-    throw new CountersignError('payee_not_allowed', 'The mandate does not allow payments to this payee (its id and name must be one of the mandate\'s payees).', { status: 403 });
+    throw new CountersignError('payee_not_allowed', "The mandate does not allow payments to this payee (its id and name must be one of the mandate's payees).", { status: 403 });
   }
   const limit = mandate.limits.find((candidate) => candidate.currency === payment.currency);
   if (!limit) throw new CountersignError('mandate_exceeded', `The mandate allows no payments in ${payment.currency}.`, { status: 403 });

@@ -46,7 +46,7 @@ export async function storeMandate(store: Store, state: MandateState, now: numbe
   const spentIn = periodKey(details, now - 5000);
   const realState = state === 'revoked' ? 'expired' : state;
   const request = testRequest(id, now - 10_000, 60, {
-    authorization_details: options.oneOff ? [{ type: 'payment', transaction_id: 'pay_1', amount_minor: 100, currency: 'EUR', payee: { id: 'acct_77', name: 'ACME Utilities' }, purpose: 'One bill' }] as never : [details],
+    authorization_details: options.oneOff ? ([{ type: 'payment', transaction_id: 'pay_1', amount_minor: 100, currency: 'EUR', payee: { id: 'acct_77', name: 'ACME Utilities' }, purpose: 'One bill' }] as never) : [details],
     details_hash: HASH,
     state: realState,
     token_delivery_mode: 'poll',

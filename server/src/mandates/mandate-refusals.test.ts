@@ -88,13 +88,7 @@ describe.each(LIFECYCLE_STORES)('the mandate capabilities on the %s store', (_ki
   it('does not revoke a one-off approval (not_found), nor a pending, denied or ended mandate (request_not_pending)', async () => {
     const w = await world();
     const now = w.clock.now();
-    const records = [
-      await storeMandate(w.store, 'approved', now, { oneOff: true }),
-      await storeMandate(w.store, 'pending', now),
-      await storeMandate(w.store, 'denied', now),
-      await storeMandate(w.store, 'expired', now),
-      await storeMandate(w.store, 'approved', now, { endsAt: now }),
-    ];
+    const records = [await storeMandate(w.store, 'approved', now, { oneOff: true }), await storeMandate(w.store, 'pending', now), await storeMandate(w.store, 'denied', now), await storeMandate(w.store, 'expired', now), await storeMandate(w.store, 'approved', now, { endsAt: now })];
     const answers = [];
     for (const record of records) answers.push(await codeOf(revokeMandate(w.deps, { tenant: 'default', auth_req_id: record.id, by: { channel: 'admin' } })));
     expect(answers).toEqual(['404 not_found', '409 request_not_pending', '409 request_not_pending', '409 request_not_pending', '409 request_not_pending']);
@@ -103,7 +97,7 @@ describe.each(LIFECYCLE_STORES)('the mandate capabilities on the %s store', (_ki
     expect(w.delivered).toEqual([]);
   });
 
-  it('takes a spend\'s outcome once, accepts the same again, refuses another (audited) and an unknown redemption id', async () => {
+  it("takes a spend's outcome once, accepts the same again, refuses another (audited) and an unknown redemption id", async () => {
     const w = await world();
     const now = w.clock.now();
     const record = await storeMandate(w.store, 'revoked', now);
@@ -122,6 +116,9 @@ describe.each(LIFECYCLE_STORES)('the mandate capabilities on the %s store', (_ki
     await w.background.drain();
     expect(await w.store.hashGet(record.key)).toEqual(once);
     expect(w.delivered.map((entry) => entry.op)).toEqual(['reportSpendOutcome']);
-    expect(w.audited.map((event) => [event.type, event.reason])).toEqual([['refused', 'outcome_conflict'], ['refused', 'outcome_conflict']]);
+    expect(w.audited.map((event) => [event.type, event.reason])).toEqual([
+      ['refused', 'outcome_conflict'],
+      ['refused', 'outcome_conflict'],
+    ]);
   });
 });

@@ -27,9 +27,7 @@ function spendViews(fields: Fields): MandateSpendView[] {
       amount: formatAmount(spend.amount_minor, spend.currency),
       payee: { id: spend.payee.id, name: spend.payee.name },
       spent_at: new Date(spend.at).toISOString(),
-      outcome: spend.outcome
-        ? { status: spend.outcome.status, ...(spend.outcome.reference ? { reference: spend.outcome.reference } : {}), ...(spend.outcome.reason ? { reason: spend.outcome.reason } : {}) }
-        : { status: 'unknown' as const },
+      outcome: spend.outcome ? { status: spend.outcome.status, ...(spend.outcome.reference ? { reference: spend.outcome.reference } : {}), ...(spend.outcome.reason ? { reason: spend.outcome.reason } : {}) } : { status: 'unknown' as const },
     }));
 }
 

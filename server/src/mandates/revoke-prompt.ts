@@ -31,10 +31,7 @@ export async function revokeOptions(deps: Pick<Deps, 'store' | 'ids' | 'config'>
   const nonce = deps.ids(16);
   const challenge = await revokeChallenge(request, nonce);
   const record: RevokeChallenge = { auth_req_id: request.auth_req_id, decision: 'revoke', nonce, sub: request.sub };
-  const [, devices] = await Promise.all([
-    deps.store.set(keys.decisionChallenge(request.tenant, challenge), JSON.stringify(record), { ttlSeconds: REVOKE_PROMPT_TTL_SECONDS }),
-    listDevices(deps.store, request.tenant, request.sub),
-  ]);
+  const [, devices] = await Promise.all([deps.store.set(keys.decisionChallenge(request.tenant, challenge), JSON.stringify(record), { ttlSeconds: REVOKE_PROMPT_TTL_SECONDS }), listDevices(deps.store, request.tenant, request.sub)]);
   return promptOptions(deps, challenge, devices);
 }
 
@@ -50,10 +47,7 @@ export async function revokeOptions(deps: Pick<Deps, 'store' | 'ids' | 'config'>
  */
 export async function verifyRevoke(deps: Deps, session: DeviceSession, authReqId: string, response: Record<string, unknown>): Promise<{ request: ApprovalRequest; device_id: string }> {
   const read = readChallenge(response);
-  const [taken, fields] = await Promise.all([
-    read.challenge ? deps.store.take(keys.decisionChallenge(session.tenant, read.challenge)) : null,
-    isRequestId(authReqId) ? deps.store.hashGet(keys.request(session.tenant, authReqId)) : null,
-  ]);
+  const [taken, fields] = await Promise.all([read.challenge ? deps.store.take(keys.decisionChallenge(session.tenant, read.challenge)) : null, isRequestId(authReqId) ? deps.store.hashGet(keys.request(session.tenant, authReqId)) : null]);
   const record = taken ? (JSON.parse(taken) as Partial<RevokeChallenge>) : null;
   const request = requestOf(fields);
   const refuse = async (reason: 'invalid_assertion' | 'counter_regression', description: string, cause?: unknown) => {

@@ -1,5 +1,5 @@
 import { CountersignError, tenantName, type MandateDetailResponse, type MandateRevokeResponse } from '@countersign/shared';
-import { Hono } from 'hono';
+import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
 import type { DeviceVariables } from '../devices/index.ts';

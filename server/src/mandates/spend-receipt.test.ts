@@ -12,7 +12,7 @@ import { sendSpendReceipt } from './spend-receipt.ts';
  * (End to end, decrypted from real Web Push: test/mandate-receipts.test.ts.)
  */
 describe('a spend receipt', () => {
-  it('says what is left this month while the spend\'s month runs, nothing of it once the month is over, and pushes once per job', async () => {
+  it("says what is left this month while the spend's month runs, nothing of it once the month is over, and pushes once per job", async () => {
     const store = new MemoryStore();
     const clock = new ManualClock(Date.parse('2026-01-15T12:00:00Z'));
     const pushed: string[] = [];
@@ -26,9 +26,6 @@ describe('a spend receipt', () => {
     // A retry (attempt 2: its first push reached no device) after the month ended.
     clock.advance(17 * 86_400);
     expect(await sendSpendReceipt(deps, { ...job, attempt: 2 })).toBe('done');
-    expect(pushed).toEqual([
-      'EUR 1.00 paid to ACME Utilities under your standing permission for Test; EUR 36.00 left this month',
-      'EUR 1.00 paid to ACME Utilities under your standing permission for Test',
-    ]);
+    expect(pushed).toEqual(['EUR 1.00 paid to ACME Utilities under your standing permission for Test; EUR 36.00 left this month', 'EUR 1.00 paid to ACME Utilities under your standing permission for Test']);
   });
 });

@@ -84,7 +84,10 @@ export async function notifyClient(deps: NotifyClientDeps, job: Pick<ClientNotif
   const giveUp = async (reason: DeliveryFailure | 'no_notification_endpoint', detail: Record<string, string | number>): Promise<NotifyOutcome> => {
     const marked = await deps.store.compareAndSet(
       key,
-      [{ field: 'notified_at', op: 'absent' }, { field: NOTIFY_FAILED_FIELD, op: 'absent' }],
+      [
+        { field: 'notified_at', op: 'absent' },
+        { field: NOTIFY_FAILED_FIELD, op: 'absent' },
+      ],
       { [NOTIFY_FAILED_FIELD]: String(deps.clock.now()), ...(mode === 'push' ? { [PUSH_BODY_FIELD]: '' } : {}) },
     );
     if (!marked.ok) return 'skipped';

@@ -70,7 +70,7 @@ describe('postNotification and endpoints the server must not call', () => {
     expect(calls).toEqual([]);
   });
 
-  it('turns the transport\'s refusal of a resolved address, wrapped by fetch, into endpoint_forbidden, final', async () => {
+  it("turns the transport's refusal of a resolved address, wrapped by fetch, into endpoint_forbidden, final", async () => {
     const refusal = new ForbiddenEndpointError('its host cb.acme-payments.com resolves to 127.0.0.1, a loopback address');
     const { fetch } = scripted([new TypeError('fetch failed', { cause: refusal })]);
     const result = await postNotification('https://cb.acme-payments.com/cb', 'tok', {}, { fetch, timeoutMs: 1000, production: true });

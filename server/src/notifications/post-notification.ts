@@ -39,9 +39,7 @@ export type DeliveryFailure = 'endpoint_error' | 'endpoint_redirect' | 'endpoint
  * `retryable` says whether another attempt may fare better; `problem` says why an endpoint was
  * forbidden (it names the host and the address, never the path or the token).
  */
-export type DeliveryResult =
-  | { delivered: true; status: number }
-  | { delivered: false; reason: DeliveryFailure; status?: number; retryable: boolean; problem?: string };
+export type DeliveryResult = { delivered: true; status: number } | { delivered: false; reason: DeliveryFailure; status?: number; retryable: boolean; problem?: string };
 
 /** 408 and 429 say "later"; 5xx may pass. Any other refusal will be the same on the next try. */
 function worthRetrying(status: number): boolean {
@@ -69,12 +67,7 @@ function worthRetrying(status: number): boolean {
  * @param body - serialised as JSON.
  * @see CIBA Core 1.0 §10.2 (ping callback), §10.3 (push), §12 (push error payload); RFC 6750 §2.1
  */
-export async function postNotification(
-  endpoint: string,
-  bearer: string,
-  body: unknown,
-  options: Pick<DeliveryOptions, 'fetch' | 'timeoutMs' | 'production'>,
-): Promise<DeliveryResult> {
+export async function postNotification(endpoint: string, bearer: string, body: unknown, options: Pick<DeliveryOptions, 'fetch' | 'timeoutMs' | 'production'>): Promise<DeliveryResult> {
   const problem = endpointProblem(endpoint, { production: options.production });
   if (problem) return { delivered: false, reason: 'endpoint_forbidden', retryable: false, problem };
   try {

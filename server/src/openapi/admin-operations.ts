@@ -44,7 +44,12 @@ export const ADMIN_OPERATIONS: readonly Operation[] = [
   }),
   admin('get', '/tenants/:tenant/policy', {
     summary: "A tenant's policy (or the default), at a revision",
-    query: z.object({ revision: z.string().regex(/^[0-9]+$/).optional() }),
+    query: z.object({
+      revision: z
+        .string()
+        .regex(/^[0-9]+$/)
+        .optional(),
+    }),
     responses: { 200: { ...json('The policy.', tenantPolicyView), headers: policyHeaders } },
     errors: ['not_found'],
   }),
@@ -87,7 +92,11 @@ export const ADMIN_OPERATIONS: readonly Operation[] = [
       tenant: z.string().optional(),
       q: z.string().max(128).optional().describe('Keeps those whose sub, client id or name, or binding message contains it, case-insensitive.'),
       cursor: z.string().optional().describe('The `next_cursor` of the page before, as it is.'),
-      limit: z.string().regex(/^[0-9]+$/).optional().describe('1 to 500, 100 unless given.'),
+      limit: z
+        .string()
+        .regex(/^[0-9]+$/)
+        .optional()
+        .describe('1 to 500, 100 unless given.'),
     }),
     responses: { 200: json('The requests.', pendingRequests) },
     errors: [],

@@ -54,7 +54,10 @@ export const pendingRequests = z.looseObject({
     }),
   ),
   truncated: z.boolean(),
-  next_cursor: z.string().regex(/^[A-Za-z0-9_-]+$/).nullable(),
+  next_cursor: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .nullable(),
 });
 
 /** `GET /requests/{auth_req_id}`: the stored request (never its token's `jti` or `binding_code`) and its display. */
@@ -128,4 +131,3 @@ export const mandateEvidence = z.looseObject({
   spends: z.array(z.looseObject({ redemption_id: z.string(), transaction_id: z.string(), amount_minor: z.number().int(), currency: z.string(), payee: z.looseObject({ id: z.string(), name: z.string() }), payment_hash: z.string() })),
   audit: z.array(auditEvent),
 });
-

@@ -21,7 +21,11 @@ export const bcAuthorizeForm = z.object({
   login_hint: z.string().describe('The `sub` of the user asked.'),
   authorization_details: z.string().describe('RFC 9396 authorization details: a JSON array of 1 to 10 actions.'),
   binding_message: z.string().max(64).optional(),
-  requested_expiry: z.string().regex(/^[0-9]+$/).optional().describe('Seconds.'),
+  requested_expiry: z
+    .string()
+    .regex(/^[0-9]+$/)
+    .optional()
+    .describe('Seconds.'),
   client_notification_token: z.string().optional().describe('Required for ping and push clients.'),
   request: z.string().optional().describe('A signed request object (CIBA Core §7.1.1).'),
   acr_values: z.string().optional().describe('Ignored.'),
@@ -43,7 +47,10 @@ export const bcAuthorizeResponse = z.looseObject({
   auth_req_id: z.string(),
   expires_in: z.number().int().positive(),
   interval: z.number().int().positive(),
-  binding_code: z.string().regex(/^[0-9]{2}$/).optional(),
+  binding_code: z
+    .string()
+    .regex(/^[0-9]{2}$/)
+    .optional(),
 });
 
 /** `TokenResponse` (CIBA Core §10.1.1, RFC 9396 §7). */

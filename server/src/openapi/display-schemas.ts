@@ -8,28 +8,32 @@ import { z } from 'zod';
 // is its name under `components.schemas`, where the document refers to it with `$ref`.
 
 /** `FormattedAmount` (shared/src/money/format-amount.ts): minor units and their ISO 4217 rendering. */
-export const formattedAmount = z.looseObject({
-  amount_minor: z.number().int(),
-  currency: z.string().regex(/^[A-Z]{3}$/),
-  exponent: z.number().int().min(0),
-  decimal: z.string(),
-}).meta({ id: 'FormattedAmount' });
+export const formattedAmount = z
+  .looseObject({
+    amount_minor: z.number().int(),
+    currency: z.string().regex(/^[A-Z]{3}$/),
+    exponent: z.number().int().min(0),
+    decimal: z.string(),
+  })
+  .meta({ id: 'FormattedAmount' });
 
 /** `ActionDisplay` (shared/src/actions/display.ts): one action as the person reads it. */
-export const actionDisplay = z.looseObject({
-  type: z.string(),
-  verb: z.string(),
-  title: z.string(),
-  summary: z.string(),
-  amount: formattedAmount.optional(),
-  fields: z.array(z.looseObject({ label: z.string(), value: z.string() })),
-  arguments: z.array(z.looseObject({ name: z.string(), value: z.unknown() })).optional(),
-  warnings: z.array(z.string()).optional(),
-  records: z.looseObject({}).optional(),
-  message: z.looseObject({}).optional(),
-  access: z.looseObject({}).optional(),
-  changes: z.array(z.looseObject({})).optional(),
-}).meta({ id: 'ActionDisplay' });
+export const actionDisplay = z
+  .looseObject({
+    type: z.string(),
+    verb: z.string(),
+    title: z.string(),
+    summary: z.string(),
+    amount: formattedAmount.optional(),
+    fields: z.array(z.looseObject({ label: z.string(), value: z.string() })),
+    arguments: z.array(z.looseObject({ name: z.string(), value: z.unknown() })).optional(),
+    warnings: z.array(z.string()).optional(),
+    records: z.looseObject({}).optional(),
+    message: z.looseObject({}).optional(),
+    access: z.looseObject({}).optional(),
+    changes: z.array(z.looseObject({})).optional(),
+  })
+  .meta({ id: 'ActionDisplay' });
 
 /** A request state (fixed, `REQUEST_STATES`). */
 export const requestState = z.enum(REQUEST_STATES);
@@ -38,74 +42,84 @@ export const requestState = z.enum(REQUEST_STATES);
 export const approvalParty = z.string().regex(/^(customer|role:.+)$/);
 
 /** `Outcome`: `unknown` until the executor reports, then its report. */
-export const outcome = z.looseObject({
-  status: z.enum(['unknown', 'succeeded', 'failed']),
-  reference: z.string().optional(),
-  reason: z.string().optional(),
-}).meta({ id: 'Outcome' });
+export const outcome = z
+  .looseObject({
+    status: z.enum(['unknown', 'succeeded', 'failed']),
+    reference: z.string().optional(),
+    reason: z.string().optional(),
+  })
+  .meta({ id: 'Outcome' });
 
 /** `EscalationView`: who holds a request on its escalation chain, and until when. */
-export const escalationView = z.looseObject({
-  step: z.number().int().min(0),
-  steps: z.number().int().min(0),
-  holder: z.array(approvalParty),
-  next_at: z.iso.datetime().nullable(),
-  next: approvalParty.nullable(),
-}).meta({ id: 'EscalationView' });
+export const escalationView = z
+  .looseObject({
+    step: z.number().int().min(0),
+    steps: z.number().int().min(0),
+    holder: z.array(approvalParty),
+    next_at: z.iso.datetime().nullable(),
+    next: approvalParty.nullable(),
+  })
+  .meta({ id: 'EscalationView' });
 
 /** `PartyDisplay`: where one required party stands. */
-export const partyDisplay = z.looseObject({
-  party: approvalParty,
-  label: z.string(),
-  status: z.enum(['approved', 'waiting']),
-  approved_at: z.iso.datetime().nullable(),
-}).meta({ id: 'PartyDisplay' });
+export const partyDisplay = z
+  .looseObject({
+    party: approvalParty,
+    label: z.string(),
+    status: z.enum(['approved', 'waiting']),
+    approved_at: z.iso.datetime().nullable(),
+  })
+  .meta({ id: 'PartyDisplay' });
 
 /** `RequestDisplay`: everything the approver PWA (and the operator) sees of one request. */
-export const requestDisplay = z.looseObject({
-  auth_req_id: z.string(),
-  state: requestState,
-  client_name: z.string(),
-  binding_message: z.string().nullable(),
-  actions: z.array(actionDisplay),
-  totals: z.array(formattedAmount),
-  created_at: z.iso.datetime(),
-  expires_at: z.iso.datetime(),
-  seconds_left: z.number().int().min(0),
-  outcome: orNull(outcome),
-  tier: z.string(),
-  approvals: z.array(partyDisplay),
-  escalation: escalationView.optional(),
-  number_matching: z.looseObject({ candidates: z.array(z.string()) }).nullable(),
-  test: z.boolean().optional(),
-  viewer: z.looseObject({ party: approvalParty.nullable(), can_decide: z.boolean(), can_report: z.boolean() }).nullable(),
-}).meta({ id: 'RequestDisplay' });
+export const requestDisplay = z
+  .looseObject({
+    auth_req_id: z.string(),
+    state: requestState,
+    client_name: z.string(),
+    binding_message: z.string().nullable(),
+    actions: z.array(actionDisplay),
+    totals: z.array(formattedAmount),
+    created_at: z.iso.datetime(),
+    expires_at: z.iso.datetime(),
+    seconds_left: z.number().int().min(0),
+    outcome: orNull(outcome),
+    tier: z.string(),
+    approvals: z.array(partyDisplay),
+    escalation: escalationView.optional(),
+    number_matching: z.looseObject({ candidates: z.array(z.string()) }).nullable(),
+    test: z.boolean().optional(),
+    viewer: z.looseObject({ party: approvalParty.nullable(), can_decide: z.boolean(), can_report: z.boolean() }).nullable(),
+  })
+  .meta({ id: 'RequestDisplay' });
 
 /** WebAuthn options as the server sends them (`PublicKeyCredential…OptionsJSON`); only the challenge is named. */
 export const passkeyPrompt = z.looseObject({ challenge: z.string().regex(/^[A-Za-z0-9_-]+$/) }).meta({ id: 'PasskeyPrompt' });
 
 /** `MandateView` (shared/src/schemas/mandate-view.ts): a standing mandate as the person sees it. */
-export const mandateView = z.looseObject({
-  auth_req_id: z.string(),
-  status: z.enum(['pending', 'active', 'revoked', 'expired']),
-  client_name: z.string(),
-  display: actionDisplay,
-  period: z.looseObject({ start: z.string(), end: z.string() }).nullable(),
-  remaining: z.array(z.looseObject({ currency: z.string(), total: formattedAmount, spent: formattedAmount, left: formattedAmount })),
-  spends_left: z.number().int().nullable(),
-  spends: z.array(
-    z.looseObject({
-      redemption_id: z.string(),
-      transaction_id: z.string(),
-      amount: formattedAmount,
-      payee: z.looseObject({ id: z.string(), name: z.string() }),
-      spent_at: z.string(),
-      outcome,
-    }),
-  ),
-  revoked_at: z.string().nullable(),
-  ends_at: z.string(),
-}).meta({ id: 'MandateView' });
+export const mandateView = z
+  .looseObject({
+    auth_req_id: z.string(),
+    status: z.enum(['pending', 'active', 'revoked', 'expired']),
+    client_name: z.string(),
+    display: actionDisplay,
+    period: z.looseObject({ start: z.string(), end: z.string() }).nullable(),
+    remaining: z.array(z.looseObject({ currency: z.string(), total: formattedAmount, spent: formattedAmount, left: formattedAmount })),
+    spends_left: z.number().int().nullable(),
+    spends: z.array(
+      z.looseObject({
+        redemption_id: z.string(),
+        transaction_id: z.string(),
+        amount: formattedAmount,
+        payee: z.looseObject({ id: z.string(), name: z.string() }),
+        spent_at: z.string(),
+        outcome,
+      }),
+    ),
+    revoked_at: z.string().nullable(),
+    ends_at: z.string(),
+  })
+  .meta({ id: 'MandateView' });
 
 /**
  * `schema` or null. Not `.nullable()`: on a schema with an `id` (a component), that is generated as

@@ -10,7 +10,11 @@ import { clientPage, clientView, operatorDeviceList, revokedDevice, rotatedClien
 const pageQuery = tenantQuery.extend({
   q: z.string().max(128).optional().describe('Keeps what contains it, case-insensitive.'),
   cursor: z.string().optional().describe('The `next_cursor` of the page before, as it is.'),
-  limit: z.string().regex(/^[0-9]+$/).optional().describe('1 to 200, 50 unless given.'),
+  limit: z
+    .string()
+    .regex(/^[0-9]+$/)
+    .optional()
+    .describe('1 to 200, 50 unless given.'),
 });
 
 /**
@@ -70,7 +74,7 @@ export const OPERATOR_OPERATIONS: readonly Operation[] = [
     errors: ['not_found'],
   }),
   admin('delete', '/clients/:client_id', {
-    summary: 'Delete a client: its credentials are an unknown client\'s from then on',
+    summary: "Delete a client: its credentials are an unknown client's from then on",
     query: tenantQuery,
     responses: { 204: { description: 'Deleted.' } },
     errors: ['not_found'],

@@ -7,7 +7,10 @@ import { historyEntry } from './device-schemas.ts';
 // write them so, and admin/iso-times.ts would anyway.
 
 /** The opaque cursor of the next page (pass it back as `cursor`), null on the last page. */
-const nextCursor = z.string().regex(/^[A-Za-z0-9_-]+$/).nullable();
+const nextCursor = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]+$/)
+  .nullable();
 
 /** `ClientView`: a client as the operator sees it, never its secret's hash. */
 export const clientView = z.looseObject({

@@ -11,9 +11,7 @@ export function openApiRoute(deps: Pick<Deps, 'config'>): Hono {
   let document: string | undefined;
   app.get('/openapi.json', (c) => {
     // The cookie's name as devices/session.ts sets it: the __Host- prefix needs https.
-    document ??= JSON.stringify(
-      buildOpenApiDocument({ issuer: deps.config.publicUrl, sessionCookie: deps.config.publicUrl.startsWith('https:') ? '__Host-cs_device' : 'cs_device' }),
-    );
+    document ??= JSON.stringify(buildOpenApiDocument({ issuer: deps.config.publicUrl, sessionCookie: deps.config.publicUrl.startsWith('https:') ? '__Host-cs_device' : 'cs_device' }));
     return c.body(document, 200, { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=300' });
   });
   return app;

@@ -47,7 +47,12 @@ describe('countersign-admin with an auth_req_id that starts with "-"', () => {
       paths.push(url.pathname + url.search);
       const body = url.pathname.startsWith('/api/admin/requests/')
         ? { request: { auth_req_id: id, state: 'denied', outcome: null } }
-        : { events: [{ type: 'proposed', at: '2026-11-29T20:00:00.000Z' }, { type: 'denied', at: '2026-11-29T20:00:05.000Z' }] };
+        : {
+            events: [
+              { type: 'proposed', at: '2026-11-29T20:00:00.000Z' },
+              { type: 'denied', at: '2026-11-29T20:00:05.000Z' },
+            ],
+          };
       return new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
     };
     const out: string[] = [];

@@ -34,7 +34,6 @@ const COMMANDS: Record<string, Command> = {
   'device revoke': deviceRevoke,
 };
 
-
 /** What {@link runCli} runs with: the process's, or a test's. */
 export interface CliEnvironment {
   env: Record<string, string | undefined>;
@@ -66,7 +65,7 @@ export async function runCli(argv: string[], environment: CliEnvironment): Promi
   }
   const token = environment.env.ADMIN_TOKEN;
   if (!token) {
-    output.err('ADMIN_TOKEN is not set: export the server\'s admin token (it is printed when the server starts in development).');
+    output.err("ADMIN_TOKEN is not set: export the server's admin token (it is printed when the server starts in development).");
     return 2;
   }
   const baseUrl = environment.env.COUNTERSIGN_URL || 'http://localhost:8080';
@@ -106,9 +105,13 @@ function isParseArgsError(error: unknown): boolean {
 function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
   });
 }

@@ -80,7 +80,14 @@ describe('createGuardedLookup', () => {
 
   it('hands the socket exactly the addresses it checked', async () => {
     const resolve = answering('93.184.215.14', '2606:4700::1111');
-    expect(await lookup(resolve, { all: true })).toEqual({ error: null, address: [{ address: '93.184.215.14', family: 4 }, { address: '2606:4700::1111', family: 6 }], family: undefined });
+    expect(await lookup(resolve, { all: true })).toEqual({
+      error: null,
+      address: [
+        { address: '93.184.215.14', family: 4 },
+        { address: '2606:4700::1111', family: 6 },
+      ],
+      family: undefined,
+    });
     expect(await lookup(resolve, {})).toEqual({ error: null, address: '93.184.215.14', family: 4 });
     expect(await lookup(resolve, { family: 6 })).toEqual({ error: null, address: '2606:4700::1111', family: 6 });
   });

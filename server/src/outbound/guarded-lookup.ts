@@ -13,8 +13,7 @@ export interface ResolvedAddress {
 export type HostResolver = (hostname: string) => Promise<ResolvedAddress[]>;
 
 /** The system resolver (`getaddrinfo`, as `net.connect` itself uses), every address in the order it answers. */
-export const systemResolver: HostResolver = async (hostname) =>
-  (await dnsLookup(hostname, { all: true, order: 'verbatim' })).map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
+export const systemResolver: HostResolver = async (hostname) => (await dnsLookup(hostname, { all: true, order: 'verbatim' })).map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
 
 function wantedFamily(family: number | string | undefined): 4 | 6 | undefined {
   if (family === 4 || family === 'IPv4') return 4;

@@ -18,7 +18,11 @@ const fromCount = z.number().int().min(1).max(1_000_000_000_000);
  * of characters (`*admin*`, `payout_*`). Matched without regard to case: the name comes with the
  * agent's request, and `Payout_EUR_minor` must not slip past a rule written `payout_*`.
  */
-const namePattern = z.string().regex(/^[A-Za-z0-9._:*-]+$/, 'may hold only letters, digits, ._:- and * (any run of characters)').min(1).max(64);
+const namePattern = z
+  .string()
+  .regex(/^[A-Za-z0-9._:*-]+$/, 'may hold only letters, digits, ._:- and * (any run of characters)')
+  .min(1)
+  .max(64);
 
 /** What `policy-schema.ts` passes in: its own tier-name and reversibility schemas (importing them here would be a cycle). */
 export interface BlastRadiusSchemaParts<Tier extends z.ZodType<string>, Reversibility extends z.ZodType<string>> {
@@ -49,9 +53,15 @@ export function blastRadiusRules<Tier extends z.ZodType<string>, Reversibility e
     reversible_as: reversibility.optional(),
     reversible_tier_drop: z.number().int().min(0).max(9).optional(),
     recipient_tiers: countSteps.default([]),
-    role_tiers: z.array(z.strictObject({ role: namePattern, tier: tierName })).max(100).default([]),
+    role_tiers: z
+      .array(z.strictObject({ role: namePattern, tier: tierName }))
+      .max(100)
+      .default([]),
     revoke_tier: tierName.optional(),
-    field_tiers: z.array(z.strictObject({ field: namePattern, tier: tierName })).max(100).default([]),
+    field_tiers: z
+      .array(z.strictObject({ field: namePattern, tier: tierName }))
+      .max(100)
+      .default([]),
     changed_fields_tiers: countSteps.default([]),
   };
 }
@@ -122,8 +132,14 @@ export function checkBlastRadius(type: string, rated: BlastRadiusRules & { rever
       seen.add(rule.name.toLowerCase());
     });
   };
-  named('role_tiers', rated.role_tiers.map((rule) => ({ name: rule.role, tier: rule.tier })));
-  named('field_tiers', rated.field_tiers.map((rule) => ({ name: rule.field, tier: rule.tier })));
+  named(
+    'role_tiers',
+    rated.role_tiers.map((rule) => ({ name: rule.role, tier: rule.tier })),
+  );
+  named(
+    'field_tiers',
+    rated.field_tiers.map((rule) => ({ name: rule.field, tier: rule.tier })),
+  );
   if (rated.revoke_tier !== undefined) known(at('revoke_tier'), rated.revoke_tier);
   if (rated.reversible_as !== undefined && order.indexOf(rated.reversible_as) > order.indexOf(rated.reversibility)) {
     problem(at('reversible_as'), `must be at least as reversible as the type's reversibility (${rated.reversibility}): reversibility lowers a tier, never raises it`);

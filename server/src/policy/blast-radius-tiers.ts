@@ -100,12 +100,22 @@ export function blastRadiusAsks(rated: BlastRadiusRules, actions: AuthorizationD
   const of = <T extends AuthorizationDetail['type']>(type: T) => actions.filter((action): action is Extract<AuthorizationDetail, { type: T }> => action.type === type);
   const deletions: DeletionDetails[] = of('deletion');
   if (deletions.length > 0) {
-    const reached = stepFor(rated.record_tiers, deletions.reduce((sum, action) => sum + action.count, 0));
+    const reached = stepFor(
+      rated.record_tiers,
+      deletions.reduce((sum, action) => sum + action.count, 0),
+    );
     const drop = allReversible(deletions) ? (rated.reversible_tier_drop ?? 0) : 0;
     ask(reached === undefined ? undefined : tierNames[Math.max(0, tierNames.indexOf(reached) - drop)], 'record_count');
   }
   const messages: MessageDetails[] = of('message');
-  if (messages.length > 0) ask(stepFor(rated.recipient_tiers, messages.reduce((sum, action) => sum + action.recipients.count, 0)), 'recipients');
+  if (messages.length > 0)
+    ask(
+      stepFor(
+        rated.recipient_tiers,
+        messages.reduce((sum, action) => sum + action.recipients.count, 0),
+      ),
+      'recipients',
+    );
   const accessChanges: AccessChangeDetails[] = of('access_change');
   for (const change of accessChanges) {
     if (change.to_role === null) ask(rated.revoke_tier, 'role');

@@ -64,10 +64,6 @@ export function checkEscalation(tier: EscalatingTier, problem: (path: (string | 
  */
 export function unreachableEscalation(tiers: readonly EscalatingTier[], maxSeconds: number): { path: (string | number)[]; message: string }[] {
   return tiers.flatMap((tier, i) =>
-    (tier.escalation ?? []).flatMap((step, j) =>
-      step.after_seconds >= maxSeconds
-        ? [{ path: ['tiers', i, 'escalation', j, 'after_seconds'], message: `must be less than ${maxSeconds} s, the longest a request lives on this server (REQUEST_EXPIRY_MAX): no request would last until this step` }]
-        : [],
-    ),
+    (tier.escalation ?? []).flatMap((step, j) => (step.after_seconds >= maxSeconds ? [{ path: ['tiers', i, 'escalation', j, 'after_seconds'], message: `must be less than ${maxSeconds} s, the longest a request lives on this server (REQUEST_EXPIRY_MAX): no request would last until this step` }] : [])),
   );
 }

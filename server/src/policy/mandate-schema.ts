@@ -9,5 +9,10 @@ export const DEFAULT_MANDATE_MAX_DURATION_SECONDS = 400 * 86_400;
  * ten years). Spread into each type's policy by `policy-schema.ts`; other types ignore it.
  */
 export const mandatePolicyMembers = {
-  max_duration_seconds: z.number().int().min(60).max(10 * 366 * 86_400).optional(),
+  max_duration_seconds: z
+    .number()
+    .int()
+    .min(60)
+    .max(10 * 366 * 86_400)
+    .optional(),
 };

@@ -14,7 +14,17 @@ describe('approverCoverage', () => {
     // rita is tried for finance first; risk needs her, so finance moves to rob.
     expect(approverCoverage(['reviewer:finance', 'reviewer:risk'], [['rita', 'rob'], ['rita']], 'cara')).toEqual({ unheld: [], fillable: true });
     // Three roles, two people between them.
-    expect(approverCoverage(['a', 'b', 'c'], [['rita', 'rob'], ['rita', 'rob'], ['rob', 'rita']], 'cara').fillable).toBe(false);
+    expect(
+      approverCoverage(
+        ['a', 'b', 'c'],
+        [
+          ['rita', 'rob'],
+          ['rita', 'rob'],
+          ['rob', 'rita'],
+        ],
+        'cara',
+      ).fillable,
+    ).toBe(false);
   });
 });
 

@@ -55,13 +55,11 @@ const toolRule = z
   .strictObject({
     server: identifier(64).optional(),
     tool: toolName.optional(),
-    annotations: z
-      .strictObject({ readOnlyHint: z.boolean().optional(), destructiveHint: z.boolean().optional(), idempotentHint: z.boolean().optional(), openWorldHint: z.boolean().optional() })
-      .optional(),
+    annotations: z.strictObject({ readOnlyHint: z.boolean().optional(), destructiveHint: z.boolean().optional(), idempotentHint: z.boolean().optional(), openWorldHint: z.boolean().optional() }).optional(),
     tier: tierName,
   })
   .refine((rule) => rule.server !== undefined || rule.tool !== undefined || Object.keys(rule.annotations ?? {}).length > 0, {
-    message: 'a rule must name a server, a tool or an annotation: a rule for every call is the type\'s floors',
+    message: "a rule must name a server, a tool or an annotation: a rule for every call is the type's floors",
   });
 
 /** How one `authorization_details` type is rated. */

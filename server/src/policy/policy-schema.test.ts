@@ -10,7 +10,10 @@ function problems(document: unknown): string[] {
     parsePolicy(document);
     return [];
   } catch (error) {
-    return (error as Error).message.split('\n').slice(1).map((line) => line.trim());
+    return (error as Error).message
+      .split('\n')
+      .slice(1)
+      .map((line) => line.trim());
   }
 }
 
@@ -24,9 +27,7 @@ describe('the policy document', () => {
   it('refuses a member named __proto__ wherever it is, instead of dropping it without a word', () => {
     // JSON.parse makes `__proto__` an own member; zod builds records as plain objects and skips it,
     // so the policy that loaded was not the one written, and nothing said so.
-    expect(problems(withMember('"types": {', '"__proto__": {"reversibility": "irreversible", "blast_radius": "all", "unlisted_currency_tier": "high"}'))).toEqual([
-      'types.__proto__: may not be named __proto__',
-    ]);
+    expect(problems(withMember('"types": {', '"__proto__": {"reversibility": "irreversible", "blast_radius": "all", "unlisted_currency_tier": "high"}'))).toEqual(['types.__proto__: may not be named __proto__']);
     expect(problems(withMember('"amount_tiers": {', '"__proto__": [{"from_minor": 1, "tier": "high"}]'))).toEqual(['types.payment.amount_tiers.__proto__: may not be named __proto__']);
     expect(problems(withMember('"max_amount_minor": {', '"__proto__": 1'))).toEqual(['limits.velocity.per_user.max_amount_minor.__proto__: may not be named __proto__']);
     expect(problems(JSON.parse(SHIPPED))).toEqual([]);

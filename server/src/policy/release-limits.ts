@@ -17,10 +17,7 @@ export interface LimitHolder {
  * @throws the store's error.
  */
 export async function releasePending(store: LimitStore, request: LimitHolder): Promise<void> {
-  await Promise.all([
-    store.sortedRemove(keys.pendingRequests(request.tenant, request.sub), request.auth_req_id),
-    store.sortedRemove(keys.clientPendingRequests(request.tenant, request.sub, request.client_id), velocityMemberOf(request.auth_req_id)),
-  ]);
+  await Promise.all([store.sortedRemove(keys.pendingRequests(request.tenant, request.sub), request.auth_req_id), store.sortedRemove(keys.clientPendingRequests(request.tenant, request.sub, request.client_id), velocityMemberOf(request.auth_req_id))]);
 }
 
 /**

@@ -52,8 +52,7 @@ const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
  * ```
  */
 export function buildPushPayload(input: BuildPushPayloadInput, maxBytes = MAX_PUSH_PAYLOAD_BYTES): string {
-  const encode = (summary: string) =>
-    JSON.stringify({ kind: input.kind ?? 'approval_request', auth_req_id: input.auth_req_id, summary } satisfies PushPayload);
+  const encode = (summary: string) => JSON.stringify({ kind: input.kind ?? 'approval_request', auth_req_id: input.auth_req_id, summary } satisfies PushPayload);
   const fits = (json: string) => Buffer.byteLength(json, 'utf8') <= maxBytes;
 
   const line = input.summary.replace(NOT_ONE_LINE, ' ').trim();

@@ -1,13 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PushSubscriptionJSON } from '@countersign/shared';
 import { keys, MemoryStore } from '../store/index.ts';
-import {
-  deletePushSubscription,
-  isAllowedPushEndpoint,
-  listPushSubscriptions,
-  MAX_PUSH_SUBSCRIPTIONS_PER_DEVICE,
-  savePushSubscription,
-} from './subscriptions.ts';
+import { deletePushSubscription, isAllowedPushEndpoint, listPushSubscriptions, MAX_PUSH_SUBSCRIPTIONS_PER_DEVICE, savePushSubscription } from './subscriptions.ts';
 
 const subscription = (endpoint: string): PushSubscriptionJSON => ({
   endpoint,
@@ -87,10 +81,7 @@ describe('push subscription storage', () => {
     await savePushSubscription(store, { tenant: 'other', sub: 'alice', deviceId: 'dev_phone' }, subscription('https://push.test/3'));
 
     const listed = await listPushSubscriptions(store, 'acme', 'alice');
-    expect(listed.map(({ deviceId, subscription: s }) => `${deviceId} ${s.endpoint}`).sort()).toEqual([
-      'dev_laptop https://push.test/2',
-      'dev_phone https://push.test/1',
-    ]);
+    expect(listed.map(({ deviceId, subscription: s }) => `${deviceId} ${s.endpoint}`).sort()).toEqual(['dev_laptop https://push.test/2', 'dev_phone https://push.test/1']);
   });
 
   it('replaces a subscription with the same endpoint', async () => {
@@ -110,10 +101,7 @@ describe('push subscription storage', () => {
     expect(await deletePushSubscription(store, alicePhone, 'https://push.test/1')).toBe(true);
     expect(await deletePushSubscription(store, alicePhone, 'https://push.test/1')).toBe(false);
     const listed = await listPushSubscriptions(store, 'acme', 'alice');
-    expect(listed.map(({ deviceId, subscription: s }) => `${deviceId} ${s.endpoint}`).sort()).toEqual([
-      'dev_laptop https://push.test/1',
-      'dev_phone https://push.test/2',
-    ]);
+    expect(listed.map(({ deviceId, subscription: s }) => `${deviceId} ${s.endpoint}`).sort()).toEqual(['dev_laptop https://push.test/1', 'dev_phone https://push.test/2']);
   });
 
   it(`refuses a new endpoint past ${MAX_PUSH_SUBSCRIPTIONS_PER_DEVICE} per device but still renews a known one`, async () => {

@@ -29,13 +29,7 @@ export const MAX_PUSH_SUBSCRIPTIONS_PER_DEVICE = 5;
  * The push services of the major browsers (Chrome/Edge-on-Chromium via FCM, Firefox, Edge/Windows
  * WNS, Safari/Apple). A leading `*.` matches any subdomain, not the bare domain.
  */
-export const DEFAULT_PUSH_SERVICE_HOSTS: readonly string[] = [
-  'fcm.googleapis.com',
-  'updates.push.services.mozilla.com',
-  '*.notify.windows.com',
-  'web.push.apple.com',
-  '*.push.apple.com',
-];
+export const DEFAULT_PUSH_SERVICE_HOSTS: readonly string[] = ['fcm.googleapis.com', 'updates.push.services.mozilla.com', '*.notify.windows.com', 'web.push.apple.com', '*.push.apple.com'];
 
 /**
  * Stores (or replaces, by endpoint) one push subscription of a device, as the field `endpoint`
@@ -52,11 +46,7 @@ export const DEFAULT_PUSH_SERVICE_HOSTS: readonly string[] = [
  *   already holds {@link MAX_PUSH_SUBSCRIPTIONS_PER_DEVICE} other endpoints.
  * @see RFC 8030 §4 (subscribing for push messages)
  */
-export async function savePushSubscription(
-  store: RecordStore & IndexStore,
-  owner: PushOwner,
-  subscription: PushSubscriptionJSON,
-): Promise<SavePushSubscriptionResult> {
+export async function savePushSubscription(store: RecordStore & IndexStore, owner: PushOwner, subscription: PushSubscriptionJSON): Promise<SavePushSubscriptionResult> {
   const key = keys.devicePush(owner.tenant, owner.sub, owner.deviceId);
   const existing = (await store.hashGet(key)) ?? {};
   // Read-then-write is not atomic; two racing saves may exceed the cap by one, which is harmless.

@@ -68,7 +68,10 @@ describe('createExpirySweeper', () => {
       await trackEscalation(w.store, record, 1200);
       return record;
     };
-    const two = await escalating('req_escalate_two_abcdefgh', [{ at: now + 10_000, party: 'role:ops' }, { at: now + 20_000, party: 'role:risk' }]);
+    const two = await escalating('req_escalate_two_abcdefgh', [
+      { at: now + 10_000, party: 'role:ops' },
+      { at: now + 20_000, party: 'role:risk' },
+    ]);
     // Its entry scored earlier than its step (as a sweep that overlapped another may leave it): kept and moved, not lost.
     const early = await escalating('req_escalate_early_abcdef', [{ at: now + 15_000, party: 'role:ops' }]);
     await w.store.sortedAdd(keys.escalations(), deadlineMember(early), now + 5000, 1200);
@@ -97,7 +100,13 @@ describe('createExpirySweeper', () => {
   it('keeps walking the chain when the sweeps fell behind: a step already due is handed on at the next sweep, not lost', async () => {
     const w = world();
     const now = w.clock.now();
-    const record = testRequest('req_escalate_behind_abcdef', now, 300, { escalation: [{ at: now + 10_000, party: 'role:ops' }, { at: now + 20_000, party: 'role:risk' }], escalation_step: 0 });
+    const record = testRequest('req_escalate_behind_abcdef', now, 300, {
+      escalation: [
+        { at: now + 10_000, party: 'role:ops' },
+        { at: now + 20_000, party: 'role:risk' },
+      ],
+      escalation_step: 0,
+    });
     await w.store.hashCreate(keys.request(record.tenant, record.auth_req_id), toFields(record), 900);
     await trackDeadline(w.store, record, 1200);
     await trackEscalation(w.store, record, 1200);

@@ -68,12 +68,7 @@ export function decisionOps(swap: Swap, times: LifecycleTimes): Pick<Lifecycle, 
       const step = request.escalation_step ?? 0;
       const next = request.escalation?.[step];
       if (request.state !== 'pending' || !next || now < next.at || now >= request.expires_at) return { ok: false, fields: null };
-      return swap(
-        request,
-        [inState('pending'), { field: 'expires_at', op: 'gt', value: now }, stepGuard(request)],
-        { escalation_step: String(step + 1) },
-        { op: 'escalate', at: now, step: step + 1, from: request.parties ?? ['customer'], to: next.party },
-      );
+      return swap(request, [inState('pending'), { field: 'expires_at', op: 'gt', value: now }, stepGuard(request)], { escalation_step: String(step + 1) }, { op: 'escalate', at: now, step: step + 1, from: request.parties ?? ['customer'], to: next.party });
     },
     async expire(request, now) {
       if (request.state !== 'pending' && request.state !== 'approved') return { ok: false, fields: null };

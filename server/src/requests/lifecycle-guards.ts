@@ -6,8 +6,7 @@ import type { ApprovalRequest } from './request-record.ts';
 export const inState = (state: RequestState): Guard => ({ field: 'state', op: 'eq', value: state });
 
 /** Pins the escalation step a request was read at (absent until its first hand-over). */
-export const stepGuard = (request: ApprovalRequest): Guard =>
-  request.escalation_step ? { field: 'escalation_step', op: 'eq', value: String(request.escalation_step) } : { field: 'escalation_step', op: 'absent' };
+export const stepGuard = (request: ApprovalRequest): Guard => (request.escalation_step ? { field: 'escalation_step', op: 'eq', value: String(request.escalation_step) } : { field: 'escalation_step', op: 'absent' });
 
 /**
  * The states a spend's outcome is reported or flagged in (the table's `from`: approved, expired),

@@ -50,11 +50,7 @@ export function mandateOps(swap: Swap, times: LifecycleTimes): Pick<Lifecycle, '
     reportSpendOutcome(ref, spend, report, now) {
       return swap(
         ref,
-        [
-          ...spendOutcomeStates,
-          { field: MANDATE_FIELDS.redemption(spend.redemption_id), op: 'eq', value: spend.transaction_id },
-          { field: MANDATE_FIELDS.outcome(spend.transaction_id), op: 'absent' },
-        ],
+        [...spendOutcomeStates, { field: MANDATE_FIELDS.redemption(spend.redemption_id), op: 'eq', value: spend.transaction_id }, { field: MANDATE_FIELDS.outcome(spend.transaction_id), op: 'absent' }],
         { [MANDATE_FIELDS.outcome(spend.transaction_id)]: JSON.stringify({ status: report.status, ...(report.reference ? { reference: report.reference } : {}), ...(report.reason ? { reason: report.reason } : {}), at: now }) },
         { op: 'reportSpendOutcome', at: now, redemption_id: spend.redemption_id, transaction_id: spend.transaction_id, status: report.status, ...(report.reference ? { reference: report.reference } : {}) },
       );
@@ -62,12 +58,7 @@ export function mandateOps(swap: Swap, times: LifecycleTimes): Pick<Lifecycle, '
     flagSpendOutcome(ref, spend, now) {
       return swap(
         ref,
-        [
-          ...spendOutcomeStates,
-          { field: MANDATE_FIELDS.redemption(spend.redemption_id), op: 'eq', value: spend.transaction_id },
-          { field: MANDATE_FIELDS.outcome(spend.transaction_id), op: 'absent' },
-          { field: MANDATE_FIELDS.flagged(spend.transaction_id), op: 'absent' },
-        ],
+        [...spendOutcomeStates, { field: MANDATE_FIELDS.redemption(spend.redemption_id), op: 'eq', value: spend.transaction_id }, { field: MANDATE_FIELDS.outcome(spend.transaction_id), op: 'absent' }, { field: MANDATE_FIELDS.flagged(spend.transaction_id), op: 'absent' }],
         { [MANDATE_FIELDS.flagged(spend.transaction_id)]: String(now) },
         { op: 'flagSpendOutcome', at: now, redemption_id: spend.redemption_id, transaction_id: spend.transaction_id, spent_at: spend.spent_at },
       );

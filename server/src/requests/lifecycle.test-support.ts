@@ -28,7 +28,11 @@ export function lifecycleWorld(store: Store): LifecycleWorld {
   const delivered: LifecycleWorld['delivered'] = [];
   const record = async (event: { transition: { op: TransitionOp }; seq: number; request: ApprovalRequest }) => void delivered.push({ op: event.transition.op, seq: event.seq, state: event.request.state });
   const consequences = Object.fromEntries(Object.keys(TRANSITIONS).map((op) => [op, { record: [record] }])) as unknown as Consequences;
-  const outbox = createOutbox(() => ({ store, clock, log: silentLogger, background }), () => consequences, { swapDeadlineMs: 2000, reconcileAfterMs: 5000, nonce: () => Math.random().toString(36).slice(2, 11) });
+  const outbox = createOutbox(
+    () => ({ store, clock, log: silentLogger, background }),
+    () => consequences,
+    { swapDeadlineMs: 2000, reconcileAfterMs: 5000, nonce: () => Math.random().toString(36).slice(2, 11) },
+  );
   const lifecycle = createLifecycle(outbox.swap, { approvalTokenTtl: 600, graceSeconds: 600, retentionSeconds: 3600 });
   return { store, clock, background, delivered, lifecycle };
 }

@@ -137,7 +137,13 @@ describe.each(LIFECYCLE_STORES)('the lifecycle on the %s store', (_kind, makeSto
   it('an approval read before an escalation does not land after it; the new holder’s does', async () => {
     const w = await world();
     const now = w.clock.now();
-    const request = { ...fixture('pending', 'escalate', now), escalation: [{ at: now - 1, party: 'role:finance' as const }, { at: now + 30_000, party: 'role:risk' as const }] };
+    const request = {
+      ...fixture('pending', 'escalate', now),
+      escalation: [
+        { at: now - 1, party: 'role:finance' as const },
+        { at: now + 30_000, party: 'role:risk' as const },
+      ],
+    };
     const key = keys.request(request.tenant, request.auth_req_id);
     await w.store.hashCreate(key, recordOf(request), 3600);
     const before = (await w.store.hashGet(key))!;

@@ -25,15 +25,37 @@ describe('the outbox on an instance whose clock is behind Redis', () => {
     stores.push(store);
     const clock = new ManualClock();
     const consequences = Object.fromEntries(['propose', 'approveParty', 'approve', 'deny', 'expire', 'issueToken', 'redeem', 'reportOutcome', 'flagOutcome'].map((op) => [op, { record: [] }])) as unknown as Consequences;
-    const outbox = createOutbox(() => ({ store, clock, log: silentLogger, background: new Background(silentLogger) }), () => consequences, {
-      swapDeadlineMs: 2000,
-      reconcileAfterMs: 5000,
-      wallClock: (await createStoreClock(store, silentLogger, () => Date.now() - 2500)).now,
-      nonce: () => Math.random().toString(36).slice(2, 11),
-    });
+    const outbox = createOutbox(
+      () => ({ store, clock, log: silentLogger, background: new Background(silentLogger) }),
+      () => consequences,
+      {
+        swapDeadlineMs: 2000,
+        reconcileAfterMs: 5000,
+        wallClock: (await createStoreClock(store, silentLogger, () => Date.now() - 2500)).now,
+        nonce: () => Math.random().toString(36).slice(2, 11),
+      },
+    );
     const lifecycle = createLifecycle(outbox.swap, { approvalTokenTtl: 600, graceSeconds: 600, retentionSeconds: 3600 });
     const ref = { tenant: 'default', auth_req_id: 'req_skew_0123456789abcdef' };
-    await store.hashCreate(keys.request(ref.tenant, ref.auth_req_id), { auth_req_id: ref.auth_req_id, tenant: 'default', client_id: 'cli_test', client_name: 'Test', sub: 'alice', authorization_details: '[]', created_at: String(clock.now()), expires_at: String(clock.now() + 60_000), interval: '5', state: 'approved', token_jti: 'jti_1', details_hash: 'h', approval_expires_at: String(clock.now() + 60_000) }, 600);
+    await store.hashCreate(
+      keys.request(ref.tenant, ref.auth_req_id),
+      {
+        auth_req_id: ref.auth_req_id,
+        tenant: 'default',
+        client_id: 'cli_test',
+        client_name: 'Test',
+        sub: 'alice',
+        authorization_details: '[]',
+        created_at: String(clock.now()),
+        expires_at: String(clock.now() + 60_000),
+        interval: '5',
+        state: 'approved',
+        token_jti: 'jti_1',
+        details_hash: 'h',
+        approval_expires_at: String(clock.now() + 60_000),
+      },
+      600,
+    );
     const result = await lifecycle.redeem(ref, { jti: 'jti_1', details_hash: 'h', redemption_id: 'rdm_skew' }, clock.now());
     expect(result.ok).toBe(true);
   });
@@ -55,11 +77,15 @@ describe('the outbox on an instance whose clock is behind Redis', () => {
       return compareAndSet(key, guards, set, options);
     };
     const consequences = Object.fromEntries(['propose', 'approveParty', 'approve', 'deny', 'expire', 'issueToken', 'redeem', 'reportOutcome', 'flagOutcome'].map((op) => [op, { record: [] }])) as unknown as Consequences;
-    const outbox = createOutbox(() => ({ store, clock: systemClock, log: silentLogger, background: new Background(silentLogger) }), () => consequences, {
-      swapDeadlineMs: 2000,
-      reconcileAfterMs: 5000,
-      nonce: () => Math.random().toString(36).slice(2, 11),
-    });
+    const outbox = createOutbox(
+      () => ({ store, clock: systemClock, log: silentLogger, background: new Background(silentLogger) }),
+      () => consequences,
+      {
+        swapDeadlineMs: 2000,
+        reconcileAfterMs: 5000,
+        nonce: () => Math.random().toString(36).slice(2, 11),
+      },
+    );
     const ref = { tenant: 'default', auth_req_id: 'req_slowmark_0123456789ab' };
     const now = Date.now();
     const request: ApprovalRequest = { ...ref, client_id: 'cli_test', client_name: 'Test', sub: 'alice', scope: 'openid', binding_message: null, authorization_details: [], details_hash: 'h', state: 'pending', created_at: now, expires_at: now + 60_000, interval: 5, token_delivery_mode: 'poll', outcome: null };

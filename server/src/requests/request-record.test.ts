@@ -14,9 +14,7 @@ function request(overrides: Partial<ApprovalRequest> = {}): ApprovalRequest {
     sub: 'alice',
     scope: 'openid',
     binding_message: 'Zahlung 490,00 € an ACME Ltd für Bestellung 1042, Rückfrage bei Müller',
-    authorization_details: [
-      { type: 'payment', transaction_id: 'txn_1042', amount_minor: 49000, currency: 'EUR', payee: { id: 'acct_77', name: 'ACME Ltd ✓ 🏦' }, purpose: 'Refund for order 1042 — Erstattung für Bestellung 1042' },
-    ] as unknown as ApprovalRequest['authorization_details'],
+    authorization_details: [{ type: 'payment', transaction_id: 'txn_1042', amount_minor: 49000, currency: 'EUR', payee: { id: 'acct_77', name: 'ACME Ltd ✓ 🏦' }, purpose: 'Refund for order 1042 — Erstattung für Bestellung 1042' }] as unknown as ApprovalRequest['authorization_details'],
     details_hash: 'AN66NErpB2-9GSDdzLm-UW93nwd7XWGG2WhXug2xE7k',
     state: 'pending',
     created_at: 1_795_977_925_430,

@@ -19,10 +19,12 @@ export async function sweepIndex<Ref extends RequestRef>(current: Pick<Deps, 'st
     const due = await current.store.sortedRangeByScore(key, current.clock.now(), batchSize);
     // The batch is settled concurrently (each one a compare-and-swap of its own request), then
     // removed from the index together; an entry whose handling failed stays for the next sweep.
-    const results = await Promise.allSettled(due.map(async (member) => {
-      const ref = parse(member);
-      return ref ? handle(ref) : undefined;
-    }));
+    const results = await Promise.allSettled(
+      due.map(async (member) => {
+        const ref = parse(member);
+        return ref ? handle(ref) : undefined;
+      }),
+    );
     const done = due.filter((_, i) => results[i]!.status === 'fulfilled');
     const kept = due.filter((_, i) => {
       const result = results[i]!;

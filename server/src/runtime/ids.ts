@@ -9,6 +9,4 @@ export function randomId(bytes = 32, prefix = ''): string {
 }
 
 /** Generates identifiers; injected so tests can predict them where they need to. */
-export interface IdGenerator {
-  (bytes?: number, prefix?: string): string;
-}
+export type IdGenerator = (bytes?: number, prefix?: string) => string;

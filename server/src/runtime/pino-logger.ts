@@ -8,38 +8,10 @@ import type { Logger } from './logger.ts';
  * CIBA's `client_notification_token`, enrollment codes. Callers already pass only identifiers and
  * reason codes (`Logger`); this is the second line, for the field someone adds tomorrow.
  */
-const SECRET_MEMBERS = [
-  'token',
-  'access_token',
-  'refresh_token',
-  'id_token',
-  'client_secret',
-  'client_assertion',
-  'assertion',
-  'authorization',
-  'cookie',
-  'set-cookie',
-  'password',
-  'secret',
-  'response',
-  'signature',
-  'keys',
-  'p256dh',
-  'auth',
-  'client_notification_token',
-  'enrollment_code',
-  'code',
-  'admin_token',
-];
+const SECRET_MEMBERS = ['token', 'access_token', 'refresh_token', 'id_token', 'client_secret', 'client_assertion', 'assertion', 'authorization', 'cookie', 'set-cookie', 'password', 'secret', 'response', 'signature', 'keys', 'p256dh', 'auth', 'client_notification_token', 'enrollment_code', 'code', 'admin_token'];
 
 /** pino redaction paths for {@link SECRET_MEMBERS}: `member`, `*.member`, and under `headers`. */
-export const REDACTED_PATHS: string[] = [
-  ...SECRET_MEMBERS.flatMap((member) => [`["${member}"]`, `*["${member}"]`]),
-  'headers["authorization"]',
-  'headers["cookie"]',
-  '*.headers["authorization"]',
-  '*.headers["cookie"]',
-];
+export const REDACTED_PATHS: string[] = [...SECRET_MEMBERS.flatMap((member) => [`["${member}"]`, `*["${member}"]`]), 'headers["authorization"]', 'headers["cookie"]', '*.headers["authorization"]', '*.headers["cookie"]'];
 
 /** Options of {@link createPinoLogger}. */
 export interface PinoLoggerOptions {

@@ -1,4 +1,30 @@
-export type { BoundedIncrement, CasResult, CompareAndSetOptions, Fields, Guard, IndexStore, QueueStore, RateEntry, RateResult, RecordStore, SortedWindowEntry, SortedWindowResult, Store, StreamClaimResult, StreamConsumer, StreamEntry, StreamIndex, StreamMark, StreamStore, StreamTrimResult, ThrottleResult, ThrottleRule, WindowEntry, WindowResult, WindowStore } from './types.ts';
+export type {
+  BoundedIncrement,
+  CasResult,
+  CompareAndSetOptions,
+  Fields,
+  Guard,
+  IndexStore,
+  QueueStore,
+  RateEntry,
+  RateResult,
+  RecordStore,
+  SortedWindowEntry,
+  SortedWindowResult,
+  Store,
+  StreamClaimResult,
+  StreamConsumer,
+  StreamEntry,
+  StreamIndex,
+  StreamMark,
+  StreamStore,
+  StreamTrimResult,
+  ThrottleResult,
+  ThrottleRule,
+  WindowEntry,
+  WindowResult,
+  WindowStore,
+} from './types.ts';
 export { keys } from './keys.ts';
 export { LateSwapError } from './types.ts';
 export { MemoryStore, type MemoryStoreOptions } from './memory-store.ts';

@@ -9,8 +9,7 @@ export const keys = {
   /** Hash: one approval request, its state, poll rate and redemption. */
   request: (tenant: string, authReqId: string) => `req:{${tenant}:${authReqId}}`,
   /** String: `transaction_id` → `auth_req_id` of the same client (idempotency). */
-  transaction: (tenant: string, clientId: string, transactionId: string) =>
-    `txn:{${tenant}:${clientId}}:${transactionId}`,
+  transaction: (tenant: string, clientId: string, transactionId: string) => `txn:{${tenant}:${clientId}}:${transactionId}`,
   /**
    * String: `redemption_id` → `auth_req_id`, for redemptions made before a redemption's id named its
    * request (`redemption/redemption-id.ts`); read for those, no longer written.

@@ -9,4 +9,3 @@ describeStoreContract('MemoryStore', async () => new MemoryStore({ now: () => no
     now += ms;
   },
 });
-

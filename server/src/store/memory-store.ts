@@ -1,4 +1,25 @@
-import type { CasResult, CompareAndSetOptions, Fields, Guard, RateEntry, RateResult, SortedWindowEntry, SortedWindowResult, Store, StreamAppendManyResult, StreamClaimResult, StreamConsumer, StreamEntry, StreamIndex, StreamMark, StreamTrimResult, ThrottleResult, ThrottleRule, WindowEntry, WindowResult } from './types.ts';
+import type {
+  CasResult,
+  CompareAndSetOptions,
+  Fields,
+  Guard,
+  RateEntry,
+  RateResult,
+  SortedWindowEntry,
+  SortedWindowResult,
+  Store,
+  StreamAppendManyResult,
+  StreamClaimResult,
+  StreamConsumer,
+  StreamEntry,
+  StreamIndex,
+  StreamMark,
+  StreamTrimResult,
+  ThrottleResult,
+  ThrottleRule,
+  WindowEntry,
+  WindowResult,
+} from './types.ts';
 import * as indexes from './memory/index-store.ts';
 import * as queues from './memory/queue-store.ts';
 import * as records from './memory/record-store.ts';

@@ -9,7 +9,11 @@ import type { RateEntry } from './types.ts';
  * @throws RangeError when `nowMs` is not a safe integer ≥ 0, or `count` or `windowMs` not a safe integer ≥ 1.
  */
 export function rateSteps(entry: RateEntry): { step: number; span: number } {
-  for (const [name, value, min] of [['nowMs', entry.nowMs, 0], ['count', entry.count, 1], ['windowMs', entry.windowMs, 1]] as const) {
+  for (const [name, value, min] of [
+    ['nowMs', entry.nowMs, 0],
+    ['count', entry.count, 1],
+    ['windowMs', entry.windowMs, 1],
+  ] as const) {
     if (!Number.isSafeInteger(value) || value < min) throw new RangeError(`${name} must be a safe integer ≥ ${min}, got ${value}`);
   }
   const step = Math.ceil(entry.windowMs / entry.count);

@@ -5,10 +5,7 @@ export type Fields = Record<string, string>;
  * One condition of a compare-and-set. Numeric comparisons (`lt`, `gt`) parse the field as a
  * number; a missing field fails every guard but `absent`.
  */
-export type Guard =
-  | { field: string; op: 'eq' | 'ne'; value: string }
-  | { field: string; op: 'lt' | 'gt'; value: number }
-  | { field: string; op: 'absent' | 'present' };
+export type Guard = { field: string; op: 'eq' | 'ne'; value: string } | { field: string; op: 'lt' | 'gt'; value: number } | { field: string; op: 'absent' | 'present' };
 
 /**
  * A bounded counter of a compare-and-set ({@link CompareAndSetOptions.increments}): the field (a

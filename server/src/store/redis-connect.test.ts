@@ -92,10 +92,7 @@ describe('connectRedis', () => {
   }
 
   it.each(['single', 'cluster'] as const)('sends the commands a %s client is given in one tick in one write (automatic pipelining)', async (kind) => {
-    const redis =
-      kind === 'single'
-        ? await connectRedis({ kind: 'single', url: inject('redisUrl') })
-        : await connectRedis({ kind: 'cluster', ...loadConfig({ REDIS_CLUSTER_NODES: inject('redisClusterNodes') }).redisCluster! });
+    const redis = kind === 'single' ? await connectRedis({ kind: 'single', url: inject('redisUrl') }) : await connectRedis({ kind: 'cluster', ...loadConfig({ REDIS_CLUSTER_NODES: inject('redisClusterNodes') }).redisCluster! });
     try {
       const tag = `{test:pipelining:${Date.now()}}`;
       await redis.get(`${tag}:warm-up`);

@@ -14,9 +14,7 @@ export interface ClusterSeed {
  * any user and password in the URL) or a Redis Cluster reached through a few seed nodes
  * (`REDIS_CLUSTER_NODES`); the client learns the rest of the cluster from them.
  */
-export type RedisTarget =
-  | { kind: 'single'; url: string }
-  | { kind: 'cluster'; nodes: ClusterSeed[]; username?: string; password?: string; tls?: boolean };
+export type RedisTarget = { kind: 'single'; url: string } | { kind: 'cluster'; nodes: ClusterSeed[]; username?: string; password?: string; tls?: boolean };
 
 /**
  * Milliseconds a Redis command may take before it fails (`commandTimeout`). A healthy Redis
@@ -82,10 +80,7 @@ export async function connectRedis(target: RedisTarget, options: ConnectRedisOpt
     maxRetriesPerRequest: 2,
     ...options.redis,
   };
-  const client =
-    target.kind === 'single'
-      ? new Redis(target.url, { lazyConnect: true, enableAutoPipelining: true, ...common })
-      : new Cluster(target.nodes, clusterOptions(target, common));
+  const client = target.kind === 'single' ? new Redis(target.url, { lazyConnect: true, enableAutoPipelining: true, ...common }) : new Cluster(target.nodes, clusterOptions(target, common));
   // Listen while connecting: it keeps the socket error for the message, and stops ioredis from
   // logging every refused attempt as an "Unhandled error event".
   let socketError: Error | undefined;

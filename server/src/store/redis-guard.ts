@@ -11,21 +11,7 @@ import type { Store } from './types.ts';
  * run. Each write of `RedisStore` is one command or one script, so sending it again after an
  * error that proves it did not run (MOVED, NOSCRIPT, …) is sending it once.
  */
-export const READ_OPERATIONS: ReadonlySet<keyof Store> = new Set<keyof Store>([
-  'time',
-  'get',
-  'hashGet',
-  'hashGetField',
-  'hashLength',
-  'sortedWindowMembers',
-  'setMembers',
-  'sortedRangeByScore',
-  'streamGet',
-  'streamIndexRead',
-  'streamRange',
-  'streamPendingCount',
-  'streamLength',
-]);
+export const READ_OPERATIONS: ReadonlySet<keyof Store> = new Set<keyof Store>(['time', 'get', 'hashGet', 'hashGetField', 'hashLength', 'sortedWindowMembers', 'setMembers', 'sortedRangeByScore', 'streamGet', 'streamIndexRead', 'streamRange', 'streamPendingCount', 'streamLength']);
 
 /** Attempts of one store call at most, the first included. */
 const MAX_ATTEMPTS = 4;

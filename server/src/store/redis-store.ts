@@ -7,7 +7,28 @@ import * as records from './redis/record-store.ts';
 import { RedisState } from './redis/state.ts';
 import * as streams from './redis/stream-store.ts';
 import * as windows from './redis/window-store.ts';
-import type { CasResult, CompareAndSetOptions, Fields, Guard, RateEntry, RateResult, SortedWindowEntry, SortedWindowResult, Store, StreamAppendManyResult, StreamClaimResult, StreamConsumer, StreamEntry, StreamIndex, StreamMark, StreamTrimResult, ThrottleResult, ThrottleRule, WindowEntry, WindowResult } from './types.ts';
+import type {
+  CasResult,
+  CompareAndSetOptions,
+  Fields,
+  Guard,
+  RateEntry,
+  RateResult,
+  SortedWindowEntry,
+  SortedWindowResult,
+  Store,
+  StreamAppendManyResult,
+  StreamClaimResult,
+  StreamConsumer,
+  StreamEntry,
+  StreamIndex,
+  StreamMark,
+  StreamTrimResult,
+  ThrottleResult,
+  ThrottleRule,
+  WindowEntry,
+  WindowResult,
+} from './types.ts';
 
 /** Options of {@link RedisStore}. */
 export interface RedisStoreOptions {

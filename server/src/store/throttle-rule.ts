@@ -9,7 +9,13 @@ import type { ThrottleRule } from './types.ts';
  */
 export function checkThrottleRule(rule: ThrottleRule): Required<ThrottleRule> {
   const leewayMs = rule.leewayMs ?? 0;
-  for (const [name, value, min] of [['nowMs', rule.nowMs, 0], ['unitMs', rule.unitMs, 1], ['defaultInterval', rule.defaultInterval, 0], ['earlyIncrement', rule.earlyIncrement, 0], ['leewayMs', leewayMs, 0]] as const) {
+  for (const [name, value, min] of [
+    ['nowMs', rule.nowMs, 0],
+    ['unitMs', rule.unitMs, 1],
+    ['defaultInterval', rule.defaultInterval, 0],
+    ['earlyIncrement', rule.earlyIncrement, 0],
+    ['leewayMs', leewayMs, 0],
+  ] as const) {
     if (!Number.isSafeInteger(value) || value < min) throw new RangeError(`${name} must be a safe integer ≥ ${min}, got ${value}`);
   }
   if (rule.intervalField === '' || rule.nextAtField === '' || rule.intervalField === rule.nextAtField) throw new RangeError('a throttle needs two distinct, non-empty field names');

@@ -37,7 +37,12 @@ export function checkWindowMember(member: string): void {
  */
 export function checkWindowEntry(entry: WindowEntry | SortedWindowEntry): { score: number; amounts: [string, number][]; maxAmounts: [string, number][] } {
   const score = ('score' in entry ? entry.score : undefined) ?? entry.nowMs;
-  for (const [name, value] of [['nowMs', entry.nowMs], ['windowMs', entry.windowMs], ['score', score], ['maxCount', entry.maxCount]] as const) {
+  for (const [name, value] of [
+    ['nowMs', entry.nowMs],
+    ['windowMs', entry.windowMs],
+    ['score', score],
+    ['maxCount', entry.maxCount],
+  ] as const) {
     if (!Number.isSafeInteger(value) || (name !== 'score' && value < 0)) throw new RangeError(`${name} must be a safe integer${name === 'score' ? '' : ' ≥ 0'}, got ${value}`);
   }
   checkWindowMember(entry.member);

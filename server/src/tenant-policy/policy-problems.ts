@@ -17,11 +17,5 @@ export const MAX_PROBLEMS = 50;
  */
 export function policyProblems(error: z.ZodError): PolicyProblem[] {
   const pointer = (path: readonly PropertyKey[]) => path.map((token) => `/${pointerToken(String(token))}`).join('');
-  return error.issues
-    .flatMap((issue) =>
-      issue.code === 'unrecognized_keys'
-        ? issue.keys.map((key) => ({ path: pointer([...issue.path, key]), message: 'not a member of a policy here' }))
-        : [{ path: pointer(issue.path), message: issue.message }],
-    )
-    .slice(0, MAX_PROBLEMS);
+  return error.issues.flatMap((issue) => (issue.code === 'unrecognized_keys' ? issue.keys.map((key) => ({ path: pointer([...issue.path, key]), message: 'not a member of a policy here' })) : [{ path: pointer(issue.path), message: issue.message }])).slice(0, MAX_PROBLEMS);
 }

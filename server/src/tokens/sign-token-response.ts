@@ -43,12 +43,7 @@ export async function signTokenResponse(ring: KeyRing, issuer: string, request: 
     },
     { iat, exp: Math.floor(approvalExpiresAt / 1000) },
   );
-  const idToken = await signIdToken(
-    ring,
-    issuer,
-    { sub: request.sub, client_id: request.client_id, auth_req_id: request.auth_req_id, access_token: accessToken },
-    { iat, exp: iat + 600, auth_time: Math.floor((request.decided_at ?? nowMs) / 1000) },
-  );
+  const idToken = await signIdToken(ring, issuer, { sub: request.sub, client_id: request.client_id, auth_req_id: request.auth_req_id, access_token: accessToken }, { iat, exp: iat + 600, auth_time: Math.floor((request.decided_at ?? nowMs) / 1000) });
   return {
     access_token: accessToken,
     token_type: 'Bearer',

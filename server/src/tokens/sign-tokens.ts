@@ -28,19 +28,8 @@ export interface ApprovalClaims {
  * @param times - `iat` and `exp` in epoch seconds.
  * @see RFC 9068 §2, RFC 9396 §9
  */
-export async function signApprovalToken(
-  ring: KeyRing,
-  issuer: string,
-  claims: ApprovalClaims,
-  times: { iat: number; exp: number },
-): Promise<string> {
-  return new SignJWT({ ...claims })
-    .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: ring.kid })
-    .setIssuer(issuer)
-    .setAudience(approvalAudience(issuer))
-    .setIssuedAt(times.iat)
-    .setExpirationTime(times.exp)
-    .sign(ring.privateKey);
+export async function signApprovalToken(ring: KeyRing, issuer: string, claims: ApprovalClaims, times: { iat: number; exp: number }): Promise<string> {
+  return new SignJWT({ ...claims }).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: ring.kid }).setIssuer(issuer).setAudience(approvalAudience(issuer)).setIssuedAt(times.iat).setExpirationTime(times.exp).sign(ring.privateKey);
 }
 
 /** `at_hash` (OpenID Connect Core §3.1.3.6): left half of SHA-256 of the access token, base64url. */
@@ -53,12 +42,7 @@ export function atHash(accessToken: string): string {
  * client, `auth_time` the approval, `at_hash`, and the `auth_req_id` claim.
  * @param times - epoch seconds.
  */
-export async function signIdToken(
-  ring: KeyRing,
-  issuer: string,
-  input: { sub: string; client_id: string; auth_req_id: string; access_token: string },
-  times: { iat: number; exp: number; auth_time: number },
-): Promise<string> {
+export async function signIdToken(ring: KeyRing, issuer: string, input: { sub: string; client_id: string; auth_req_id: string; access_token: string }, times: { iat: number; exp: number; auth_time: number }): Promise<string> {
   return new SignJWT({
     auth_time: times.auth_time,
     at_hash: atHash(input.access_token),

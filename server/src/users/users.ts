@@ -45,10 +45,7 @@ export async function setRoles(store: RecordStore & IndexStore, tenant: string, 
   if (!user) return null;
   const updated: UserRecord = { ...user, roles };
   await store.set(keys.user(tenant, sub), JSON.stringify(updated));
-  await Promise.all([
-    ...user.roles.filter((role) => !roles.includes(role)).map((role) => store.setRemove(keys.roleMembers(tenant, role), sub)),
-    ...roles.map((role) => store.setAdd(keys.roleMembers(tenant, role), sub)),
-  ]);
+  await Promise.all([...user.roles.filter((role) => !roles.includes(role)).map((role) => store.setRemove(keys.roleMembers(tenant, role), sub)), ...roles.map((role) => store.setAdd(keys.roleMembers(tenant, role), sub))]);
   return updated;
 }
 

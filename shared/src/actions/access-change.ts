@@ -55,12 +55,7 @@ export function displayAccessChange(details: AccessChangeDetails): ActionDisplay
   const kind = accessChangeKind(details);
   const who = details.principal.name;
   const on = details.resource.name;
-  const title =
-    kind === 'grant'
-      ? `Grant ${who} ${details.to_role} on ${on}`
-      : kind === 'revoke'
-        ? `Revoke ${who}'s ${details.from_role} on ${on}`
-        : `Change ${who} from ${details.from_role} to ${details.to_role} on ${on}`;
+  const title = kind === 'grant' ? `Grant ${who} ${details.to_role} on ${on}` : kind === 'revoke' ? `Revoke ${who}'s ${details.from_role} on ${on}` : `Change ${who} from ${details.from_role} to ${details.to_role} on ${on}`;
   const principal = `${who} (${details.principal.id})`;
   const resource = `${on} (${details.resource.id})`;
   return {

@@ -15,11 +15,7 @@ export interface DisplayField {
  * - `number`, `boolean`, `null`: `text` as JCS writes it (`1.5`, `true`, `null`).
  * - `list`: an array, each item in order; `object`: each member, name and value, in JCS order.
  */
-export type DisplayValue =
-  | { kind: 'text'; preview: string; full: string; folded: boolean }
-  | { kind: 'number' | 'boolean' | 'null'; text: string }
-  | { kind: 'list'; items: DisplayValue[] }
-  | { kind: 'object'; members: DisplayMember[] };
+export type DisplayValue = { kind: 'text'; preview: string; full: string; folded: boolean } | { kind: 'number' | 'boolean' | 'null'; text: string } | { kind: 'list'; items: DisplayValue[] } | { kind: 'object'; members: DisplayMember[] };
 
 /** One member of an object in a tool call's arguments: its name (unseen characters revealed) and value. */
 export interface DisplayMember {

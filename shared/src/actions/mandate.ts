@@ -60,7 +60,10 @@ export const mandateDetails = z
     /** The action type each spend must be. */
     covers: z.literal('payment'),
     /** Who may be paid: each spend's `payee` must be one of these, id and name. */
-    payees: z.array(z.strictObject({ id: identifier(64), name: displayName(140) })).min(1).max(MAX_MANDATE_PAYEES),
+    payees: z
+      .array(z.strictObject({ id: identifier(64), name: displayName(140) }))
+      .min(1)
+      .max(MAX_MANDATE_PAYEES),
     /** The bounds per currency; a spend in a currency not listed is refused. */
     limits: z.array(mandateLimit).min(1).max(5),
     /** The most spends, per period when `period` is set, else in all. */

@@ -114,13 +114,6 @@ describe('the message type', () => {
 
   it('names each channel in words', () => {
     const titles = ['email', 'sms', 'push', 'chat', 'in_app', 'letter'].map((channel) => shown({ channel, recipients: { count: 2 } }).title);
-    expect(titles).toEqual([
-      'Send email to 2 recipients',
-      'Send SMS to 2 recipients',
-      'Send push notification to 2 recipients',
-      'Send chat message to 2 recipients',
-      'Send in-app message to 2 recipients',
-      'Send letter to 2 recipients',
-    ]);
+    expect(titles).toEqual(['Send email to 2 recipients', 'Send SMS to 2 recipients', 'Send push notification to 2 recipients', 'Send chat message to 2 recipients', 'Send in-app message to 2 recipients', 'Send letter to 2 recipients']);
   });
 });

@@ -40,12 +40,6 @@ export function displayPayment(details: PaymentDetails): ActionDisplay {
     title: `Pay ${amount.formatted_code} to ${details.payee.name}`,
     summary: `${amount.formatted_code} to ${details.payee.name}`,
     amount,
-    fields: [
-      { label: 'Amount', value: amount.formatted_code },
-      { label: 'Payee', value: `${details.payee.name} (${details.payee.id})` },
-      { label: 'Purpose', value: details.purpose },
-      { label: 'Transaction', value: details.transaction_id },
-      ...(details.precondition ? [displayPrecondition(details.precondition)] : []),
-    ],
+    fields: [{ label: 'Amount', value: amount.formatted_code }, { label: 'Payee', value: `${details.payee.name} (${details.payee.id})` }, { label: 'Purpose', value: details.purpose }, { label: 'Transaction', value: details.transaction_id }, ...(details.precondition ? [displayPrecondition(details.precondition)] : [])],
   };
 }

@@ -19,7 +19,11 @@ export const recordName = z
  * A record's version as its system spells it: a counter, a timestamp, an ETag (`W/"3f2a"`): 1 to
  * 128 printable ASCII characters without spaces.
  */
-export const recordVersion = z.string().regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces').min(1).max(128);
+export const recordVersion = z
+  .string()
+  .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
+  .min(1)
+  .max(128);
 
 /**
  * "Only while this record is at this version" (docs/audit.md "The world moves"): an action approved

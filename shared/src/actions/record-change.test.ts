@@ -67,9 +67,14 @@ describe('the record_change type', () => {
   });
 
   it('refuses a field changed twice, and a change that changes nothing', () => {
-    expect(problems({ changes: [{ field: 'status', from: 'active', to: 'paused' }, { field: 'status', from: 'paused', to: 'archived' }] })).toEqual([
-      '0.changes.1.field: each field may be changed once',
-    ]);
+    expect(
+      problems({
+        changes: [
+          { field: 'status', from: 'active', to: 'paused' },
+          { field: 'status', from: 'paused', to: 'archived' },
+        ],
+      }),
+    ).toEqual(['0.changes.1.field: each field may be changed once']);
     expect(problems(change('active', 'active'))).toEqual(['0.changes.0.to: must differ from from: that changes nothing']);
     expect(problems(change(null, null))).toEqual(['0.changes.0.to: must differ from from: that changes nothing']);
     // Equal as JCS writes them: -0 is 0.

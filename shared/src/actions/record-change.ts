@@ -42,7 +42,11 @@ function spacesAsOne(text: string): string {
 }
 
 /** A record's field name: `payout_eur_minor`, `address.city`. */
-export const fieldName = z.string().regex(/^[A-Za-z0-9_.:-]+$/, 'may hold only letters, digits and _.:-').min(1).max(64);
+export const fieldName = z
+  .string()
+  .regex(/^[A-Za-z0-9_.:-]+$/, 'may hold only letters, digits and _.:-')
+  .min(1)
+  .max(64);
 
 /**
  * The `record_change` authorization details type (docs/design.md "Actions", fixed): on `record`,
@@ -59,7 +63,10 @@ export const recordChangeDetails = z
     /** The client's idempotency key for this action. */
     transaction_id: identifier(64),
     record: z.strictObject({ kind: identifier(64), id: identifier(128), name: displayName(140).optional() }),
-    changes: z.array(z.strictObject({ field: fieldName, from: fieldValue, to: fieldValue })).min(1).max(MAX_CHANGED_FIELDS),
+    changes: z
+      .array(z.strictObject({ field: fieldName, from: fieldValue, to: fieldValue }))
+      .min(1)
+      .max(MAX_CHANGED_FIELDS),
     purpose: displayText(5000),
     /** Optional: run only while this record is at this version; checked at `/redeem` (`stale_record`). */
     precondition: precondition.optional(),

@@ -110,6 +110,9 @@ export function requestSummary(details: readonly AuthorizationDetail[]): string 
   const [first, ...rest] = details;
   if (!first) return '';
   if (rest.length === 0) return displayAction(first).summary;
-  if (details.every((detail) => detail.type === 'payment')) return `${details.length} payments: ${totalsPerCurrency(details).map((total) => total.formatted_code).join(' + ')}`;
+  if (details.every((detail) => detail.type === 'payment'))
+    return `${details.length} payments: ${totalsPerCurrency(details)
+      .map((total) => total.formatted_code)
+      .join(' + ')}`;
   return `${displayAction(first).summary} and ${rest.length} more`;
 }

@@ -23,8 +23,7 @@ export const MAX_TOOL_ARGUMENTS_DEPTH = 16;
 /** A lone surrogate: under the `u` flag a pair is one code point and does not match. */
 const LONE_SURROGATE = /\p{Cs}/u;
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) && (Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null);
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value) && (Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null);
 
 /** UTF-8 length of a well-formed string, without encoding it. */
 export function utf8Length(text: string): number {
@@ -68,7 +67,9 @@ function jsonProblem(root: unknown): { path: Path; message: string } | null {
     if (!isArray && !isPlainObject(value)) return { path, message: 'must be a JSON value (string, number, boolean, null, array or object)' };
     if (depth > MAX_TOOL_ARGUMENTS_DEPTH) return { path, message: `must nest at most ${MAX_TOOL_ARGUMENTS_DEPTH} levels deep` };
     if (isArray) {
-      value.forEach((item, index) => stack.push({ value: item, path: [...path, index], depth: depth + 1 }));
+      value.forEach((item, index) => {
+        stack.push({ value: item, path: [...path, index], depth: depth + 1 });
+      });
       continue;
     }
     for (const [key, item] of Object.entries(value)) {
@@ -89,14 +90,16 @@ function jsonProblem(root: unknown): { path: Path; message: string } | null {
  *
  * @see RFC 8785 (JCS); MCP 2025-11-25 `tools/call` (`params.arguments`)
  */
-export const toolArguments = z.custom<JsonObject>((value) => isPlainObject(value), 'must be a JSON object').superRefine((value, ctx) => {
-  const problem = jsonProblem(value);
-  if (problem) {
-    ctx.addIssue({ code: 'custom', path: problem.path, message: problem.message });
-    return;
-  }
-  const bytes = utf8Length(canonicalize(value));
-  if (bytes > MAX_TOOL_ARGUMENTS_BYTES) {
-    ctx.addIssue({ code: 'custom', message: `must be at most ${MAX_TOOL_ARGUMENTS_BYTES} bytes as JCS (RFC 8785); these are ${bytes}` });
-  }
-});
+export const toolArguments = z
+  .custom<JsonObject>((value) => isPlainObject(value), 'must be a JSON object')
+  .superRefine((value, ctx) => {
+    const problem = jsonProblem(value);
+    if (problem) {
+      ctx.addIssue({ code: 'custom', path: problem.path, message: problem.message });
+      return;
+    }
+    const bytes = utf8Length(canonicalize(value));
+    if (bytes > MAX_TOOL_ARGUMENTS_BYTES) {
+      ctx.addIssue({ code: 'custom', message: `must be at most ${MAX_TOOL_ARGUMENTS_BYTES} bytes as JCS (RFC 8785); these are ${bytes}` });
+    }
+  });

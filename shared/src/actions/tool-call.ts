@@ -8,7 +8,11 @@ import { toolArguments } from './tool-arguments.ts';
  * and `.`. Exact and case-sensitive: it is matched by the policy and shown to the person as it is.
  * @see MCP 2025-11-25 server/tools "Tool names"
  */
-export const toolName = z.string().regex(/^[A-Za-z0-9_.-]+$/, 'must be 1 to 128 of A-Z, a-z, 0-9, _, - and . (MCP tool names)').min(1).max(128);
+export const toolName = z
+  .string()
+  .regex(/^[A-Za-z0-9_.-]+$/, 'must be 1 to 128 of A-Z, a-z, 0-9, _, - and . (MCP tool names)')
+  .min(1)
+  .max(128);
 
 /**
  * The MCP tool annotations the gateway saw in the upstream's `tools/list` for this tool. Hints an

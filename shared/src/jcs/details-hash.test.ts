@@ -13,6 +13,7 @@ describe('RFC 8785 canonical JSON', () => {
   });
 
   it('serialises numbers as ECMAScript does (RFC 8785 §3.2.2.3)', () => {
+    // biome-ignore lint/correctness/noPrecisionLoss: the literal is RFC 8785's own example of a number JCS must round to 333333333.3333333
     expect(canonicalize([1e21, 1e-7, 0.000001, -0, 49000, 333333333.33333329])).toBe('[1e+21,1e-7,0.000001,0,49000,333333333.3333333]');
   });
 

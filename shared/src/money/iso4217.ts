@@ -17,7 +17,12 @@ const FOUR = 'CLF UYW';
 
 function table(): ReadonlyMap<string, number> {
   const map = new Map<string, number>();
-  for (const [codes, exponent] of [[TWO, 2], [ZERO, 0], [THREE, 3], [FOUR, 4]] as const) {
+  for (const [codes, exponent] of [
+    [TWO, 2],
+    [ZERO, 0],
+    [THREE, 3],
+    [FOUR, 4],
+  ] as const) {
     for (const code of codes.split(/\s+/)) if (code) map.set(code, exponent);
   }
   return map;

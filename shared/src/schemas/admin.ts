@@ -5,9 +5,7 @@ import { displayText, identifier } from './text.ts';
 export const tenantName = z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'must be lower-case letters, digits and -');
 
 /** A public JWK as a client registers it (RFC 7517 §4); private members are refused. */
-export const publicJwk = z
-  .looseObject({ kty: z.enum(['EC', 'RSA', 'OKP']), kid: z.string().min(1).max(128).optional() })
-  .refine((jwk) => !['d', 'p', 'q', 'dp', 'dq', 'qi', 'k'].some((member) => member in jwk), 'must be a public key (no private members)');
+export const publicJwk = z.looseObject({ kty: z.enum(['EC', 'RSA', 'OKP']), kid: z.string().min(1).max(128).optional() }).refine((jwk) => !['d', 'p', 'q', 'dp', 'dq', 'qi', 'k'].some((member) => member in jwk), 'must be a public key (no private members)');
 
 /** A client's JWK Set (RFC 7517 §5), for `private_key_jwt` and signed authentication requests. */
 export const clientJwks = z.strictObject({ keys: z.array(publicJwk).min(1).max(10) });
@@ -27,7 +25,10 @@ export const createClientBody = z
   .strictObject({
     name: displayText(80),
     token_delivery_mode: z.enum(['poll', 'ping', 'push']).default('poll'),
-    backchannel_client_notification_endpoint: z.url({ protocol: /^https?$/ }).max(2048).optional(),
+    backchannel_client_notification_endpoint: z
+      .url({ protocol: /^https?$/ })
+      .max(2048)
+      .optional(),
     token_endpoint_auth_method: z.enum(TOKEN_ENDPOINT_AUTH_METHODS).default('client_secret_basic'),
     jwks: clientJwks.optional(),
     backchannel_authentication_request_signing_alg: z.enum(CLIENT_SIGNING_ALGS).optional(),

@@ -10,7 +10,6 @@ export { REQUEST_STATES, outcomeReport, type Outcome, type OutcomeReport, type R
 /** The CIBA grant type (CIBA Core §10.1). */
 export const CIBA_GRANT_TYPE = 'urn:openid:params:grant-type:ciba';
 
-
 /** `POST /bc-authorize` success body (CIBA Core §7.3). `expires_in` and `interval` in seconds. */
 export interface BcAuthorizeResponse {
   auth_req_id: string;
@@ -53,7 +52,10 @@ export const redeemBody = z.strictObject({
    * the action allows (a 20,000-character message body, 8 KB of tool arguments): bounded only by the
    * request body's own limit (64 KB), never by a length an approved action can exceed.
    */
-  token: z.string().min(1).max(64 * 1024),
+  token: z
+    .string()
+    .min(1)
+    .max(64 * 1024),
   authorization_details: z.unknown(),
   /**
    * The executor's own reading of the records the action's `precondition`s name, record → version,
@@ -121,4 +123,3 @@ export interface ClientRequestView {
   /** Why it expired when that was not just its deadline: `escalation_exhausted` (every role of the chain let its window pass), `mandate_revoked` (a mandate stopped by its person or an operator); left out otherwise. */
   expiry_reason?: 'escalation_exhausted' | 'mandate_revoked' | null;
 }
-

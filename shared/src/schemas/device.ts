@@ -63,7 +63,10 @@ export type PushSubscriptionJSON = z.infer<typeof pushSubscription>;
 export const decisionBody = z.strictObject({
   decision: z.enum(['approve', 'deny']),
   response: z.record(z.string(), z.unknown()),
-  selected_code: z.string().regex(/^[0-9]{2}$/, 'must be two digits').optional(),
+  selected_code: z
+    .string()
+    .regex(/^[0-9]{2}$/, 'must be two digits')
+    .optional(),
 });
 
 /**

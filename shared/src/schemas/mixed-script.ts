@@ -7,9 +7,35 @@ import { codePointName } from './code-point-name.ts';
  * @see Unicode UAX #31 Table 4, UTS #39 §3.1 (Identifier_Type)
  */
 const RECOMMENDED_SCRIPTS = [
-  'Latin', 'Arabic', 'Armenian', 'Bengali', 'Bopomofo', 'Cyrillic', 'Devanagari', 'Ethiopic', 'Georgian', 'Greek', 'Gujarati', 'Gurmukhi',
-  'Han', 'Hangul', 'Hebrew', 'Hiragana', 'Kannada', 'Katakana', 'Khmer', 'Lao', 'Malayalam', 'Myanmar', 'Oriya', 'Sinhala', 'Tamil',
-  'Telugu', 'Thaana', 'Thai', 'Tibetan',
+  'Latin',
+  'Arabic',
+  'Armenian',
+  'Bengali',
+  'Bopomofo',
+  'Cyrillic',
+  'Devanagari',
+  'Ethiopic',
+  'Georgian',
+  'Greek',
+  'Gujarati',
+  'Gurmukhi',
+  'Han',
+  'Hangul',
+  'Hebrew',
+  'Hiragana',
+  'Kannada',
+  'Katakana',
+  'Khmer',
+  'Lao',
+  'Malayalam',
+  'Myanmar',
+  'Oriya',
+  'Sinhala',
+  'Tamil',
+  'Telugu',
+  'Thaana',
+  'Thai',
+  'Tibetan',
 ] as const;
 
 /** A whole string of characters whose Script_Extensions meet `scripts`, or are Common or Inherited. */
@@ -22,12 +48,7 @@ function coveredBy(scripts: readonly string[]): RegExp {
  * Hangul, or with Han and Bopomofo (the ways Japanese, Korean and Chinese are written).
  * @see Unicode UTS #39 §5.2
  */
-const SCRIPT_SETS: readonly RegExp[] = [
-  ...RECOMMENDED_SCRIPTS.map((script) => coveredBy([script])),
-  coveredBy(['Latin', 'Han', 'Hiragana', 'Katakana']),
-  coveredBy(['Latin', 'Han', 'Hangul']),
-  coveredBy(['Latin', 'Han', 'Bopomofo']),
-];
+const SCRIPT_SETS: readonly RegExp[] = [...RECOMMENDED_SCRIPTS.map((script) => coveredBy([script])), coveredBy(['Latin', 'Han', 'Hiragana', 'Katakana']), coveredBy(['Latin', 'Han', 'Hangul']), coveredBy(['Latin', 'Han', 'Bopomofo'])];
 const SCRIPT_OF = RECOMMENDED_SCRIPTS.map((script) => [script, new RegExp(`\\p{scx=${script}}`, 'u')] as const);
 const COMMON = /[\p{scx=Zyyy}\p{scx=Zinh}]/u;
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
@@ -46,4 +67,3 @@ export function mixedScriptProblem(name: string): string | null {
   // Each character is of some script, yet no one script (or CJK set) covers them all.
   return `must be written in one script: it mixes ${seen.join(', ')}`;
 }
-

@@ -91,6 +91,9 @@ export function displayLines(max: number, maxLines: number) {
 
 /** An identifier: 1 to `max` of letters, digits and `._:-`. */
 export function identifier(max = 64) {
-  return z.string().regex(/^[A-Za-z0-9._:-]+$/, 'may hold only letters, digits and ._:-').min(1).max(max);
+  return z
+    .string()
+    .regex(/^[A-Za-z0-9._:-]+$/, 'may hold only letters, digits and ._:-')
+    .min(1)
+    .max(max);
 }
-

@@ -39,6 +39,7 @@ export const MAX_COMBINING_MARKS = 4;
 const MARK_RUN = new RegExp(`[\\p{Mn}\\p{Me}]{${MAX_COMBINING_MARKS + 1},}`, 'u');
 /** One nonspacing mark twice in a row draws as one (`é` and a second U+0301 look like `é`). @see UTS #39 §5.4 */
 const REPEATED_MARK = /([\p{Mn}\p{Me}])\1/u;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the range is all of ASCII, control characters included, on purpose
 const NOT_ASCII = /[^\x00-\x7f]/;
 
 /** Why `text` cannot be shown as it is (see {@link UNSEEN} and the mark rules), or null. */
@@ -67,7 +68,10 @@ export function unseenProblem(text: string): string | null {
  * @see Unicode UAX #15 (NFC)
  */
 export function canonicalText(text: string): string {
-  return text.normalize('NFC').replace(/\p{Zs}+/gu, ' ').trim();
+  return text
+    .normalize('NFC')
+    .replace(/\p{Zs}+/gu, ' ')
+    .trim();
 }
 
 /**
@@ -95,4 +99,3 @@ export function revealUnseen(text: string): string {
   if (!ANY_UNSEEN.test(text)) return text;
   return text.replace(new RegExp(ANY_UNSEEN.source, 'gu'), (character) => (character === '\n' || character === '\t' ? character : `\u27e8${codePointName(character)}\u27e9`));
 }
-

@@ -20,28 +20,12 @@ export function accessPart(action: ActionDisplay): CardPart | null {
     'div',
     { class: 'part part-access', testid: 'access', attrs: { 'data-kind': access.kind } },
     h('p', { class: `access-kind access-kind-${access.kind}`, testid: 'access-kind' }, KIND_WORDS[access.kind]),
-    h(
-      'dl',
-      { class: 'fields' },
-      h('div', { class: 'field-row' }, h('dt', {}, 'Who'), h('dd', { testid: 'access-principal' }, access.principal)),
-      h('div', { class: 'field-row' }, h('dt', {}, 'On'), h('dd', { testid: 'access-resource' }, access.resource)),
-    ),
-    h(
-      'div',
-      { class: 'role-change', testid: 'role-change', attrs: { role: 'group', 'aria-label': 'Role' } },
-      roleSide('Now', access.from_role, 'role-from', 'No role'),
-      h('span', { class: 'role-arrow', attrs: { 'aria-hidden': 'true' } }, '→'),
-      roleSide('After', access.to_role, 'role-to', 'No access'),
-    ),
+    h('dl', { class: 'fields' }, h('div', { class: 'field-row' }, h('dt', {}, 'Who'), h('dd', { testid: 'access-principal' }, access.principal)), h('div', { class: 'field-row' }, h('dt', {}, 'On'), h('dd', { testid: 'access-resource' }, access.resource))),
+    h('div', { class: 'role-change', testid: 'role-change', attrs: { role: 'group', 'aria-label': 'Role' } }, roleSide('Now', access.from_role, 'role-from', 'No role'), h('span', { class: 'role-arrow', attrs: { 'aria-hidden': 'true' } }, '→'), roleSide('After', access.to_role, 'role-to', 'No access')),
   );
   return { element, covered: fieldsLabelled(action, COVERED) };
 }
 
 function roleSide(caption: string, role: string | null, testid: string, none: string): HTMLElement {
-  return h(
-    'div',
-    { class: 'role-side' },
-    h('span', { class: 'role-caption' }, caption),
-    h('span', { class: role === null ? 'role role-none' : 'role', testid, attrs: { 'data-role': role ?? '' } }, role ?? none),
-  );
+  return h('div', { class: 'role-side' }, h('span', { class: 'role-caption' }, caption), h('span', { class: role === null ? 'role role-none' : 'role', testid, attrs: { 'data-role': role ?? '' } }, role ?? none));
 }

@@ -13,12 +13,6 @@ export function batchTotals(request: Pick<RequestDisplay, 'actions' | 'totals'>)
     'section',
     { class: 'card totals', testid: 'totals', attrs: { 'aria-labelledby': 'totals-title' } },
     h('h2', { class: 'totals-title', attrs: { id: 'totals-title' } }, payments === 1 ? 'Total of 1 payment' : `Total of ${payments} payments`),
-    h(
-      'ul',
-      { class: 'totals-list' },
-      ...request.totals.map((total) =>
-        h('li', { class: 'total', testid: 'total', attrs: { 'data-currency': total.currency, 'data-amount-minor': total.amount_minor } }, total.formatted_code),
-      ),
-    ),
+    h('ul', { class: 'totals-list' }, ...request.totals.map((total) => h('li', { class: 'total', testid: 'total', attrs: { 'data-currency': total.currency, 'data-amount-minor': total.amount_minor } }, total.formatted_code))),
   );
 }

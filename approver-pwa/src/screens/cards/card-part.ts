@@ -25,22 +25,10 @@ export function fieldsLabelled(action: ActionDisplay, labels: readonly string[])
  * `data-count` holds the exact number, for tests and for anyone copying it.
  */
 export function bigFigure(options: { label: string; text: string; count: number; testid: string; under?: HTMLElement | null }): HTMLElement {
-  return h(
-    'div',
-    { class: 'amount-block' },
-    h('p', { class: 'amount-label' }, options.label),
-    h('p', { class: 'amount figure', testid: options.testid, attrs: { 'data-count': options.count } }, options.text),
-    options.under ?? null,
-  );
+  return h('div', { class: 'amount-block' }, h('p', { class: 'amount-label' }, options.label), h('p', { class: 'amount figure', testid: options.testid, attrs: { 'data-count': options.count } }, options.text), options.under ?? null);
 }
 
 /** A labelled list (`For example`, `Named`): a small label and the items, each in code type when they are identifiers. */
 export function labelledList(options: { label: string; items: readonly string[]; testid: string; code?: boolean; after?: HTMLElement | null }): HTMLElement {
-  return h(
-    'div',
-    { class: 'part-list' },
-    h('p', { class: 'part-label' }, options.label),
-    h('ul', { class: options.code ? 'chip-list chip-list-code' : 'chip-list', testid: options.testid }, ...options.items.map((item) => h('li', { class: 'chip' }, item))),
-    options.after ?? null,
-  );
+  return h('div', { class: 'part-list' }, h('p', { class: 'part-label' }, options.label), h('ul', { class: options.code ? 'chip-list chip-list-code' : 'chip-list', testid: options.testid }, ...options.items.map((item) => h('li', { class: 'chip' }, item))), options.after ?? null);
 }

@@ -34,11 +34,5 @@ export function deletionPart(action: ActionDisplay): CardPart | null {
 
 /** `customer records in crm`: the kind and the system, each marked so the eye finds them. */
 function what(records: DisplayRecords): HTMLElement {
-  return h(
-    'p',
-    { class: 'figure-under' },
-    h('strong', { testid: 'record-kind' }, records.kind),
-    records.count === 1 ? ' record in ' : ' records in ',
-    h('strong', { testid: 'record-system' }, records.system),
-  );
+  return h('p', { class: 'figure-under' }, h('strong', { testid: 'record-kind' }, records.kind), records.count === 1 ? ' record in ' : ' records in ', h('strong', { testid: 'record-system' }, records.system));
 }

@@ -44,25 +44,14 @@ export function mandatePart(action: ActionDisplay): CardPart | null {
   const element = h(
     'div',
     { class: 'part part-mandate', testid: 'mandate', attrs: { 'data-period': mandate.period ?? '' } },
-    h(
-      'p',
-      { class: 'mandate-lead', testid: 'mandate-lead' },
-      'A standing permission: the agent may make these payments without asking you each time, until it ends or you stop it under Mandates.',
-    ),
+    h('p', { class: 'mandate-lead', testid: 'mandate-lead' }, 'A standing permission: the agent may make these payments without asking you each time, until it ends or you stop it under Mandates.'),
     ...mandate.limits.map((limit) =>
       bigFigure({
         label: `Up to, ${periodText(mandate.period)}`,
         text: limit.total.formatted_code,
         count: limit.total.amount_minor,
         testid: 'mandate-total',
-        under: h(
-          'p',
-          { class: 'figure-under', testid: 'mandate-range', attrs: { 'data-currency': limit.currency } },
-          'Each payment ',
-          h('strong', {}, limit.per_spend_min.formatted_code),
-          ' to ',
-          h('strong', {}, limit.per_spend_max.formatted_code),
-        ),
+        under: h('p', { class: 'figure-under', testid: 'mandate-range', attrs: { 'data-currency': limit.currency } }, 'Each payment ', h('strong', {}, limit.per_spend_min.formatted_code), ' to ', h('strong', {}, limit.per_spend_max.formatted_code)),
       }),
     ),
     labelledList({ label: mandate.payees.length === 1 ? 'Who may be paid' : `Who may be paid (${mandate.payees.length})`, items: mandate.payees.map((payee) => `${payee.name} (${payee.id})`), testid: 'mandate-payees' }),

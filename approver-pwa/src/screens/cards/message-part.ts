@@ -13,13 +13,7 @@ const COVERED = ['Channel', 'Recipients', 'For example', 'Subject', 'Message'];
 export function messagePart(action: ActionDisplay): CardPart | null {
   const message = action.message;
   if (!message) return null;
-  const under = h(
-    'p',
-    { class: 'figure-under' },
-    'by ',
-    h('strong', { testid: 'message-channel' }, message.channel),
-    message.list ? h('span', {}, ', list ', h('strong', { class: 'code', testid: 'recipient-list' }, message.list)) : null,
-  );
+  const under = h('p', { class: 'figure-under' }, 'by ', h('strong', { testid: 'message-channel' }, message.channel), message.list ? h('span', {}, ', list ', h('strong', { class: 'code', testid: 'recipient-list' }, message.list)) : null);
   const element = h(
     'div',
     { class: 'part part-message', testid: 'message' },
@@ -29,12 +23,7 @@ export function messagePart(action: ActionDisplay): CardPart | null {
       'figure',
       { class: 'message-box' },
       h('figcaption', { class: 'part-label' }, 'The message, as it will be sent'),
-      h(
-        'blockquote',
-        { class: 'message-quote' },
-        message.subject !== null ? h('p', { class: 'message-subject' }, h('span', { class: 'message-subject-label' }, 'Subject: '), h('span', { testid: 'message-subject' }, message.subject)) : null,
-        h('p', { class: 'message-body', testid: 'message-body' }, message.body),
-      ),
+      h('blockquote', { class: 'message-quote' }, message.subject !== null ? h('p', { class: 'message-subject' }, h('span', { class: 'message-subject-label' }, 'Subject: '), h('span', { testid: 'message-subject' }, message.subject)) : null, h('p', { class: 'message-body', testid: 'message-body' }, message.body)),
     ),
   );
   return { element, covered: fieldsLabelled(action, COVERED) };

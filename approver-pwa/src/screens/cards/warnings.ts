@@ -7,17 +7,5 @@ import { h } from '../../ui/dom.ts';
  */
 export function warningNotes(warnings: readonly string[] | undefined): HTMLElement | null {
   if (!warnings || warnings.length === 0) return null;
-  return h(
-    'div',
-    { class: 'warnings' },
-    ...warnings.map((warning) =>
-      h(
-        'p',
-        { class: 'warning', testid: 'warning', attrs: { role: 'note' } },
-        h('span', { class: 'warning-mark', attrs: { 'aria-hidden': 'true' } }, '!'),
-        h('span', { class: 'visually-hidden' }, 'Warning: '),
-        h('strong', {}, warning),
-      ),
-    ),
-  );
+  return h('div', { class: 'warnings' }, ...warnings.map((warning) => h('p', { class: 'warning', testid: 'warning', attrs: { role: 'note' } }, h('span', { class: 'warning-mark', attrs: { 'aria-hidden': 'true' } }, '!'), h('span', { class: 'visually-hidden' }, 'Warning: '), h('strong', {}, warning))));
 }

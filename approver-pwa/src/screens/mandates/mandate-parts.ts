@@ -43,9 +43,7 @@ export function remainingList(view: MandateView): HTMLElement {
         h('span', { class: 'remaining-of' }, `of ${left.total.formatted_code}, `, h('span', { testid: 'remaining-spent' }, left.spent.formatted_code), ' paid'),
       ),
     ),
-    view.spends_left === null
-      ? null
-      : h('li', { class: 'remaining', testid: 'spends-left', attrs: { 'data-count': view.spends_left } }, h('span', { class: 'remaining-left' }, h('strong', {}, counted(view.spends_left, 'payment')), ` left ${when}`)),
+    view.spends_left === null ? null : h('li', { class: 'remaining', testid: 'spends-left', attrs: { 'data-count': view.spends_left } }, h('span', { class: 'remaining-left' }, h('strong', {}, counted(view.spends_left, 'payment')), ` left ${when}`)),
   );
 }
 

@@ -51,22 +51,16 @@ export function mountMandateScreen(ctx: ScreenContext, authReqId: string): Dispo
       body,
       h('h1', { testid: 'mandate-title' }, view.display.title),
       h('div', { class: 'mandate-facts' }, statusBadge(view.status), h('p', { class: 'history-meta' }, h('span', { testid: 'client-name' }, view.client_name), ' · ', h('span', { testid: 'mandate-end' }, endText(view)))),
-      view.status === 'revoked'
-        ? h('p', { class: 'banner mandate-stopped', testid: 'mandate-revoked-note' }, `Revoked ${view.revoked_at ? formatWhen(view.revoked_at) : ''}. ${view.client_name} can make no more payments under it. Payments already made stay as they are.`)
-        : null,
+      view.status === 'revoked' ? h('p', { class: 'banner mandate-stopped', testid: 'mandate-revoked-note' }, `Revoked ${view.revoked_at ? formatWhen(view.revoked_at) : ''}. ${view.client_name} can make no more payments under it. Payments already made stay as they are.`) : null,
       status,
       errorSlot,
-      view.status === 'active'
-        ? h('section', { class: 'card stack', attrs: { 'aria-labelledby': 'left-title' } }, h('h2', { attrs: { id: 'left-title' } }, `Left ${periodWords(view)}`), remainingList(view), periodLine(view))
-        : null,
+      view.status === 'active' ? h('section', { class: 'card stack', attrs: { 'aria-labelledby': 'left-title' } }, h('h2', { attrs: { id: 'left-title' } }, `Left ${periodWords(view)}`), remainingList(view), periodLine(view)) : null,
       h('section', { class: 'stack', attrs: { 'aria-labelledby': 'bounds-title' } }, h('h2', { attrs: { id: 'bounds-title' } }, 'What you approved'), action),
       h(
         'section',
         { class: 'stack', attrs: { 'aria-labelledby': 'spends-title' } },
         h('h2', { attrs: { id: 'spends-title' } }, view.spends.length === 0 ? 'Payments made' : `Payments made (${view.spends.length})`),
-        view.spends.length === 0
-          ? h('p', { class: 'muted', testid: 'spends-empty' }, 'No payments yet.')
-          : h('ul', { class: 'history-list', testid: 'spends', attrs: { 'aria-label': 'Payments made, newest first' } }, ...view.spends.map((spend) => h('li', {}, spendItem(spend)))),
+        view.spends.length === 0 ? h('p', { class: 'muted', testid: 'spends-empty' }, 'No payments yet.') : h('ul', { class: 'history-list', testid: 'spends', attrs: { 'aria-label': 'Payments made, newest first' } }, ...view.spends.map((spend) => h('li', {}, spendItem(spend)))),
       ),
       view.status === 'active' ? revokeSection(view) : null,
     );

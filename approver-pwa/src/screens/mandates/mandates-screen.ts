@@ -17,16 +17,7 @@ export function mountMandatesScreen(ctx: ScreenContext): Dispose {
   setTitle('Mandates');
   const list = h('div', { class: 'mandates', attrs: { 'aria-busy': true } }, h('p', { class: 'muted' }, 'Loading your mandates…'));
   const errorSlot = h('div', { class: 'slot' });
-  ctx.root.replaceChildren(
-    h(
-      'section',
-      { class: 'screen', testid: 'mandates-screen' },
-      h('h1', {}, 'Mandates'),
-      h('p', { class: 'muted' }, 'Standing permissions you approved: an agent may make payments within them without asking you each time. Open one to see every payment, or to stop it.'),
-      errorSlot,
-      list,
-    ),
-  );
+  ctx.root.replaceChildren(h('section', { class: 'screen', testid: 'mandates-screen' }, h('h1', {}, 'Mandates'), h('p', { class: 'muted' }, 'Standing permissions you approved: an agent may make payments within them without asking you each time. Open one to see every payment, or to stop it.'), errorSlot, list));
   focusHeading(ctx.root);
 
   async function refresh(): Promise<void> {
@@ -44,9 +35,7 @@ export function mountMandatesScreen(ctx: ScreenContext): Dispose {
   function render(mandates: MandateView[]): void {
     list.removeAttribute('aria-busy');
     if (mandates.length === 0) {
-      list.replaceChildren(
-        h('div', { class: 'empty', testid: 'mandates-empty' }, h('p', { class: 'empty-title' }, 'No mandates'), h('p', { class: 'muted' }, 'When an agent asks for a standing permission and you approve it, it appears here.')),
-      );
+      list.replaceChildren(h('div', { class: 'empty', testid: 'mandates-empty' }, h('p', { class: 'empty-title' }, 'No mandates'), h('p', { class: 'muted' }, 'When an agent asks for a standing permission and you approve it, it appears here.')));
       return;
     }
     list.replaceChildren(h('ul', { class: 'history-list', attrs: { 'aria-label': 'Your mandates' } }, ...mandates.map((mandate) => h('li', {}, item(mandate)))));
@@ -57,12 +46,7 @@ export function mountMandatesScreen(ctx: ScreenContext): Dispose {
     return h(
       'article',
       { class: 'history-item mandate-item', testid: 'mandate-item', attrs: { 'data-auth-req-id': view.auth_req_id, 'data-status': view.status, 'aria-labelledby': titleId } },
-      h(
-        'div',
-        { class: 'history-head' },
-        h('h2', { class: 'history-title', attrs: { id: titleId } }, h('a', { class: 'mandate-link', testid: 'mandate-open', attrs: { href: mandateHref(view.auth_req_id) } }, view.display.title)),
-        statusBadge(view.status),
-      ),
+      h('div', { class: 'history-head' }, h('h2', { class: 'history-title', attrs: { id: titleId } }, h('a', { class: 'mandate-link', testid: 'mandate-open', attrs: { href: mandateHref(view.auth_req_id) } }, view.display.title)), statusBadge(view.status)),
       h('p', { class: 'history-meta' }, h('span', { testid: 'client-name' }, view.client_name), ' · ', endText(view)),
       view.status === 'active' ? remainingList(view) : null,
       h('p', { class: 'history-meta', testid: 'mandate-spend-count' }, view.spends.length === 1 ? '1 payment made' : `${view.spends.length} payments made`),

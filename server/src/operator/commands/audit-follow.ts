@@ -81,15 +81,11 @@ async function isSettled(ctx: CommandContext, requestPath: string): Promise<bool
 }
 
 function printEvent(ctx: CommandContext, event: AuditEvent): void {
-  if (ctx.json) return printJson(ctx, event);
-  const fields: Array<[string, unknown]> = [
-    ['reason', event.reason],
-    ['channel', event.channel],
-    ['client', event.client_id],
-    ['sub', event.sub],
-    ['device', event.device_id],
-    ...Object.entries(event.detail ?? {}),
-  ];
+  if (ctx.json) {
+    printJson(ctx, event);
+    return;
+  }
+  const fields: Array<[string, unknown]> = [['reason', event.reason], ['channel', event.channel], ['client', event.client_id], ['sub', event.sub], ['device', event.device_id], ...Object.entries(event.detail ?? {})];
   const pairs = fields.filter(([, value]) => value !== undefined && value !== null && value !== '').map(([key, value]) => `${key}=${oneWord(value)}`);
   ctx.output.out([event.at, event.type, ...pairs].join(ctx.output.tty ? '  ' : '\t'));
 }

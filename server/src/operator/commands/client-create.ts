@@ -34,14 +34,17 @@ export const clientCreate: Command = async (args, ctx) => {
   });
   if (ctx.json) printJson(ctx, body);
   else {
-    for (const line of keyValueLines([
-      ['client_id', body.client_id],
-      ['client_secret', body.client_secret],
-      ['name', body.name],
-      ['tenant', body.tenant],
-      ['mode', body.token_delivery_mode],
-      ['endpoint', body.backchannel_client_notification_endpoint],
-    ], ctx.output.tty)) {
+    for (const line of keyValueLines(
+      [
+        ['client_id', body.client_id],
+        ['client_secret', body.client_secret],
+        ['name', body.name],
+        ['tenant', body.tenant],
+        ['mode', body.token_delivery_mode],
+        ['endpoint', body.backchannel_client_notification_endpoint],
+      ],
+      ctx.output.tty,
+    )) {
       ctx.output.out(line);
     }
   }

@@ -23,7 +23,16 @@ export const userAdd: Command = async (args, ctx) => {
     ...(values.tenant ? { tenant: values.tenant } : {}),
   });
   if (ctx.json) printJson(ctx, body);
-  else for (const line of keyValueLines([['sub', body.sub], ['tenant', body.tenant], ['display_name', body.display_name]], ctx.output.tty)) ctx.output.out(line);
+  else
+    for (const line of keyValueLines(
+      [
+        ['sub', body.sub],
+        ['tenant', body.tenant],
+        ['display_name', body.display_name],
+      ],
+      ctx.output.tty,
+    ))
+      ctx.output.out(line);
   if (status === 201) {
     ctx.output.err(`Added ${body.sub}.`);
     return 0;

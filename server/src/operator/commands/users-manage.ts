@@ -42,7 +42,15 @@ export const userRoles: Command = async (args, ctx) => {
   if (roles.length > 0 && values.none) throw new UsageError('user roles takes roles or --none, not both');
   const { body } = await ctx.api.call<UserView>('PUT', `/users/${segment(sub)}/roles`, { roles, ...(values.tenant ? { tenant: values.tenant } : {}) });
   if (ctx.json) printJson(ctx, body);
-  else for (const line of keyValueLines([['sub', body.sub], ['roles', body.roles.join(' ')]], ctx.output.tty)) ctx.output.out(line);
+  else
+    for (const line of keyValueLines(
+      [
+        ['sub', body.sub],
+        ['roles', body.roles.join(' ')],
+      ],
+      ctx.output.tty,
+    ))
+      ctx.output.out(line);
   if (body.roles.length === 0) ctx.output.err(`${body.sub} has no roles now.`);
   return 0;
 };

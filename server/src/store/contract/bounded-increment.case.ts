@@ -28,14 +28,36 @@ export function describeBoundedIncrementContract(name: string, makeStore: () => 
       it('raises each counter (a missing one from 0) with the write, while it stays within its bound', async () => {
         const k = key('h');
         await store.hashCreate(k, { state: 'approved', spent: '60' }, 60);
-        const result = await store.compareAndSet(k, [APPROVED], { last: 'a' }, { increments: [{ field: 'spent', by: 40, max: 100 }, { field: 'count', by: 1, max: 3 }], outbox: '{"op":"spend"}' });
+        const result = await store.compareAndSet(
+          k,
+          [APPROVED],
+          { last: 'a' },
+          {
+            increments: [
+              { field: 'spent', by: 40, max: 100 },
+              { field: 'count', by: 1, max: 3 },
+            ],
+            outbox: '{"op":"spend"}',
+          },
+        );
         expect(result).toStrictEqual({ ok: true, fields: { state: 'approved', spent: '100', count: '1', last: 'a', seq: '1', 'ob:1': '{"op":"spend"}' } });
       });
       it('refuses an increment one past its bound, after the guards, and writes nothing', async () => {
         const k = key('h');
         const before = { state: 'approved', spent: '60', count: '2' };
         await store.hashCreate(k, before, 60);
-        const over = await store.compareAndSet(k, [APPROVED], { last: 'b' }, { increments: [{ field: 'count', by: 1, max: 3 }, { field: 'spent', by: 41, max: 100 }], outbox: '{"op":"spend"}' });
+        const over = await store.compareAndSet(
+          k,
+          [APPROVED],
+          { last: 'b' },
+          {
+            increments: [
+              { field: 'count', by: 1, max: 3 },
+              { field: 'spent', by: 41, max: 100 },
+            ],
+            outbox: '{"op":"spend"}',
+          },
+        );
         expect(over).toStrictEqual({ ok: false, fields: before, failedGuard: 2 });
         const guarded = await store.compareAndSet(k, [{ field: 'state', op: 'eq', value: 'expired' }], {}, { increments: [{ field: 'spent', by: 500, max: 100 }] });
         expect(guarded).toStrictEqual({ ok: false, fields: before, failedGuard: 0 });
@@ -54,9 +76,7 @@ export function describeBoundedIncrementContract(name: string, makeStore: () => 
       it('100 concurrent increments of 3 against a bound of 111 have exactly 37 winners', async () => {
         const k = keys.request('contract', randomUUID());
         await store.hashCreate(k, { state: 'approved' }, 60);
-        const results = await Promise.all(
-          Array.from({ length: 100 }, (_, i) => handles[i % handles.length]!.compareAndSet(k, [APPROVED, { field: `x:${i}`, op: 'absent' }], { [`x:${i}`]: '1' }, { increments: [{ field: 'spent', by: 3, max: 111 }] })),
-        );
+        const results = await Promise.all(Array.from({ length: 100 }, (_, i) => handles[i % handles.length]!.compareAndSet(k, [APPROVED, { field: `x:${i}`, op: 'absent' }], { [`x:${i}`]: '1' }, { increments: [{ field: 'spent', by: 3, max: 111 }] })));
         expect(results.filter((result) => result.ok)).toHaveLength(37);
         const fields = (await store.hashGet(k))!;
         expect(fields.spent).toBe('111');

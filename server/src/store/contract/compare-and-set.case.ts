@@ -24,7 +24,12 @@ const GUARD_CASES: [string, Guard, boolean][] = [
 ];
 
 /** Field strings that are, and are not, plain decimals: only the former compare as numbers. */
-const DECIMALS: [string, number][] = [['0', 0], ['7', 7], ['-2.5', -2.5], ['1700000000000', 1700000000000]];
+const DECIMALS: [string, number][] = [
+  ['0', 0],
+  ['7', 7],
+  ['-2.5', -2.5],
+  ['1700000000000', 1700000000000],
+];
 const NOT_DECIMALS = ['', ' 7 ', '0x10', '1e3', '.5', '5.', '+3', 'abc', '12abc', 'Infinity', 'NaN'];
 
 /**
@@ -66,7 +71,11 @@ export function describeCompareAndSetContract(name: string, makeStore: () => Pro
       it('reports the first failing guard, returns the record and writes nothing', async () => {
         const k = key('h');
         await store.hashCreate(k, RECORD, 60);
-        const guards: Guard[] = [{ field: 'state', op: 'present' }, { field: 'state', op: 'eq', value: 'denied' }, { field: 'state', op: 'absent' }];
+        const guards: Guard[] = [
+          { field: 'state', op: 'present' },
+          { field: 'state', op: 'eq', value: 'denied' },
+          { field: 'state', op: 'absent' },
+        ];
         expect(await store.compareAndSet(k, guards, { state: 'x' })).toStrictEqual({ ok: false, fields: RECORD, failedGuard: 1 });
         expect(await store.hashGet(k)).toStrictEqual(RECORD);
       });
@@ -97,7 +106,12 @@ export function describeCompareAndSetContract(name: string, makeStore: () => Pro
         const cases: [string, number | null][] = [...DECIMALS, ...NOT_DECIMALS.map((value): [string, null] => [value, null])];
         for (const [value, number] of cases) {
           await store.hashSet(k, { n: value });
-          for (const [op, limit] of [['lt', 6], ['gt', 6], ['lt', 0], ['gt', 0]] as const) {
+          for (const [op, limit] of [
+            ['lt', 6],
+            ['gt', 6],
+            ['lt', 0],
+            ['gt', 0],
+          ] as const) {
             const expected = number !== null && (op === 'lt' ? number < limit : number > limit);
             const { ok } = await store.compareAndSet(k, [{ field: 'n', op, value: limit }], {});
             if (ok !== expected) wrong.push(`${JSON.stringify(value)} ${op} ${limit}`);
@@ -108,11 +122,7 @@ export function describeCompareAndSetContract(name: string, makeStore: () => Pro
       it('50 concurrent redeems of one approved record have exactly one winner', async () => {
         const k = keys.request('contract', randomUUID());
         await store.hashCreate(k, { state: 'approved' }, 60);
-        const results = await Promise.all(
-          Array.from({ length: 50 }, (_, i) =>
-            handles[i % handles.length]!.compareAndSet(k, [APPROVED], { state: 'redeemed', redemption_id: `rdm_${i}` }),
-          ),
-        );
+        const results = await Promise.all(Array.from({ length: 50 }, (_, i) => handles[i % handles.length]!.compareAndSet(k, [APPROVED], { state: 'redeemed', redemption_id: `rdm_${i}` })));
         const winners = results.filter((result) => result.ok);
         expect(winners).toHaveLength(1);
         const redeemed = { state: 'redeemed', redemption_id: winners[0]!.fields!.redemption_id! };

@@ -45,16 +45,31 @@ export function describeIndexStoreContract(name: string, makeStore: () => Promis
         return k;
       };
       it('sortedRangeByScore answers the members up to maxScore, inclusive, lowest score first', async () => {
-        const k = await filled([['late', T + 3000], ['first', T + 1000], ['due', T + 2000], ['later', T + 4000]]);
+        const k = await filled([
+          ['late', T + 3000],
+          ['first', T + 1000],
+          ['due', T + 2000],
+          ['later', T + 4000],
+        ]);
         expect(await store.sortedRangeByScore(k, T + 3000, 10)).toStrictEqual(['first', 'due', 'late']);
         expect(await store.sortedRangeByScore(k, T + 999, 10)).toStrictEqual([]);
       });
       it('orders members of equal score by their bytes', async () => {
-        const k = await filled([['default:b', T], ['acme:z', T], ['default:a', T], ['acme:a', T - 1]]);
+        const k = await filled([
+          ['default:b', T],
+          ['acme:z', T],
+          ['default:a', T],
+          ['acme:a', T - 1],
+        ]);
         expect(await store.sortedRangeByScore(k, T, 10)).toStrictEqual(['acme:a', 'acme:z', 'default:a', 'default:b']);
       });
       it('sortedRangeAfter pages through members of score 0 in byte order, strictly after the cursor', async () => {
-        const k = await filled([['bob', 0], ['alice', 0], ['carol', 0], ['dave', 0]]);
+        const k = await filled([
+          ['bob', 0],
+          ['alice', 0],
+          ['carol', 0],
+          ['dave', 0],
+        ]);
         expect(await store.sortedRangeAfter(k, null, 2)).toStrictEqual(['alice', 'bob']);
         expect(await store.sortedRangeAfter(k, 'bob', 2)).toStrictEqual(['carol', 'dave']);
         // A cursor that is no longer a member still pages on from where it would sort.
@@ -67,19 +82,30 @@ export function describeIndexStoreContract(name: string, makeStore: () => Promis
         expect(await store.sortedRangeByScore(k, T + 100, 3)).toStrictEqual(['m19', 'm18', 'm17']);
       });
       it('compares scores as numbers: negatives, fractions and infinite bounds', async () => {
-        const k = await filled([['ten', 10], ['nine', 9], ['minus', -2.5], ['half', 0.5]]);
+        const k = await filled([
+          ['ten', 10],
+          ['nine', 9],
+          ['minus', -2.5],
+          ['half', 0.5],
+        ]);
         expect(await store.sortedRangeByScore(k, 9.5, 10)).toStrictEqual(['minus', 'half', 'nine']);
         expect(await store.sortedRangeByScore(k, Number.POSITIVE_INFINITY, 10)).toStrictEqual(['minus', 'half', 'nine', 'ten']);
         expect(await store.sortedRangeByScore(k, Number.NEGATIVE_INFINITY, 10)).toStrictEqual([]);
       });
       it('sortedAdd of a present member moves it to the new score', async () => {
-        const k = await filled([['a', T + 1000], ['b', T + 2000]]);
+        const k = await filled([
+          ['a', T + 1000],
+          ['b', T + 2000],
+        ]);
         await store.sortedAdd(k, 'a', T + 3000);
         expect(await store.sortedRangeByScore(k, T + 2000, 10)).toStrictEqual(['b']);
         expect(await store.sortedRangeByScore(k, T + 3000, 10)).toStrictEqual(['b', 'a']);
       });
       it('sortedRemove removes a member and answers whether it was there; the last one removes the set', async () => {
-        const k = await filled([['a', 1], ['b', 2]]);
+        const k = await filled([
+          ['a', 1],
+          ['b', 2],
+        ]);
         expect(await store.sortedRemove(k, 'a')).toBe(true);
         expect(await store.sortedRemove(k, 'a')).toBe(false);
         expect(await store.sortedRemove(k, 'missing')).toBe(false);
@@ -106,11 +132,39 @@ export function describeIndexStoreContract(name: string, makeStore: () => Promis
 
     describeTtl(key, harness, [
       ['setAdd with a TTL sets it', (k) => store.setAdd(k, 'a', 1), async (k) => expect(await store.setMembers(k)).toStrictEqual([])],
-      ['setAdd with a TTL resets it', async (k) => { await store.setAdd(k, 'a', 1); await store.setAdd(k, 'b', 60); }, async (k) => expect((await store.setMembers(k)).sort()).toStrictEqual(['a', 'b'])],
-      ['setAdd without a TTL keeps it', async (k) => { await store.setAdd(k, 'a', 1); await store.setAdd(k, 'b'); }, async (k) => expect(await store.setMembers(k)).toStrictEqual([])],
+      [
+        'setAdd with a TTL resets it',
+        async (k) => {
+          await store.setAdd(k, 'a', 1);
+          await store.setAdd(k, 'b', 60);
+        },
+        async (k) => expect((await store.setMembers(k)).sort()).toStrictEqual(['a', 'b']),
+      ],
+      [
+        'setAdd without a TTL keeps it',
+        async (k) => {
+          await store.setAdd(k, 'a', 1);
+          await store.setAdd(k, 'b');
+        },
+        async (k) => expect(await store.setMembers(k)).toStrictEqual([]),
+      ],
       ['sortedAdd with a TTL sets it', (k) => store.sortedAdd(k, 'a', 1, 1), async (k) => expect(await store.sortedRangeByScore(k, 10, 10)).toStrictEqual([])],
-      ['sortedAdd with a TTL resets it', async (k) => { await store.sortedAdd(k, 'a', 1, 1); await store.sortedAdd(k, 'b', 2, 60); }, async (k) => expect(await store.sortedRangeByScore(k, 10, 10)).toStrictEqual(['a', 'b'])],
-      ['sortedAdd without a TTL keeps it', async (k) => { await store.sortedAdd(k, 'a', 1, 1); await store.sortedAdd(k, 'b', 2); }, async (k) => expect(await store.sortedRangeByScore(k, 10, 10)).toStrictEqual([])],
+      [
+        'sortedAdd with a TTL resets it',
+        async (k) => {
+          await store.sortedAdd(k, 'a', 1, 1);
+          await store.sortedAdd(k, 'b', 2, 60);
+        },
+        async (k) => expect(await store.sortedRangeByScore(k, 10, 10)).toStrictEqual(['a', 'b']),
+      ],
+      [
+        'sortedAdd without a TTL keeps it',
+        async (k) => {
+          await store.sortedAdd(k, 'a', 1, 1);
+          await store.sortedAdd(k, 'b', 2);
+        },
+        async (k) => expect(await store.sortedRangeByScore(k, 10, 10)).toStrictEqual([]),
+      ],
     ]);
   });
 }

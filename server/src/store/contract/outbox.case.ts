@@ -39,9 +39,7 @@ export function describeOutboxContract(name: string, makeStore: () => Promise<St
     it('of many swaps racing with outbox entries, one wins and writes the only entry', async () => {
       const k = key('req');
       await store.hashCreate(k, { state: 'approved' }, 60);
-      const results = await Promise.all(
-        Array.from({ length: 12 }, (_, i) => handles[i % handles.length]!.compareAndSet(k, [{ field: 'state', op: 'eq', value: 'approved' }], { state: 'redeemed', by: String(i) }, { outbox: `{"by":${i}}` })),
-      );
+      const results = await Promise.all(Array.from({ length: 12 }, (_, i) => handles[i % handles.length]!.compareAndSet(k, [{ field: 'state', op: 'eq', value: 'approved' }], { state: 'redeemed', by: String(i) }, { outbox: `{"by":${i}}` })));
       const winners = results.filter((result) => result.ok);
       expect(winners).toHaveLength(1);
       const fields = (await store.hashGet(k))!;
@@ -74,7 +72,15 @@ export function describeOutboxContract(name: string, makeStore: () => Promise<St
       expect(await store.streamIndexRead(index.key)).toEqual(ids);
       expect(await store.get(index.key)).toBe(`${ids[0]}#1.0`);
       // The tail matches, the token is held: the duplicate is named and nothing is written.
-      const again = await store.streamAppendManyAfter(chain, ids[0]!, [{ e: 'b' }, { e: 'a' }], [{ ...index, once: '2.0' }, { ...index, once: '1.0' }]);
+      const again = await store.streamAppendManyAfter(
+        chain,
+        ids[0]!,
+        [{ e: 'b' }, { e: 'a' }],
+        [
+          { ...index, once: '2.0' },
+          { ...index, once: '1.0' },
+        ],
+      );
       expect(again).toEqual({ ok: false, duplicate: 1 });
       expect((await store.streamRange(chain)).map((entry) => entry.fields.e)).toEqual(['a']);
       // Without it, the rest appends; an entry without a token is never a duplicate.

@@ -103,13 +103,15 @@ export function describeQueueStoreContract(name: string, makeStore: () => Promis
       it('10 consumers on 5 connections reading at once get each of 40 entries exactly once', async () => {
         const { k, ids } = await queue(40);
         const got: string[] = [];
-        await Promise.all(Array.from({ length: 10 }, async (_, i) => {
-          for (;;) {
-            const entries = await handles[i % handles.length]!.streamGroupRead(k, GROUP, `c${i}`, 3);
-            if (!entries?.length) return;
-            got.push(...entries.map((entry) => entry.id));
-          }
-        }));
+        await Promise.all(
+          Array.from({ length: 10 }, async (_, i) => {
+            for (;;) {
+              const entries = await handles[i % handles.length]!.streamGroupRead(k, GROUP, `c${i}`, 3);
+              if (!entries?.length) return;
+              got.push(...entries.map((entry) => entry.id));
+            }
+          }),
+        );
         expect([...got].sort()).toStrictEqual([...ids].sort());
       });
       it('streamConsumers lists each consumer delivered or claiming entries, with its pending count and idle time', async () => {

@@ -119,16 +119,72 @@ export function describeRecordStoreContract(name: string, makeStore: () => Promi
 
     describeTtl(key, harness, [
       ['set with a TTL expires', (k) => store.set(k, 'v', { ttlSeconds: 1 }), async (k) => expect(await store.get(k)).toBeNull()],
-      ['set without a TTL clears an earlier one', async (k) => { await store.set(k, 'v', { ttlSeconds: 1 }); await store.set(k, 'w'); }, async (k) => expect(await store.get(k)).toBe('w')],
+      [
+        'set without a TTL clears an earlier one',
+        async (k) => {
+          await store.set(k, 'v', { ttlSeconds: 1 });
+          await store.set(k, 'w');
+        },
+        async (k) => expect(await store.get(k)).toBe('w'),
+      ],
       ['set with onlyIfAbsent writes again once the key expired', (k) => store.set(k, 'v', { ttlSeconds: 1, onlyIfAbsent: true }), async (k) => expect(await store.set(k, 'w', { onlyIfAbsent: true })).toBe(true)],
       ['take of an expired value returns null', (k) => store.set(k, 'v', { ttlSeconds: 1 }), async (k) => expect(await store.take(k)).toBeNull()],
-      ['hashCreate gives the record its TTL, then creates it again', (k) => store.hashCreate(k, { a: '1' }, 1), async (k) => { expect(await store.hashGet(k)).toBeNull(); expect(await store.hashCreate(k, { a: '2' }, 60)).toBe(true); }],
-      ['hashSet with a TTL resets it', async (k) => { await store.hashCreate(k, { a: '1' }, 1); await store.hashSet(k, { b: '2' }, 60); }, async (k) => expect(await store.hashGet(k)).toStrictEqual({ a: '1', b: '2' })],
-      ['hashSet without a TTL keeps it', async (k) => { await store.hashCreate(k, { a: '1' }, 1); await store.hashSet(k, { b: '2' }); }, async (k) => expect(await store.hashGet(k)).toBeNull()],
-      ['compareAndSet with a TTL resets it', async (k) => { await store.hashCreate(k, { a: '1' }, 1); await store.compareAndSet(k, [], { b: '2' }, { ttlSeconds: 60 }); }, async (k) => expect(await store.hashGet(k)).toStrictEqual({ a: '1', b: '2' })],
-      ['compareAndSet without a TTL keeps it', async (k) => { await store.hashCreate(k, { a: '1' }, 1); await store.compareAndSet(k, [], { b: '2' }); }, async (k) => expect(await store.hashGet(k)).toBeNull()],
-      ['replace keeps the TTL', async (k) => { await store.set(k, 'a', { ttlSeconds: 1 }); await store.replace(k, 'a', 'b'); }, async (k) => expect(await store.get(k)).toBeNull()],
-      ['hashThrottle keeps the TTL', async (k) => { await store.hashCreate(k, { interval: '5' }, 1); await store.hashThrottle(k, { nowMs: T, intervalField: 'interval', nextAtField: 'next_poll_at', unitMs: 1000, defaultInterval: 5, earlyIncrement: 5 }); }, async (k) => expect(await store.hashGet(k)).toBeNull()],
+      [
+        'hashCreate gives the record its TTL, then creates it again',
+        (k) => store.hashCreate(k, { a: '1' }, 1),
+        async (k) => {
+          expect(await store.hashGet(k)).toBeNull();
+          expect(await store.hashCreate(k, { a: '2' }, 60)).toBe(true);
+        },
+      ],
+      [
+        'hashSet with a TTL resets it',
+        async (k) => {
+          await store.hashCreate(k, { a: '1' }, 1);
+          await store.hashSet(k, { b: '2' }, 60);
+        },
+        async (k) => expect(await store.hashGet(k)).toStrictEqual({ a: '1', b: '2' }),
+      ],
+      [
+        'hashSet without a TTL keeps it',
+        async (k) => {
+          await store.hashCreate(k, { a: '1' }, 1);
+          await store.hashSet(k, { b: '2' });
+        },
+        async (k) => expect(await store.hashGet(k)).toBeNull(),
+      ],
+      [
+        'compareAndSet with a TTL resets it',
+        async (k) => {
+          await store.hashCreate(k, { a: '1' }, 1);
+          await store.compareAndSet(k, [], { b: '2' }, { ttlSeconds: 60 });
+        },
+        async (k) => expect(await store.hashGet(k)).toStrictEqual({ a: '1', b: '2' }),
+      ],
+      [
+        'compareAndSet without a TTL keeps it',
+        async (k) => {
+          await store.hashCreate(k, { a: '1' }, 1);
+          await store.compareAndSet(k, [], { b: '2' });
+        },
+        async (k) => expect(await store.hashGet(k)).toBeNull(),
+      ],
+      [
+        'replace keeps the TTL',
+        async (k) => {
+          await store.set(k, 'a', { ttlSeconds: 1 });
+          await store.replace(k, 'a', 'b');
+        },
+        async (k) => expect(await store.get(k)).toBeNull(),
+      ],
+      [
+        'hashThrottle keeps the TTL',
+        async (k) => {
+          await store.hashCreate(k, { interval: '5' }, 1);
+          await store.hashThrottle(k, { nowMs: T, intervalField: 'interval', nextAtField: 'next_poll_at', unitMs: 1000, defaultInterval: 5, earlyIncrement: 5 });
+        },
+        async (k) => expect(await store.hashGet(k)).toBeNull(),
+      ],
     ]);
   });
 }

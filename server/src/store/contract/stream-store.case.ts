@@ -87,15 +87,19 @@ export function describeStreamStoreContract(name: string, makeStore: () => Promi
         // A lost race writes no index either.
         expect(await store.streamAppendManyAfter(k, null, [{ n: 'x' }], [{ key: b, ttlSeconds: 60 }])).toMatchObject({ ok: false });
         expect(await store.streamIndexRead(b)).toStrictEqual([]);
-        const second = await store.streamAppendManyAfter(k, first.ids[2]!, [{ n: '4' }, { n: '5' }], [{ key: b, ttlSeconds: 60 }, { key: a, ttlSeconds: 60 }]);
+        const second = await store.streamAppendManyAfter(
+          k,
+          first.ids[2]!,
+          [{ n: '4' }, { n: '5' }],
+          [
+            { key: b, ttlSeconds: 60 },
+            { key: a, ttlSeconds: 60 },
+          ],
+        );
         if (!second.ok) throw new Error('a batch after the newest id must succeed');
         expect(await store.streamIndexRead(a)).toStrictEqual([first.ids[0], first.ids[2], second.ids[1]]);
         expect(await store.streamIndexRead(b)).toStrictEqual([second.ids[0]]);
-        expect(await store.streamGet(k, [second.ids[1]!, first.ids[1]!, '1-0'])).toStrictEqual([
-          { id: second.ids[1], fields: { n: '5' } },
-          { id: first.ids[1], fields: { n: '2' } },
-          null,
-        ]);
+        expect(await store.streamGet(k, [second.ids[1]!, first.ids[1]!, '1-0'])).toStrictEqual([{ id: second.ids[1], fields: { n: '5' } }, { id: first.ids[1], fields: { n: '2' } }, null]);
         expect(await store.streamGet(`chain:{${randomUUID()}}`, [first.ids[0]!])).toStrictEqual([null]);
         await expect(store.streamGet(k, ['nope'])).rejects.toThrow(TypeError);
       });
@@ -111,7 +115,17 @@ export function describeStreamStoreContract(name: string, makeStore: () => Promi
         const tag = `{${randomUUID()}}`;
         const [k, a, taken] = [`chain:${tag}`, `idx:${tag}:a`, `idx:${tag}:taken`];
         await store.hashSet(taken, { not: 'an index' });
-        await expect(store.streamAppendManyAfter(k, null, [{ n: '1' }, { n: '2' }], [{ key: a, ttlSeconds: 60 }, { key: taken, ttlSeconds: 60 }])).rejects.toThrow(/WRONGTYPE/);
+        await expect(
+          store.streamAppendManyAfter(
+            k,
+            null,
+            [{ n: '1' }, { n: '2' }],
+            [
+              { key: a, ttlSeconds: 60 },
+              { key: taken, ttlSeconds: 60 },
+            ],
+          ),
+        ).rejects.toThrow(/WRONGTYPE/);
         expect(await store.streamRange(k)).toStrictEqual([]);
         expect(await store.streamIndexRead(a)).toStrictEqual([]);
         expect(await store.hashGet(taken)).toStrictEqual({ not: 'an index' });
@@ -120,10 +134,14 @@ export function describeStreamStoreContract(name: string, makeStore: () => Promi
 
     describeTtl(key, harness, [
       ['streamAppendManyAfter gives an index its TTL', (k) => store.streamAppendManyAfter(`chain:{${k}}`, null, [{ n: '1' }], [{ key: `idx:{${k}}`, ttlSeconds: 1 }]), async (k) => expect(await store.streamIndexRead(`idx:{${k}}`)).toStrictEqual([])],
-      ['streamAppendManyAfter resets an index’s TTL', async (k) => {
-        const first = await store.streamAppendManyAfter(`chain:{${k}}`, null, [{ n: '1' }], [{ key: `idx:{${k}}`, ttlSeconds: 1 }]);
-        await store.streamAppendManyAfter(`chain:{${k}}`, first.ok ? first.ids[0]! : null, [{ n: '2' }], [{ key: `idx:{${k}}`, ttlSeconds: 60 }]);
-      }, async (k) => expect(await store.streamIndexRead(`idx:{${k}}`)).toHaveLength(2)],
+      [
+        'streamAppendManyAfter resets an index’s TTL',
+        async (k) => {
+          const first = await store.streamAppendManyAfter(`chain:{${k}}`, null, [{ n: '1' }], [{ key: `idx:{${k}}`, ttlSeconds: 1 }]);
+          await store.streamAppendManyAfter(`chain:{${k}}`, first.ok ? first.ids[0]! : null, [{ n: '2' }], [{ key: `idx:{${k}}`, ttlSeconds: 60 }]);
+        },
+        async (k) => expect(await store.streamIndexRead(`idx:{${k}}`)).toHaveLength(2),
+      ],
     ]);
   });
 }

@@ -26,7 +26,11 @@ export function describeStreamTrimContract(name: string, makeStore: () => Promis
       it('streamTrimBefore deletes the entries before the id named and writes the mark in the same step', async () => {
         const tag = `{${randomUUID()}}`;
         const [k, mark] = [`chain:${tag}`, `anchor:${tag}`];
-        const appended = await store.streamAppendManyAfter(k, null, ['0', '1', '2', '3', '4'].map((n) => ({ n })));
+        const appended = await store.streamAppendManyAfter(
+          k,
+          null,
+          ['0', '1', '2', '3', '4'].map((n) => ({ n })),
+        );
         if (!appended.ok) throw new Error('the first batch after null must succeed');
         const ids = appended.ids;
         expect(await store.streamTrimBefore(k, ids[2]!, { key: mark, ifId: null, fields: { id: ids[1]!, seq: '1' } })).toStrictEqual({ ok: true, trimmed: 2 });
@@ -66,7 +70,11 @@ export function describeStreamTrimContract(name: string, makeStore: () => Promis
         const write = async (handle: Store, writer: number) => {
           let last: string | null = null;
           for (;;) {
-            const result = await handle.streamAppendManyAfter(k, last, [0, 1, 2].map((i) => ({ writer: String(writer), i: String(i) })));
+            const result = await handle.streamAppendManyAfter(
+              k,
+              last,
+              [0, 1, 2].map((i) => ({ writer: String(writer), i: String(i) })),
+            );
             if (result.ok) return;
             last = 'last' in result ? (result.last?.id ?? null) : last;
           }

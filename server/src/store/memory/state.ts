@@ -1,16 +1,31 @@
 import type { StreamEntry } from '../types.ts';
 
 /** A sorted set: each member's score, and the members in (score, member) order for range reads. */
-export interface Sorted { scores: Map<string, number>; order: { score: number; member: string }[] }
+export interface Sorted {
+  scores: Map<string, number>;
+  order: { score: number; member: string }[];
+}
 /** A stream: its entries oldest first, and the last id it generated (Redis's `last-generated-id`). */
-export interface Stream { entries: StreamEntry[]; lastMs: number; lastSeq: number; groups?: Map<string, Group> }
+export interface Stream {
+  entries: StreamEntry[];
+  lastMs: number;
+  lastSeq: number;
+  groups?: Map<string, Group>;
+}
 /** One delivered, unacknowledged entry of a group: its consumer and when it was delivered to it (ms). */
-export interface PendingEntry { consumer: string; deliveredAt: number }
+export interface PendingEntry {
+  consumer: string;
+  deliveredAt: number;
+}
 /**
  * A consumer group: the last id it delivered, and its pending entries in id order (entries are
  * delivered in id order and a claim changes an entry in place, so the map's order is the id order).
  */
-export interface Group { lastDelivered: [number, number]; pending: Map<string, PendingEntry>; consumers: Map<string, { seenAt: number }> }
+export interface Group {
+  lastDelivered: [number, number];
+  pending: Map<string, PendingEntry>;
+  consumers: Map<string, { seenAt: number }>;
+}
 /**
  * A sliding window ({@link MemoryStore.windowAdd}): its entries oldest first (a queue, as the Redis
  * list), the running totals per currency (only those above 0), and the newest time added (for the
@@ -22,7 +37,10 @@ export interface Window {
   newest: number;
 }
 export type Value = { kind: 'window'; value: Window } | { kind: 'string'; value: string } | { kind: 'hash'; value: Map<string, string> } | { kind: 'set'; value: Set<string> } | { kind: 'sorted'; value: Sorted } | { kind: 'stream'; value: Stream };
-export interface Entry { data: Value; expiresAt: number | undefined }
+export interface Entry {
+  data: Value;
+  expiresAt: number | undefined;
+}
 
 /**
  * The internal state of one `MemoryStore` (memory-store.ts): its entries and its clock, with the

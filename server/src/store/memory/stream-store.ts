@@ -75,10 +75,13 @@ export function streamRange(s: MemoryState, key: string, afterId?: string, count
   if (count !== undefined && !(Number.isInteger(count) && count > 0)) throw new RangeError(`count must be a positive whole number, got ${count}`);
   const entries = s.of(key, 'stream')?.value.entries ?? [];
   const after = afterId === undefined ? null : parseStreamId(afterId);
-  const later = after === null ? entries : entries.filter(({ id }) => {
-    const [ms, seq] = parseStreamId(id);
-    return ms > after[0] || (ms === after[0] && seq > after[1]);
-  });
+  const later =
+    after === null
+      ? entries
+      : entries.filter(({ id }) => {
+          const [ms, seq] = parseStreamId(id);
+          return ms > after[0] || (ms === after[0] && seq > after[1]);
+        });
   return later.slice(0, count ?? later.length).map((entry) => ({ id: entry.id, fields: { ...entry.fields } }));
 }
 

@@ -11,4 +11,3 @@ export function toFields(flat: string[]): Fields {
   for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i] as string] = flat[i + 1] as string;
   return fields;
 }
-

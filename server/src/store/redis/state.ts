@@ -44,7 +44,8 @@ export class RedisState {
    */
   async evalMultiKey(name: keyof typeof SCRIPTS, keys: string[], args: string[]): Promise<unknown> {
     const lua = SCRIPTS[name];
-    const sha = (SHAS[name] ??= createHash('sha1').update(lua).digest('hex'));
+    SHAS[name] ??= createHash('sha1').update(lua).digest('hex');
+    const sha = SHAS[name];
     try {
       return await this.redis.call('EVALSHA', sha, String(keys.length), ...keys, ...args);
     } catch (error) {

@@ -22,15 +22,7 @@ export async function windowRemove(s: RedisState, key: string, member: string): 
 
 export async function sortedWindowAdd(s: RedisState, key: string, entry: SortedWindowEntry): Promise<SortedWindowResult> {
   const { score } = checkWindowEntry(entry);
-  const [ok, count] = (await s.scripts.countersignSortedWindowAdd(
-    s.key(key),
-    String(entry.nowMs),
-    String(entry.windowMs),
-    entry.member,
-    scoreArg(score),
-    String(entry.maxCount),
-    scoreArg(entry.nowMs - entry.windowMs),
-  )) as [number, number];
+  const [ok, count] = (await s.scripts.countersignSortedWindowAdd(s.key(key), String(entry.nowMs), String(entry.windowMs), entry.member, scoreArg(score), String(entry.maxCount), scoreArg(entry.nowMs - entry.windowMs))) as [number, number];
   return { ok: ok === 1, count };
 }
 
