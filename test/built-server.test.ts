@@ -178,7 +178,9 @@ describe('the built server, run with plain node', () => {
     await new Promise((resolve) => setTimeout(resolve, 5));
     server.child.kill('SIGTERM');
     const late = Array.from({ length: 20 }, (_, n) => new Promise((resolve) => setTimeout(resolve, n * 5)).then(() => ask(200 + n)));
-    const ready = await fetch(`${server.url}/readyz`);
+    // The signal lands a moment after kill(): /readyz turns 503 once the server has it, and stays so through the drain.
+    let ready = await fetch(`${server.url}/readyz`);
+    for (let tries = 0; ready.status === 200 && tries < 50; tries++) ready = await new Promise((resolve) => setTimeout(resolve, 10)).then(() => fetch(`${server.url}/readyz`));
     expect([ready.status, ready.headers.get('connection')]).toEqual([503, 'close']);
     const outcomes = [...first, ...(await Promise.all(burst)), ...(await Promise.all(late))];
     expect(await server.exited).toBe(0);
