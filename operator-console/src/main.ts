@@ -11,11 +11,15 @@ import { api, ApiError, currentToken, useToken } from './api.ts';
 import { startDirectory } from './directory/index.ts';
 import { $, $value } from './dom.ts';
 import { refreshPending, startPending, stopPending } from './pending.ts';
+import { mountRequestForm } from './request-form.ts';
 import { loadSamples, samplesLoaded } from './samples.ts';
 import { startSendForm } from './send-form.ts';
 import { whenTokenRefused } from './session.ts';
 import { currentTenant } from './tenant.ts';
 import { stopWatching } from './watch.ts';
+
+// The request form first: everything after may look up its fields.
+mountRequestForm();
 
 function showSignIn(message = ''): void {
   stopWatching();

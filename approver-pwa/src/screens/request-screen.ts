@@ -4,14 +4,12 @@ import { getRequest, isApiError, listRequests, postDecision, postReport, type Re
 import { startCountdown } from '../ui/countdown.ts';
 import { focusHeading, h, setTitle } from '../ui/dom.ts';
 import { timeLeftText } from '../ui/format-duration.ts';
-import { actionCard } from './action-card.ts';
-import { batchTotals } from './cards/batch-totals.ts';
-import { choiceTestId, decisionBar, type Choice } from './decision-bar.ts';
+import { choiceTestId, type Choice } from './decision-bar.ts';
 import { errorBanner, errorMessage, isPasskeyCancelled } from './messages.ts';
-import { backLink, bindingBox, bindingLine, confirmReport, describeFailure, reviewerBindingLine, reviewerNote, testBadge } from './request-parts.ts';
-import { approvalsList, escalationLine, tierLine } from './request-facts.ts';
-import { describeResult, resultPanel } from './request-result.ts';
+import { backLink, confirmReport, describeFailure } from './request-parts.ts';
+import { describeResult } from './request-result.ts';
 import { requestTitle } from './request-title.ts';
+import { requestSection } from './request-section.ts';
 import type { Dispose, ScreenContext } from './screen.ts';
 
 /**
@@ -152,40 +150,7 @@ export function mountRequestScreen(ctx: ScreenContext, authReqId: string): Dispo
     setTitle(requestTitle(request));
 
     const timeLeft = h('span', { class: 'time-left', testid: 'time-left', attrs: { role: 'timer' } });
-    const deciding = pending && view.options !== null;
-    const shown = expiredLocally ? { ...request, state: 'expired' as const } : request;
-    const context = { reported, wrongCode };
-    const result = describeResult(shown, context);
-    // A wrong code's denial is said in the result panel, not again in an error line.
-    const errorShown = error && !(wrongCode && request.state === 'denied') ? error : null;
-    const reviewer = request.viewer?.party && request.viewer.party !== 'customer' ? request.viewer.party : null;
-    ctx.root.replaceChildren(
-      h(
-        'section',
-        { class: 'screen request', testid: 'request-screen', attrs: { 'data-state': request.state, 'data-auth-req-id': request.auth_req_id } },
-        h('div', { class: 'request-nav' }, backLink(), pending ? h('p', { class: 'time-left-line' }, timeLeft) : null),
-        request.test ? testBadge() : null,
-        h('p', { class: 'eyebrow' }, 'Requested by ', h('strong', { testid: 'client-name' }, request.client_name)),
-        // Focusable from script, so focus on it survives a re-render.
-        h('h1', { testid: 'request-title', attrs: { tabindex: -1 } }, requestTitle(request)),
-        tierLine(request),
-        escalationLine(request),
-        // While deciding, the message to compare comes first: on a phone it is then in view above
-        // the sticky decision bar (the codes) without scrolling, not under it.
-        request.binding_message && pending && !reviewer ? bindingBox(request.binding_message) : null,
-        // Once decided (or this person's part is done), what became of it comes first.
-        result.kind === 'pending' ? null : resultPanel(shown, context),
-        reviewer ? reviewerNote(reviewer) : null,
-        batchTotals(request),
-        ...request.actions.map((action) => actionCard(action, request.actions.length > 1)),
-        approvalsList(request, you),
-        request.binding_message && (!pending || reviewer) ? (reviewer ? reviewerBindingLine(request.binding_message) : bindingLine(request.binding_message)) : null,
-        // While deciding, an error belongs next to the buttons, which stay in view.
-        errorShown && !deciding ? errorBanner(errorShown) : null,
-        deciding ? decisionBar({ request, options: view.options!, busy, error: errorShown, choose: (choice) => void choose(choice) }) : null,
-        !pending ? h('p', {}, h('a', { attrs: { href: '#/' } }, 'Back to your requests')) : null,
-      ),
-    );
+    ctx.root.replaceChildren(requestSection({ view, pending, expiredLocally, timeLeft, busy, error, reported, wrongCode, you, choose: (choice) => void choose(choice) }));
 
     if (pending) {
       stopCountdown = startCountdown(request.seconds_left, (seconds) => {

@@ -1,13 +1,14 @@
 import { canonicalize } from '@countersign/shared';
 import type { Clock, Logger } from '../runtime/index.ts';
-import type { IndexStore, RecordStore, StreamEntry, StreamStore } from '../store/index.ts';
+import type { IndexStore, RecordStore, StreamStore } from '../store/index.ts';
 import { keys } from '../store/index.ts';
 import type { AuditEvent, StoredAuditEvent } from './audit-event.ts';
 import { createChainAppender } from './chain-appender.ts';
+import { createChainReader } from './chain-reader.ts';
 import { withoutSecrets } from './no-secrets.ts';
-import { readRetentionAnchor, trimChain, type TrimReport } from './retention.ts';
+import { trimChain, type TrimReport } from './retention.ts';
 import { storedEvent } from './stored-event.ts';
-import { verifyChain, type ChainHead, type ChainReport, type RetentionAnchorLine } from './verify-chain.ts';
+import { verifyChain, type ChainHead, type ChainReport } from './verify-chain.ts';
 
 /** The audit trail: a hash chain per tenant, with a per-request view. */
 export interface AuditLog {
@@ -65,9 +66,6 @@ export interface AuditLogOptions {
 /** How long the view of a tenant's policy changes lives after its last change when the audit has no maximum age: 100 years. */
 const POLICY_INDEX_TTL = 36_500 * 86_400;
 
-/** Entries read per store call when exporting or verifying. */
-const PAGE = 500;
-
 /**
  * An audit log on the store (docs/design.md guarantee 9; docs/audit.md, its "Retention" too). Each
  * tenant has one hash chain in a stream (`keys.auditChain`, a Redis Stream on Redis, kept without
@@ -116,33 +114,7 @@ export function createAuditLog(store: StreamStore & IndexStore & Pick<RecordStor
     }
     return registered;
   };
-  const anchorLine = async (tenant: string): Promise<RetentionAnchorLine | null> => {
-    const anchor = readRetentionAnchor(await store.hashGet(keys.auditAnchor(tenant)));
-    return anchor ? { retention_anchor: anchor } : null;
-  };
-
-  /** The events a view (a string of stream ids, see `Store.streamIndexRead`) names, read by id (two round trips, whatever the chain's length). */
-  const viewed = async (tenant: string, indexKey: string): Promise<StoredAuditEvent[]> => {
-    const ids = await store.streamIndexRead(indexKey);
-    if (ids.length === 0) return [];
-    // An id whose entry is gone or unreadable is left out here; `verify` reports the chain itself.
-    const events = (await store.streamGet(keys.auditChain(tenant), ids)).flatMap((entry) => {
-      const event = entry && storedEvent(entry, tenant);
-      return event ? [event] : [];
-    });
-    // The index is appended in chain order; sorting by `seq` keeps that promise whatever happens to it.
-    return events.sort((a, b) => a.seq - b.seq);
-  };
-
-  async function* entries(tenant: string): AsyncGenerator<StreamEntry> {
-    let after: string | undefined;
-    for (;;) {
-      const page = await store.streamRange(keys.auditChain(tenant), after, PAGE);
-      yield* page;
-      if (page.length < PAGE) return;
-      after = page.at(-1)!.id;
-    }
-  }
+  const { anchorLine, viewed, entries } = createChainReader(store);
 
   return {
     async record(input, options = {}) {
