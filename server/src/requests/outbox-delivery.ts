@@ -10,6 +10,12 @@ export interface Delivery {
   deliver(ref: RequestRef, seq: number, transition: Transition, request: ApprovalRequest, member: string | null): { recorded: Promise<unknown>; done: Promise<void> };
   /** The live path: waits for `record`, leaves the rest to the background; a failure is left to the reconciler. */
   deliverLive(ref: RequestRef, seq: number, transition: Transition, request: ApprovalRequest, member: string | null): Promise<void>;
+  /**
+   * The `record` step of an entry this instance is delivering live right now (until its entry is
+   * cleared), settled either way; undefined when it is not. A later swap of the same request waits
+   * for it instead of delivering the entry a second time.
+   */
+  inFlight(ref: RequestRef, seq: number): Promise<void> | undefined;
 }
 
 /**
@@ -17,6 +23,10 @@ export interface Delivery {
  * ones, then the entry and its mark (`member`, null when there is none) are cleared.
  */
 export function createDelivery(deps: () => OutboxDeps, consequences: () => Consequences): Delivery {
+  // Keyed `<tenant>:<auth_req_id>:<seq>`; an entry leaves once its delivery is done or failed.
+  const live = new Map<string, Promise<void>>();
+  const keyOf = (ref: RequestRef, seq: number) => `${ref.tenant}:${ref.auth_req_id}:${seq}`;
+
   function deliver(ref: RequestRef, seq: number, transition: Transition, request: ApprovalRequest, member: string | null): { recorded: Promise<unknown>; done: Promise<void> } {
     const plan = consequences()[transition.op];
     const event: TransitionEvent = { transition, seq, request, once: (n) => `${seq}.${n}` };
@@ -33,6 +43,16 @@ export function createDelivery(deps: () => OutboxDeps, consequences: () => Conse
   async function deliverLive(ref: RequestRef, seq: number, transition: Transition, request: ApprovalRequest, member: string | null): Promise<void> {
     const { background, log } = deps();
     const { recorded, done } = deliver(ref, seq, transition, request, member);
+    const key = keyOf(ref, seq);
+    const settled = recorded.then(
+      () => undefined,
+      () => undefined,
+    );
+    live.set(key, settled);
+    const forget = () => {
+      if (live.get(key) === settled) live.delete(key);
+    };
+    done.then(forget, forget);
     background.run(`consequences of ${transition.op}`, () => done);
     try {
       await recorded;
@@ -42,5 +62,5 @@ export function createDelivery(deps: () => OutboxDeps, consequences: () => Conse
     }
   }
 
-  return { deliver, deliverLive };
+  return { deliver, deliverLive, inFlight: (ref, seq) => live.get(keyOf(ref, seq)) };
 }

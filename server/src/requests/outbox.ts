@@ -47,7 +47,7 @@ export function createOutbox(deps: () => OutboxDeps, consequences: () => Consequ
     return member;
   }
 
-  const { deliver, deliverLive } = createDelivery(deps, consequences);
+  const { deliver, deliverLive, inFlight } = createDelivery(deps, consequences);
 
   const swap: Swap = async (ref, guards, set, transition, swapOptions = {}) => {
     const { store } = deps();
@@ -69,8 +69,14 @@ export function createOutbox(deps: () => OutboxDeps, consequences: () => Consequ
     const request = fromFields(fields);
     const seq = Number(fields.seq);
     // Entries of earlier swaps still here (a lost reply, a delivery in flight) go first, so the
-    // audit trail keeps the order of the transitions; a second delivery of one lands once.
-    for (const earlier of outboxOf(fields)) if (earlier.seq < seq) await deliverLive(ref, earlier.seq, earlier.transition, request, null);
+    // audit trail keeps the order of the transitions; a second delivery of one lands once. One this
+    // instance is delivering already is waited for, not delivered again: N swaps of one record in
+    // flight together (a mandate's spends) would otherwise deliver N × (N − 1) / 2 entries.
+    for (const earlier of outboxOf(fields)) {
+      if (earlier.seq >= seq) continue;
+      const underway = inFlight(ref, earlier.seq);
+      await (underway ?? deliverLive(ref, earlier.seq, earlier.transition, request, null));
+    }
     await deliverLive(ref, seq, transition, request, member);
     return { ok: true, request, fields };
   };
