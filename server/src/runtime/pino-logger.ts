@@ -26,15 +26,18 @@ export interface PinoLoggerOptions {
 /**
  * The server's {@link Logger} on pino: one JSON line per entry (`level`, `time`, `msg` and the
  * entry's fields), with {@link REDACTED_PATHS} replaced by `[redacted]`. With `pretty`, lines go
- * through pino-pretty, loaded only then (a development dependency: a production install has none).
+ * through pino-pretty, loaded only then (a development dependency: a production install has none, and
+ * then gets JSON lines).
  *
  * @see https://getpino.io (redaction: `redact.paths`, `censor`)
  */
 export async function createPinoLogger(options: PinoLoggerOptions = {}): Promise<Logger> {
   let destination = options.destination;
   if (options.pretty && !destination) {
-    const { default: pretty } = await import('pino-pretty');
-    destination = pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', singleLine: true });
+    // A deployed folder (`pnpm deploy --prod`) has no pino-pretty: run from a terminal without
+    // NODE_ENV=production it writes JSON lines rather than failing to start.
+    const loaded = await import('pino-pretty').catch(() => null);
+    if (loaded) destination = loaded.default({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', singleLine: true });
   }
   const logger = pino({ level: options.level ?? 'info', base: undefined, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, destination);
   return {
