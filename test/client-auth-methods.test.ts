@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { assertionClaims, formBody, JWT_BEARER, sign } from './support/client-jwt.ts';
 import { createHarness, freePort, type Harness } from './support/harness.ts';
 import { payment } from './support/payment.ts';
-import { type Auth, basicAuth, basicClient, bcAuthorize, esKey, expectInvalidClient, FORM, harness, jwtAuth, jwtClient, postAuth, postClient, psKey, stateOf, useClientAuthWorld, useClientKeys, wholeFlow } from './support/client-auth.ts';
+import { type Auth, basicAuth, basicClient, bcAuthorize, expectInvalidClient, FORM, harness, jwtAuth, jwtClient, postAuth, postClient, stateOf, useClientAuthWorld, wholeFlow } from './support/client-auth.ts';
+import { esKey, psKey, useClientKeys } from './support/client-keys.ts';
 
 /**
  * Client authentication that must succeed: every registered method (client_secret_basic,

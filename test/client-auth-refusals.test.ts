@@ -1,30 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { assertionClaims, epoch, JWT_BEARER, signHs256WithPublicKey, unsigned } from './support/client-jwt.ts';
-import {
-  approvedForJwtClient,
-  assertionAuth,
-  type Auth,
-  basicAuth,
-  basicClient,
-  basicWithKeys,
-  bcAuthorize,
-  esKey,
-  expectInvalidClient,
-  harness,
-  inbox,
-  jwtAuth,
-  jwtClient,
-  otherJwtClient,
-  postAuth,
-  postClient,
-  redeem,
-  rsaForRs256,
-  stateOf,
-  strangerKey,
-  token,
-  useClientAuthWorld,
-  useClientKeys,
-} from './support/client-auth.ts';
+import { approvedForJwtClient, assertionAuth, type Auth, basicAuth, basicClient, basicWithKeys, bcAuthorize, expectInvalidClient, harness, inbox, jwtAuth, jwtClient, otherJwtClient, postAuth, postClient, redeem, stateOf, token, useClientAuthWorld } from './support/client-auth.ts';
+import { esKey, rsaForRs256, strangerKey, useClientKeys } from './support/client-keys.ts';
 
 /**
  * Client authentication that must fail: bad assertions (keys, algorithms, audiences, lifetimes,

@@ -1,13 +1,13 @@
 import { CIBA_GRANT_TYPE } from '@countersign/shared';
-import { exportJWK, importJWK, type CryptoKey } from 'jose';
-import { afterEach, beforeAll, beforeEach, expect } from 'vitest';
-import { assertionClaims, basic, clientKey, formBody, JWT_BEARER, sign, type ClientKey } from './client-jwt.ts';
+import { afterEach, beforeEach, expect } from 'vitest';
+import { assertionClaims, basic, formBody, JWT_BEARER, sign } from './client-jwt.ts';
+import { esKey, psKey, strangerKey } from './client-keys.ts';
 import { createHarness, type EnrolledUser, type Harness } from './harness.ts';
 import { payment } from './payment.ts';
 
 /**
- * The set-up of the client authentication tests (`test/client-auth-*.test.ts`): the client keys, a
- * harness with one client of each method, and calls that carry credentials.
+ * The set-up of the client authentication tests (`test/client-auth-*.test.ts`): a harness with one
+ * client of each method (their keys: `client-keys.ts`), and calls that carry credentials.
  *
  * The state is held in exported bindings, which ES modules keep live: a test that imports
  * `harness` or `jwtClient` reads the one its `beforeEach` set up.
@@ -19,20 +19,6 @@ export const FORM = 'application/x-www-form-urlencoded';
 export interface Auth {
   headers?: Record<string, string>;
   params?: Record<string, string>;
-}
-
-export let esKey: ClientKey;
-export let psKey: ClientKey;
-export let rsaForRs256: ClientKey;
-export let strangerKey: ClientKey;
-
-/** Makes the client keys once, before the tests of the calling file or `describe`. */
-export function useClientKeys(): void {
-  beforeAll(async () => {
-    [esKey, psKey, strangerKey] = await Promise.all([clientKey('ES256'), clientKey('PS256'), clientKey('ES256')]);
-    // RS256 with the very RSA key the client registered for PS256: the key fits, the algorithm does not.
-    rsaForRs256 = { ...psKey, alg: 'RS256', privateKey: (await importJWK(await exportJWK(psKey.privateKey), 'RS256')) as CryptoKey };
-  });
 }
 
 export let harness: Harness;
