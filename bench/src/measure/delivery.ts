@@ -16,7 +16,7 @@ export interface Delivery {
   expected: number;
   /** Of them, how many messages arrived before the wait ended (only these are in `latency`). */
   arrived: number;
-  /** Messages that arrived before their answer did (the server sends after answering, so the race is close): counted, with their negative times. */
+  /** Messages that arrived before their answer did (the server sends them from its job queue, beside the answer): counted, with their negative times. */
   beforeAnswer: number;
   /** Answer to arrival, milliseconds. */
   latency: LatencySummary;
