@@ -1,0 +1,65 @@
+/** Set-up shared by the reviewers suite (docs/guarantees.md "Reviewers"): the policies it runs under, and one server with a customer, a finance reviewer and a client. */
+import { afterEach } from 'vitest';
+import { createHarness, type EnrolledUser, type Harness } from '../../support/harness.ts';
+import { bcAuthorize, device, enrollWithRoles, onlyTier, pay, testPolicy, watchAudit, type SeenEvent } from '../policy-support.ts';
+
+export type Client = { client_id: string; client_secret: string };
+
+/** A policy whose only tier needs the customer and a finance reviewer, without number matching. */
+export const customerAndFinance = () =>
+  testPolicy((policy) => {
+    onlyTier(policy, { name: 'dual', approvers: ['customer', { role: 'reviewer:finance' }], number_matching: false });
+  });
+
+/** A tier of two reviewers of different roles, and no customer. */
+export const twoReviewers = () =>
+  testPolicy((policy) => {
+    onlyTier(policy, { name: 'two-reviewers', approvers: [{ role: 'reviewer:finance' }, { role: 'reviewer:risk' }], number_matching: false });
+  });
+
+/**
+ * Registers, in the calling `describe`, the close of a server that `start` makes: a customer, the finance reviewer rita,
+ * a client and the audit watched. State is read through the returned getters, as each test starts its own server.
+ */
+export function useReviewers(storeKind: 'memory' | 'redis') {
+  let harness: Harness;
+  let customer: EnrolledUser;
+  let reviewer: EnrolledUser;
+  let client: Client;
+  let audit: SeenEvent[];
+
+  async function start(env: Record<string, string> = { POLICY_FILE: customerAndFinance() }) {
+    harness = await createHarness({ store: storeKind, env });
+    customer = await harness.enrollUser('customer_1');
+    reviewer = await enrollWithRoles(harness, 'rita', ['reviewer:finance']);
+    client = await harness.createClient('Refund agent');
+    audit = watchAudit(harness);
+  }
+  afterEach(() => harness.close());
+
+  const ask = async (transactionId = 'txn_1', details = pay(transactionId)) => (await bcAuthorize(harness, client, { login_hint: customer.sub, details })).body.auth_req_id as string;
+  const inbox = async (user: EnrolledUser) => ((await device(harness, user, 'GET', '/requests')).body.requests as { auth_req_id: string }[]).map((request) => request.auth_req_id);
+  const stateOf = async (id: string) => (await harness.admin('GET', `/requests/${id}`)).body.request.state as string;
+
+  return {
+    get harness() {
+      return harness;
+    },
+    get customer() {
+      return customer;
+    },
+    get reviewer() {
+      return reviewer;
+    },
+    get client() {
+      return client;
+    },
+    get audit() {
+      return audit;
+    },
+    start,
+    ask,
+    inbox,
+    stateOf,
+  };
+}
