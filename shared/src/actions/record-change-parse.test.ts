@@ -1,9 +1,6 @@
 /** The record_change type as it is parsed: what it accepts as sent, and each change it refuses with its reason. */
 import { describe, expect, it } from 'vitest';
-import { EXAMPLE } from './record-change.test-support.ts';
-
-/** One change of `field` from `from` to `to`. */
-const change = (from: unknown, to: unknown, field = 'status') => ({ changes: [{ field, from, to }] });
+import { EXAMPLE, parse, problems, change } from './record-change.test-support.ts';
 
 describe('the record_change type', () => {
   it('accepts the documented record change as sent', () => {

@@ -1,5 +1,6 @@
 /** The record_change type as a person is shown it: the record, each field before and after, quoted or bare, and long strings folded. */
 import { describe, expect, it } from 'vitest';
+import { shown, change } from './record-change.test-support.ts';
 
 const text = (value: string) => ({ kind: 'text', preview: value, full: value, folded: false });
 

@@ -1,4 +1,4 @@
-/** The documented record change and its probe, shared by the record_change tests (record-change-*.test.ts). */
+/** The documented record change, its probe and a one-change helper, shared by the record_change tests (record-change-*.test.ts). */
 import { actionProbe } from './action-probe.test-support.ts';
 
 /** The record change of docs/ciba.md ("The actions a request may carry"), as an agent sends it. */
@@ -15,3 +15,6 @@ export const EXAMPLE = {
 };
 
 export const { parse, problems, shown } = actionProbe(EXAMPLE);
+
+/** One change of `field` from `from` to `to`. */
+export const change = (from: unknown, to: unknown, field = 'status') => ({ changes: [{ field, from, to }] });
