@@ -7,7 +7,7 @@ import { useActionTypesFlow } from './support.ts';
 
 describe.each(['memory', 'redis'] as const)('each new action type through every path a payment takes (%s store)', (storeKind) => {
   const ctx = useActionTypesFlow(storeKind);
-  const { redeem, clientView, approve, approved } = ctx;
+  const { redeem, clientView, approved } = ctx;
 
   describe('record_change', () => {
     it('refuses a redeem at another current version of the record with 409 stale_record, and redeems at the approved one', async () => {

@@ -107,9 +107,12 @@ export interface SentPush {
 
 /** Registers, in the calling `describe`, a fresh server per test with customer_1's phone subscribed to push, and an ops client; every push sent lands in `sent`. */
 export function useActionTypesFlow(storeKind: 'memory' | 'redis') {
-  let harness: Harness;
-  let customer: EnrolledUser;
-  let client: Client;
+  // Set as each test starts its server, read by the tests through the returned object.
+  const state = {} as {
+    harness: Harness;
+    customer: EnrolledUser;
+    client: Client;
+  };
   const sent: SentPush[] = [];
   const pushSender: PushSender = {
     async send(subscription, payload) {
@@ -120,23 +123,23 @@ export function useActionTypesFlow(storeKind: 'memory' | 'redis') {
 
   beforeEach(async () => {
     sent.length = 0;
-    harness = await createHarness({ store: storeKind, pushSender });
-    customer = await harness.enrollUser('customer_1');
-    client = await harness.createClient('Ops agent');
+    state.harness = await createHarness({ store: storeKind, pushSender });
+    state.customer = await state.harness.enrollUser('customer_1');
+    state.client = await state.harness.createClient('Ops agent');
     const subscription = { endpoint: 'https://push.example.test/send/phone', keys: { p256dh: 'B'.repeat(87), auth: 'A'.repeat(22) } };
-    expect((await device(harness, customer, 'PUT', '/push-subscription', subscription)).status).toBe(204);
+    expect((await device(state.harness, state.customer, 'PUT', '/push-subscription', subscription)).status).toBe(204);
   });
-  afterEach(() => harness.close());
+  afterEach(() => state.harness.close());
 
-  const ask = (details: AuthorizationDetails) => bcAuthorize(harness, client, { login_hint: customer.sub, details });
+  const ask = (details: AuthorizationDetails) => bcAuthorize(state.harness, state.client, { login_hint: state.customer.sub, details });
   /** `/redeem` as the executor (the requesting client), with `current_versions` when given. */
-  const redeem = (token: string, details: AuthorizationDetails, versions?: Record<string, string>) => harness.call('POST', '/redeem', { body: { token, authorization_details: details, ...(versions ? { current_versions: versions } : {}) }, headers: { authorization: basic(client) } });
-  const clientView = (authReqId: string) => harness.call('GET', `/requests/${authReqId}`, { headers: { authorization: basic(client) } });
-  const trail = async (authReqId: string) => ((await harness.admin('GET', `/audit?auth_req_id=${authReqId}`)).body.events as { type: string; reason?: string }[]).map((event) => event.type);
+  const redeem = (token: string, details: AuthorizationDetails, versions?: Record<string, string>) => state.harness.call('POST', '/redeem', { body: { token, authorization_details: details, ...(versions ? { current_versions: versions } : {}) }, headers: { authorization: basic(state.client) } });
+  const clientView = (authReqId: string) => state.harness.call('GET', `/requests/${authReqId}`, { headers: { authorization: basic(state.client) } });
+  const trail = async (authReqId: string) => ((await state.harness.admin('GET', `/audit?auth_req_id=${authReqId}`)).body.events as { type: string; reason?: string }[]).map((event) => event.type);
 
   /** Approves on the phone with the passkey, picking the agent's code when the tier asks for number matching. */
   async function approve(authReqId: string, bindingCode: string | undefined) {
-    const decided = await answer(harness, customer, authReqId, bindingCode === undefined ? { decision: 'approve' } : { decision: 'approve', code: bindingCode });
+    const decided = await answer(state.harness, state.customer, authReqId, bindingCode === undefined ? { decision: 'approve' } : { decision: 'approve', code: bindingCode });
     expect(decided.status, JSON.stringify(decided.body)).toBe(200);
     expect(decided.body.request.state).toBe('approved');
   }
@@ -145,31 +148,12 @@ export function useActionTypesFlow(storeKind: 'memory' | 'redis') {
   async function approved(details: AuthorizationDetails) {
     const asked = await ask(details);
     expect(asked.status, JSON.stringify(asked.body)).toBe(200);
-    await harness.drain();
+    await state.harness.drain();
     await approve(asked.body.auth_req_id, asked.body.binding_code);
-    const polled = await pollToken(harness, client, asked.body.auth_req_id);
+    const polled = await pollToken(state.harness, state.client, asked.body.auth_req_id);
     expect(polled.status, JSON.stringify(polled.body)).toBe(200);
     return { auth_req_id: asked.body.auth_req_id as string, token: polled.body.access_token as string };
   }
 
-  return {
-    get harness() {
-      return harness;
-    },
-    get customer() {
-      return customer;
-    },
-    get client() {
-      return client;
-    },
-    get sent() {
-      return sent;
-    },
-    ask,
-    redeem,
-    clientView,
-    trail,
-    approve,
-    approved,
-  };
+  return Object.assign(state, { ask, redeem, clientView, trail, approve, approved, sent });
 }

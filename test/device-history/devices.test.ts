@@ -7,7 +7,7 @@ import { useDeviceAccount } from './support.ts';
 
 describe.each(['memory', 'redis'] as const)('history and devices (%s store)', (storeKind) => {
   const ctx = useDeviceAccount(storeKind);
-  const { ask, history, devices, addDevice } = ctx;
+  const { ask, devices, addDevice } = ctx;
 
   it('lists the user’s devices, this one flagged, and renames one (audited); another user’s device is not found', async () => {
     const laptop = (await addDevice(ctx.customer, 'Laptop')).user;

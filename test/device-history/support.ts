@@ -13,42 +13,45 @@ import { createSoftAuthenticator } from '../support/soft-authenticator.ts';
 
 export type Client = { client_id: string; client_secret: string };
 
-/** Registers, in the calling `describe`, a fresh server per test with customer_1, a client and its agent, and the audit watched; read them through the returned getters. */
+/** Registers, in the calling `describe`, a fresh server per test with customer_1, a client and its agent, and the audit watched; read them through the returned object. */
 export function useDeviceAccount(storeKind: 'memory' | 'redis') {
-  let harness: Harness;
-  let customer: EnrolledUser;
-  let client: Client;
-  let agent: AgentClient;
-  let audit: SeenEvent[];
+  // Set as each test starts its server, read by the tests through the returned object.
+  const state = {} as {
+    harness: Harness;
+    customer: EnrolledUser;
+    client: Client;
+    agent: AgentClient;
+    audit: SeenEvent[];
+  };
 
   beforeEach(async () => {
-    harness = await createHarness({ store: storeKind, env: { POLICY_FILE: testPolicy() } });
-    customer = await harness.enrollUser('customer_1');
-    client = await harness.createClient('Refund agent');
-    agent = createAgentClient({ issuer: harness.issuer, clientId: client.client_id, clientSecret: client.client_secret, fetch: harness.fetch });
-    audit = watchAudit(harness);
+    state.harness = await createHarness({ store: storeKind, env: { POLICY_FILE: testPolicy() } });
+    state.customer = await state.harness.enrollUser('customer_1');
+    state.client = await state.harness.createClient('Refund agent');
+    state.agent = createAgentClient({ issuer: state.harness.issuer, clientId: state.client.client_id, clientSecret: state.client.client_secret, fetch: state.harness.fetch });
+    state.audit = watchAudit(state.harness);
   });
-  afterEach(() => harness.close());
+  afterEach(() => state.harness.close());
 
   const ask = async (transactionId: string, amount = 49_000, extra: { requested_expiry?: number; as?: Client } = {}) => {
-    const asked = await bcAuthorize(harness, extra.as ?? client, { login_hint: customer.sub, details: pay(transactionId, amount), ...(extra.requested_expiry ? { requested_expiry: extra.requested_expiry } : {}) });
+    const asked = await bcAuthorize(state.harness, extra.as ?? state.client, { login_hint: state.customer.sub, details: pay(transactionId, amount), ...(extra.requested_expiry ? { requested_expiry: extra.requested_expiry } : {}) });
     if (asked.status !== 200) throw new Error(`not asked: ${JSON.stringify(asked.body)}`);
     return asked.body as { auth_req_id: string; binding_code?: string };
   };
-  const history = async (user: EnrolledUser = customer) => {
-    const listed = await device(harness, user, 'GET', '/history');
+  const history = async (user: EnrolledUser = state.customer) => {
+    const listed = await device(state.harness, user, 'GET', '/history');
     expect(listed.status).toBe(200);
     return listed.body.entries as HistoryEntry[];
   };
-  const devices = async (user: EnrolledUser) => (await device(harness, user, 'GET', '/devices')).body.devices as DeviceSummary[];
+  const devices = async (user: EnrolledUser) => (await device(state.harness, user, 'GET', '/devices')).body.devices as DeviceSummary[];
   /** Each step one second apart, so "newest first" has one answer. */
-  const later = () => harness.clock.advance(1);
+  const later = () => state.harness.clock.advance(1);
 
   /** Asks for an add-device link from `from`'s session, confirming with `from`'s passkey. */
   async function createLink(from: EnrolledUser) {
-    const options = await device(harness, from, 'POST', '/enrollments/options');
+    const options = await device(state.harness, from, 'POST', '/enrollments/options');
     expect(options.status).toBe(200);
-    return device(harness, from, 'POST', '/enrollments', { response: await from.authenticator.authenticate(options.body) });
+    return device(state.harness, from, 'POST', '/enrollments', { response: await from.authenticator.authenticate(options.body) });
   }
 
   /** Makes an add-device link from `from`'s session and enrolls a new software passkey with it. */
@@ -57,43 +60,12 @@ export function useDeviceAccount(storeKind: 'memory' | 'redis') {
     expect(created.status).toBe(201);
     const link = created.body as DeviceEnrollmentLink;
     const code = link.enrollment_url.split('/#/enroll/')[1]!;
-    const authenticator = createSoftAuthenticator({ origin: harness.issuer, rpId: new URL(harness.issuer).hostname });
-    const options = await harness.call('POST', '/api/device/enroll/options', { body: { enrollment_code: code }, headers: { origin: harness.issuer } });
-    const verified = await harness.call('POST', '/api/device/enroll/verify', { body: { enrollment_code: code, response: await authenticator.register(options.body), device_name: name }, headers: { origin: harness.issuer } });
+    const authenticator = createSoftAuthenticator({ origin: state.harness.issuer, rpId: new URL(state.harness.issuer).hostname });
+    const options = await state.harness.call('POST', '/api/device/enroll/options', { body: { enrollment_code: code }, headers: { origin: state.harness.issuer } });
+    const verified = await state.harness.call('POST', '/api/device/enroll/verify', { body: { enrollment_code: code, response: await authenticator.register(options.body), device_name: name }, headers: { origin: state.harness.issuer } });
     expect(verified.status).toBe(200);
     return { user: { sub: from.sub, authenticator, cookie: (verified.headers.get('set-cookie') ?? '').split(';')[0]! }, link, code };
   }
 
-  return {
-    get harness() {
-      return harness;
-    },
-    set harness(value) {
-      harness = value;
-    },
-    get customer() {
-      return customer;
-    },
-    set customer(value) {
-      customer = value;
-    },
-    get client() {
-      return client;
-    },
-    set client(value) {
-      client = value;
-    },
-    get agent() {
-      return agent;
-    },
-    get audit() {
-      return audit;
-    },
-    ask,
-    history,
-    devices,
-    later,
-    createLink,
-    addDevice,
-  };
+  return Object.assign(state, { ask, history, devices, later, createLink, addDevice });
 }

@@ -11,11 +11,14 @@ import { device } from '../guarantees/policy-support.ts';
 import { createHarness, type EnrolledUser, type Harness } from '../support/harness.ts';
 import { approvedMandate, mandate, spend } from '../support/mandate.ts';
 
-/** Registers, in the calling `describe`, a fresh Redis-backed server per test with customer_1's phone subscribed to push (each push lands in `pushed`) and a bill-paying client; read them through the returned getters. */
+/** Registers, in the calling `describe`, a fresh Redis-backed server per test with customer_1's phone subscribed to push (each push lands in `pushed`) and a bill-paying client; read them through the returned object. */
 export function useMandates() {
-  let harness: Harness;
-  let customer: EnrolledUser;
-  let client: { client_id: string; client_secret: string };
+  // Set as each test starts its server, read by the tests through the returned object.
+  const state = {} as {
+    harness: Harness;
+    customer: EnrolledUser;
+    client: { client_id: string; client_secret: string };
+  };
   const pushed: { summary: string; kind: string }[] = [];
   const pushSender: PushSender = {
     async send(_subscription, payload) {
@@ -26,42 +29,22 @@ export function useMandates() {
 
   beforeEach(async () => {
     pushed.length = 0;
-    harness = await createHarness({ store: 'redis', pushSender });
-    customer = await harness.enrollUser('customer_1');
-    client = await harness.createClient('Bill payer');
+    state.harness = await createHarness({ store: 'redis', pushSender });
+    state.customer = await state.harness.enrollUser('customer_1');
+    state.client = await state.harness.createClient('Bill payer');
     const subscription = { endpoint: 'https://push.example.test/send/phone', keys: { p256dh: 'B'.repeat(87), auth: 'A'.repeat(22) } };
-    expect((await device(harness, customer, 'PUT', '/push-subscription', subscription)).status).toBe(204);
+    expect((await device(state.harness, state.customer, 'PUT', '/push-subscription', subscription)).status).toBe(204);
   });
-  afterEach(() => harness.close());
+  afterEach(() => state.harness.close());
 
-  const now = () => harness.clock.now();
+  const now = () => state.harness.clock.now();
   /** Moves the injected clock to `targetMs`. */
-  const travel = (targetMs: number) => harness.clock.advance((targetMs - now()) / 1000);
-  const approve = (details = mandate(now())) => approvedMandate(harness, client, customer, details);
-  const pay = (token: string, payment: unknown) => spend(harness, client, token, payment);
+  const travel = (targetMs: number) => state.harness.clock.advance((targetMs - now()) / 1000);
+  const approve = (details = mandate(now())) => approvedMandate(state.harness, state.client, state.customer, details);
+  const pay = (token: string, payment: unknown) => spend(state.harness, state.client, token, payment);
   const refusal = (answer: { status: number; body: any }) => [answer.status, answer.body.error];
-  const audit = async (id: string) => (await harness.admin('GET', `/audit?auth_req_id=${id}`)).body.events as { type: string; reason?: string; detail?: Record<string, unknown> }[];
-  const view = async (id: string) => (await device(harness, customer, 'GET', `/mandates/${id}`)).body as { mandate: MandateView; options: { revoke?: Record<string, unknown> } };
+  const audit = async (id: string) => (await state.harness.admin('GET', `/audit?auth_req_id=${id}`)).body.events as { type: string; reason?: string; detail?: Record<string, unknown> }[];
+  const view = async (id: string) => (await device(state.harness, state.customer, 'GET', `/mandates/${id}`)).body as { mandate: MandateView; options: { revoke?: Record<string, unknown> } };
 
-  return {
-    get harness() {
-      return harness;
-    },
-    get customer() {
-      return customer;
-    },
-    get client() {
-      return client;
-    },
-    get pushed() {
-      return pushed;
-    },
-    now,
-    travel,
-    approve,
-    pay,
-    refusal,
-    audit,
-    view,
-  };
+  return Object.assign(state, { now, travel, approve, pay, refusal, audit, view, pushed });
 }

@@ -20,41 +20,44 @@ export function expectedAtHash(accessToken: string): string {
   return createHash('sha256').update(accessToken).digest().subarray(0, 16).toString('base64url');
 }
 
-/** Registers, in the calling `describe`, a fresh server (200 ms notification timeout), a notification receiver and customer_1 per test; read them through the returned getters. */
+/** Registers, in the calling `describe`, a fresh server (200 ms notification timeout), a notification receiver and customer_1 per test; read them through the returned object. */
 export function useNotifications(storeKind: 'memory' | 'redis') {
-  let harness: Harness;
-  let receiver: NotificationReceiver;
-  let customer: EnrolledUser;
+  // Set as each test starts its server, read by the tests through the returned object.
+  const state = {} as {
+    harness: Harness;
+    receiver: NotificationReceiver;
+    customer: EnrolledUser;
+  };
 
   beforeEach(async () => {
-    harness = await createHarness({ store: storeKind, notifications: { timeoutMs: 200 } });
-    receiver = await startNotificationReceiver();
-    customer = await harness.enrollUser('customer_1');
+    state.harness = await createHarness({ store: storeKind, notifications: { timeoutMs: 200 } });
+    state.receiver = await startNotificationReceiver();
+    state.customer = await state.harness.enrollUser('customer_1');
   });
   afterEach(async () => {
-    await harness.close();
-    await receiver.close();
+    await state.harness.close();
+    await state.receiver.close();
   });
 
   /** Registers a client in `mode` whose notification endpoint is `endpoint` (the receiver by default). */
-  async function agentFor(mode: 'poll' | 'ping' | 'push', endpoint = receiver.url): Promise<AgentClient> {
-    const { status, body } = await harness.admin('POST', '/clients', { name: `${mode} agent`, token_delivery_mode: mode, backchannel_client_notification_endpoint: endpoint });
+  async function agentFor(mode: 'poll' | 'ping' | 'push', endpoint = state.receiver.url): Promise<AgentClient> {
+    const { status, body } = await state.harness.admin('POST', '/clients', { name: `${mode} agent`, token_delivery_mode: mode, backchannel_client_notification_endpoint: endpoint });
     expect(status).toBe(201);
-    return createAgentClient({ issuer: harness.issuer, clientId: body.client_id, clientSecret: body.client_secret, fetch: harness.fetch });
+    return createAgentClient({ issuer: state.harness.issuer, clientId: body.client_id, clientSecret: body.client_secret, fetch: state.harness.fetch });
   }
 
   async function ask(agent: AgentClient, extra: { requested_expiry?: number } = {}) {
-    return agent.requestApproval({ login_hint: customer.sub, authorization_details: payment(), client_notification_token: NOTIFICATION_TOKEN, ...extra });
+    return agent.requestApproval({ login_hint: state.customer.sub, authorization_details: payment(), client_notification_token: NOTIFICATION_TOKEN, ...extra });
   }
 
   async function auditOf(authReqId: string): Promise<{ type: string; reason?: string; detail?: Record<string, unknown> }[]> {
-    return (await harness.admin('GET', `/audit?auth_req_id=${authReqId}`)).body.events;
+    return (await state.harness.admin('GET', `/audit?auth_req_id=${authReqId}`)).body.events;
   }
 
   async function decided(authReqId: string, decision: 'approve' | 'deny') {
-    expect((await harness.decide(customer, authReqId, decision)).status).toBe(200);
+    expect((await state.harness.decide(state.customer, authReqId, decision)).status).toBe(200);
     // The notification, and its retries when the endpoint fails, due one after another.
-    await harness.drain();
+    await state.harness.drain();
   }
 
   /**
@@ -62,29 +65,14 @@ export function useNotifications(storeKind: 'memory' | 'redis') {
    * picks a code that is not the agent's: the request is denied at that first wrong pick.
    */
   async function pickedWrong(agent: AgentClient) {
-    const asked = await agent.requestApproval({ login_hint: customer.sub, authorization_details: payment({ amount_minor: 150_000 }), client_notification_token: NOTIFICATION_TOKEN });
+    const asked = await agent.requestApproval({ login_hint: state.customer.sub, authorization_details: payment({ amount_minor: 150_000 }), client_notification_token: NOTIFICATION_TOKEN });
     expect(asked.binding_code).toMatch(/^[0-9]{2}$/);
-    const view = await harness.call('GET', `/api/device/requests/${asked.auth_req_id}`, { headers: { cookie: customer.cookie } });
+    const view = await state.harness.call('GET', `/api/device/requests/${asked.auth_req_id}`, { headers: { cookie: state.customer.cookie } });
     const decoy = (view.body.request.number_matching.candidates as string[]).find((code) => code !== asked.binding_code)!;
-    expect((await answer(harness, customer, asked.auth_req_id, { decision: 'approve', code: decoy })).body.error).toBe('wrong_binding_code');
-    await harness.drain();
+    expect((await answer(state.harness, state.customer, asked.auth_req_id, { decision: 'approve', code: decoy })).body.error).toBe('wrong_binding_code');
+    await state.harness.drain();
     return asked;
   }
 
-  return {
-    get harness() {
-      return harness;
-    },
-    get receiver() {
-      return receiver;
-    },
-    get customer() {
-      return customer;
-    },
-    agentFor,
-    ask,
-    auditOf,
-    decided,
-    pickedWrong,
-  };
+  return Object.assign(state, { agentFor, ask, auditOf, decided, pickedWrong });
 }

@@ -37,39 +37,27 @@ export function withEurElevatedAt(policy: any, fromMinor: number): any {
   return copy;
 }
 
-/** Registers, in the calling `describe`, a fresh server per test with a user and an agent in each of the tenants acme and globex (`other`); read them through the returned getters. */
+/** Registers, in the calling `describe`, a fresh server per test with a user and an agent in each of the tenants acme and globex (`other`); read them through the returned object. */
 export function useTenants(storeKind: 'memory' | 'redis') {
-  let harness: Harness;
-  let acme: { user: EnrolledUser; agent: AgentClient };
-  let other: { user: EnrolledUser; agent: AgentClient };
+  // Set as each test starts its server, read by the tests through the returned object.
+  const state = {} as {
+    harness: Harness;
+    acme: { user: EnrolledUser; agent: AgentClient };
+    other: { user: EnrolledUser; agent: AgentClient };
+  };
 
   beforeEach(async () => {
-    harness = await createHarness({ store: storeKind });
-    acme = { user: await enrollIn(harness, 'acme', 'ana'), agent: await agentIn(harness, 'acme') };
-    other = { user: await enrollIn(harness, 'globex', 'bo'), agent: await agentIn(harness, 'globex') };
+    state.harness = await createHarness({ store: storeKind });
+    state.acme = { user: await enrollIn(state.harness, 'acme', 'ana'), agent: await agentIn(state.harness, 'acme') };
+    state.other = { user: await enrollIn(state.harness, 'globex', 'bo'), agent: await agentIn(state.harness, 'globex') };
   });
-  afterEach(() => harness.close());
+  afterEach(() => state.harness.close());
 
-  const policyOf = (tenant: string) => harness.admin('GET', `/tenants/${tenant}/policy`);
-  const put = (tenant: string, body: unknown, headers: Record<string, string> = {}) => harness.call('PUT', `/api/admin/tenants/${tenant}/policy`, { body, headers: { authorization: `Bearer ${harness.adminToken}`, ...headers } });
-  const stored = async (tenant: string, authReqId: string) => (await harness.admin('GET', `/requests/${authReqId}?tenant=${tenant}`)).body.request;
-  const policyEvents = async (tenant: string) => (await harness.admin('GET', `/audit?tenant=${tenant}&type=policy_changed`)).body.events;
+  const policyOf = (tenant: string) => state.harness.admin('GET', `/tenants/${tenant}/policy`);
+  const put = (tenant: string, body: unknown, headers: Record<string, string> = {}) => state.harness.call('PUT', `/api/admin/tenants/${tenant}/policy`, { body, headers: { authorization: `Bearer ${state.harness.adminToken}`, ...headers } });
+  const stored = async (tenant: string, authReqId: string) => (await state.harness.admin('GET', `/requests/${authReqId}?tenant=${tenant}`)).body.request;
+  const policyEvents = async (tenant: string) => (await state.harness.admin('GET', `/audit?tenant=${tenant}&type=policy_changed`)).body.events;
   const ask = (party: { agent: AgentClient; user: EnrolledUser }, transactionId: string) => party.agent.requestApproval({ login_hint: party.user.sub, authorization_details: payment({ transaction_id: transactionId, amount_minor: EUR_500 }) });
 
-  return {
-    get harness() {
-      return harness;
-    },
-    get acme() {
-      return acme;
-    },
-    get other() {
-      return other;
-    },
-    policyOf,
-    put,
-    stored,
-    policyEvents,
-    ask,
-  };
+  return Object.assign(state, { policyOf, put, stored, policyEvents, ask });
 }

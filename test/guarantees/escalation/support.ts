@@ -25,47 +25,50 @@ export function chainPolicy(
   });
 }
 
-/** Registers, in the calling `describe`, the close of the server `start` makes under a chain policy: customer_1, olga (ops), max (manager), a client, and every push asked of the notifier in `pushes`. Read them through the returned getters. */
+/** Registers, in the calling `describe`, the close of the server `start` makes under a chain policy: customer_1, olga (ops), max (manager), a client, and every push asked of the notifier in `pushes`. Read them through the returned object. */
 export function useEscalation(storeKind: 'memory' | 'redis') {
-  let harness: Harness;
-  let customer: EnrolledUser;
-  let olga: EnrolledUser;
-  let max: EnrolledUser;
-  let client: Client;
-  /** Every push asked of the notifier: to whom, of what kind, saying what. */
-  let pushes: { sub: string; kind: string; summary: string }[];
+  // Set as each test starts its server, read by the tests through the returned object.
+  const state = {} as {
+    harness: Harness;
+    customer: EnrolledUser;
+    olga: EnrolledUser;
+    max: EnrolledUser;
+    client: Client;
+    /** Every push asked of the notifier: to whom, of what kind, saying what. */
+    pushes: { sub: string; kind: string; summary: string }[];
+  };
 
   async function start(policyFile = chainPolicy()) {
-    harness = await createHarness({ store: storeKind, env: { POLICY_FILE: policyFile } });
-    customer = await harness.enrollUser('customer_1');
-    olga = await enrollWithRoles(harness, 'olga', ['ops']);
-    max = await enrollWithRoles(harness, 'max', ['manager']);
-    client = await harness.createClient('Refund agent');
-    pushes = [];
-    const notifyUser = harness.deps.push.notifyUser.bind(harness.deps.push);
-    harness.deps.push.notifyUser = async (input) => {
-      pushes.push({ sub: input.sub, kind: input.kind ?? 'approval_request', summary: input.summary });
+    state.harness = await createHarness({ store: storeKind, env: { POLICY_FILE: policyFile } });
+    state.customer = await state.harness.enrollUser('customer_1');
+    state.olga = await enrollWithRoles(state.harness, 'olga', ['ops']);
+    state.max = await enrollWithRoles(state.harness, 'max', ['manager']);
+    state.client = await state.harness.createClient('Refund agent');
+    state.pushes = [];
+    const notifyUser = state.harness.deps.push.notifyUser.bind(state.harness.deps.push);
+    state.harness.deps.push.notifyUser = async (input) => {
+      state.pushes.push({ sub: input.sub, kind: input.kind ?? 'approval_request', summary: input.summary });
       return notifyUser(input);
     };
   }
-  afterEach(() => harness.close());
+  afterEach(() => state.harness.close());
 
   const ask = async (params: { requested_expiry?: number } = {}) => {
-    const asked = await bcAuthorize(harness, client, { login_hint: customer.sub, details: pay('txn_1'), ...params });
+    const asked = await bcAuthorize(state.harness, state.client, { login_hint: state.customer.sub, details: pay('txn_1'), ...params });
     expect(asked.status).toBe(200);
-    await harness.drain();
+    await state.harness.drain();
     return asked.body.auth_req_id as string;
   };
   /** Moves the clock, runs one sweep and what it enqueued; answers how many due entries it handled. */
   const pass = async (seconds: number) => {
-    harness.clock.advance(seconds);
-    const handled = await harness.deps.sweeper.sweep();
-    await harness.drain();
+    state.harness.clock.advance(seconds);
+    const handled = await state.harness.deps.sweeper.sweep();
+    await state.harness.drain();
     return handled;
   };
-  const clientView = async (id: string) => (await harness.call('GET', `/requests/${id}`, { headers: { authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}` } })).body;
-  const inbox = async (user: EnrolledUser) => ((await device(harness, user, 'GET', '/requests')).body.requests as { auth_req_id: string }[]).map((request) => request.auth_req_id);
-  const auditOf = async (id: string) => (await harness.admin('GET', `/audit?auth_req_id=${id}`)).body.events as { type: string; reason?: string; sub?: string; detail?: Record<string, unknown> }[];
+  const clientView = async (id: string) => (await state.harness.call('GET', `/requests/${id}`, { headers: { authorization: `Basic ${Buffer.from(`${state.client.client_id}:${state.client.client_secret}`).toString('base64')}` } })).body;
+  const inbox = async (user: EnrolledUser) => ((await device(state.harness, user, 'GET', '/requests')).body.requests as { auth_req_id: string }[]).map((request) => request.auth_req_id);
+  const auditOf = async (id: string) => (await state.harness.admin('GET', `/audit?auth_req_id=${id}`)).body.events as { type: string; reason?: string; sub?: string; detail?: Record<string, unknown> }[];
   /** The gate's steps, in order: what was proposed, pushed (to whom, for which step), escalated, decided, expired. */
   const steps = async (id: string) =>
     (await auditOf(id))
@@ -76,34 +79,7 @@ export function useEscalation(storeKind: 'memory' | 'redis') {
         return event.reason ? `${event.type} ${event.reason}` : event.type;
       });
   /** A decision posted with a prompt taken earlier (before the clock moved on). */
-  const post = async (user: EnrolledUser, id: string, prompt: unknown) => device(harness, user, 'POST', `/requests/${id}/decision`, { decision: 'approve', response: await user.authenticator.authenticate(prompt as never) });
+  const post = async (user: EnrolledUser, id: string, prompt: unknown) => device(state.harness, user, 'POST', `/requests/${id}/decision`, { decision: 'approve', response: await user.authenticator.authenticate(prompt as never) });
 
-  return {
-    get harness() {
-      return harness;
-    },
-    get customer() {
-      return customer;
-    },
-    get olga() {
-      return olga;
-    },
-    get max() {
-      return max;
-    },
-    get client() {
-      return client;
-    },
-    get pushes() {
-      return pushes;
-    },
-    start,
-    ask,
-    pass,
-    clientView,
-    inbox,
-    auditOf,
-    steps,
-    post,
-  };
+  return Object.assign(state, { start, ask, pass, clientView, inbox, auditOf, steps, post });
 }

@@ -7,7 +7,7 @@ import { usePushFatigue } from './support.ts';
 
 describe.each(['memory', 'redis'] as const)('push fatigue (%s store)', (storeKind) => {
   const ctx = usePushFatigue(storeKind);
-  const { start, ask, inbox, elevated } = ctx;
+  const { start, ask, elevated } = ctx;
 
   describe('number matching', () => {
     it('makes the deny compare-and-swap the first write of a wrong pick once its passkey verified: nothing is audited before it', async () => {

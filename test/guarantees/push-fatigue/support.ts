@@ -7,53 +7,36 @@ export type Client = { client_id: string; client_secret: string };
 
 /**
  * Registers, in the calling `describe`, the close of the server `start` makes under the test policy (changed by `change`):
- * customer_1, a client, the audit watched and every push's auth_req_id in `pushes`. Read them through the returned getters.
+ * customer_1, a client, the audit watched and every push's auth_req_id in `pushes`. Read them through the returned object.
  */
 export function usePushFatigue(storeKind: 'memory' | 'redis') {
-  let harness: Harness;
-  let customer: EnrolledUser;
-  let client: Client;
-  let audit: SeenEvent[];
-  let pushes: string[];
+  // Set as each test starts its server, read by the tests through the returned object.
+  const state = {} as {
+    harness: Harness;
+    customer: EnrolledUser;
+    client: Client;
+    audit: SeenEvent[];
+    pushes: string[];
+  };
 
   async function start(change: (policy: any) => void = () => {}, passkey: Parameters<Harness['enrollUser']>[1] = {}) {
-    harness = await createHarness({ store: storeKind, env: { POLICY_FILE: testPolicy(change) } });
-    customer = await harness.enrollUser('customer_1', passkey);
-    client = await harness.createClient('Refund agent');
-    audit = watchAudit(harness);
-    pushes = [];
-    const notifyUser = harness.deps.push.notifyUser.bind(harness.deps.push);
-    harness.deps.push.notifyUser = async (input) => {
-      pushes.push(input.auth_req_id);
+    state.harness = await createHarness({ store: storeKind, env: { POLICY_FILE: testPolicy(change) } });
+    state.customer = await state.harness.enrollUser('customer_1', passkey);
+    state.client = await state.harness.createClient('Refund agent');
+    state.audit = watchAudit(state.harness);
+    state.pushes = [];
+    const notifyUser = state.harness.deps.push.notifyUser.bind(state.harness.deps.push);
+    state.harness.deps.push.notifyUser = async (input) => {
+      state.pushes.push(input.auth_req_id);
       return notifyUser(input);
     };
   }
-  afterEach(() => harness.close());
+  afterEach(() => state.harness.close());
 
-  const ask = (transactionId: string, amount = 49_000) => bcAuthorize(harness, client, { login_hint: customer.sub, details: pay(transactionId, amount) });
-  const inbox = async () => ((await device(harness, customer, 'GET', '/requests')).body.requests as { auth_req_id: string }[]).map((request) => request.auth_req_id);
+  const ask = (transactionId: string, amount = 49_000) => bcAuthorize(state.harness, state.client, { login_hint: state.customer.sub, details: pay(transactionId, amount) });
+  const inbox = async () => ((await device(state.harness, state.customer, 'GET', '/requests')).body.requests as { auth_req_id: string }[]).map((request) => request.auth_req_id);
   /** A request of the elevated tier, which number matching guards. */
   const elevated = () => ask('txn_big', 250_000);
 
-  return {
-    get harness() {
-      return harness;
-    },
-    get customer() {
-      return customer;
-    },
-    get client() {
-      return client;
-    },
-    get audit() {
-      return audit;
-    },
-    get pushes() {
-      return pushes;
-    },
-    start,
-    ask,
-    inbox,
-    elevated,
-  };
+  return Object.assign(state, { start, ask, inbox, elevated });
 }

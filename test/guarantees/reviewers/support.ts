@@ -19,47 +19,30 @@ export const twoReviewers = () =>
 
 /**
  * Registers, in the calling `describe`, the close of a server that `start` makes: a customer, the finance reviewer rita,
- * a client and the audit watched. State is read through the returned getters, as each test starts its own server.
+ * a client and the audit watched. Each test starts its own server; read its state through the returned object.
  */
 export function useReviewers(storeKind: 'memory' | 'redis') {
-  let harness: Harness;
-  let customer: EnrolledUser;
-  let reviewer: EnrolledUser;
-  let client: Client;
-  let audit: SeenEvent[];
+  // Set as each test starts its server, read by the tests through the returned object.
+  const state = {} as {
+    harness: Harness;
+    customer: EnrolledUser;
+    reviewer: EnrolledUser;
+    client: Client;
+    audit: SeenEvent[];
+  };
 
   async function start(env: Record<string, string> = { POLICY_FILE: customerAndFinance() }) {
-    harness = await createHarness({ store: storeKind, env });
-    customer = await harness.enrollUser('customer_1');
-    reviewer = await enrollWithRoles(harness, 'rita', ['reviewer:finance']);
-    client = await harness.createClient('Refund agent');
-    audit = watchAudit(harness);
+    state.harness = await createHarness({ store: storeKind, env });
+    state.customer = await state.harness.enrollUser('customer_1');
+    state.reviewer = await enrollWithRoles(state.harness, 'rita', ['reviewer:finance']);
+    state.client = await state.harness.createClient('Refund agent');
+    state.audit = watchAudit(state.harness);
   }
-  afterEach(() => harness.close());
+  afterEach(() => state.harness.close());
 
-  const ask = async (transactionId = 'txn_1', details = pay(transactionId)) => (await bcAuthorize(harness, client, { login_hint: customer.sub, details })).body.auth_req_id as string;
-  const inbox = async (user: EnrolledUser) => ((await device(harness, user, 'GET', '/requests')).body.requests as { auth_req_id: string }[]).map((request) => request.auth_req_id);
-  const stateOf = async (id: string) => (await harness.admin('GET', `/requests/${id}`)).body.request.state as string;
+  const ask = async (transactionId = 'txn_1', details = pay(transactionId)) => (await bcAuthorize(state.harness, state.client, { login_hint: state.customer.sub, details })).body.auth_req_id as string;
+  const inbox = async (user: EnrolledUser) => ((await device(state.harness, user, 'GET', '/requests')).body.requests as { auth_req_id: string }[]).map((request) => request.auth_req_id);
+  const stateOf = async (id: string) => (await state.harness.admin('GET', `/requests/${id}`)).body.request.state as string;
 
-  return {
-    get harness() {
-      return harness;
-    },
-    get customer() {
-      return customer;
-    },
-    get reviewer() {
-      return reviewer;
-    },
-    get client() {
-      return client;
-    },
-    get audit() {
-      return audit;
-    },
-    start,
-    ask,
-    inbox,
-    stateOf,
-  };
+  return Object.assign(state, { start, ask, inbox, stateOf });
 }
