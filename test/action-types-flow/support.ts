@@ -15,10 +15,10 @@ import { accessChange, deletion, message, MESSAGE_BODY, recordChange } from '../
 import { createHarness, type EnrolledUser, type Harness } from '../support/harness.ts';
 import { basic } from '../support/raw-request.ts';
 
-export type Client = { client_id: string; client_secret: string };
+type Client = { client_id: string; client_secret: string };
 
 /** One new action type as this suite drives it. */
-export interface TypeCase {
+interface TypeCase {
   type: string;
   /** The example of the type in docs/ciba.md (one action). */
   details: AuthorizationDetails;
@@ -100,7 +100,7 @@ export const CASES: TypeCase[] = [
 ];
 
 /** One message the server handed to its push sender. */
-export interface SentPush {
+interface SentPush {
   endpoint: string;
   payload: { auth_req_id: string; summary: string };
 }

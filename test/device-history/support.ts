@@ -11,7 +11,7 @@ import { bcAuthorize, device, pay, testPolicy, watchAudit, type SeenEvent } from
 import { createHarness, type EnrolledUser, type Harness } from '../support/harness.ts';
 import { createSoftAuthenticator } from '../support/soft-authenticator.ts';
 
-export type Client = { client_id: string; client_secret: string };
+type Client = { client_id: string; client_secret: string };
 
 /** Registers, in the calling `describe`, a fresh server per test with customer_1, a client and its agent, and the audit watched; read them through the returned object. */
 export function useDeviceAccount(storeKind: 'memory' | 'redis') {

@@ -11,10 +11,10 @@ import type { NotificationReceiver } from '../../support/notification-receiver.t
 import { payment } from '../../support/payment.ts';
 import { createSoftAuthenticator } from '../../support/soft-authenticator.ts';
 
-export const NOTIFICATION_TOKEN = 'cnt_audit_chain_fedcba9876543210';
+const NOTIFICATION_TOKEN = 'cnt_audit_chain_fedcba9876543210';
 
 /** Every secret and token one whole flow handles, by name. */
-export type Secrets = Record<string, string>;
+type Secrets = Record<string, string>;
 
 /** A whole flow: two enrollments, a ping client, an approval, a denial, a refused redeem, a redemption and its outcome. */
 export async function wholeFlow(harness: Harness, receiver: NotificationReceiver): Promise<{ authReqId: string; secrets: Secrets }> {

@@ -9,7 +9,7 @@ import { afterEach, expect } from 'vitest';
 import { createHarness, type EnrolledUser, type Harness } from '../../support/harness.ts';
 import { bcAuthorize, device, enrollWithRoles, onlyTier, pay, testPolicy } from '../policy-support.ts';
 
-export type Client = { client_id: string; client_secret: string };
+type Client = { client_id: string; client_secret: string };
 
 /** The only tier: the customer has 60 s, then ops until 180 s, then a manager until the request's 600 s. */
 export function chainPolicy(

@@ -3,7 +3,7 @@ import { afterEach } from 'vitest';
 import { createHarness, type EnrolledUser, type Harness } from '../../support/harness.ts';
 import { bcAuthorize, device, pay, testPolicy, watchAudit, type SeenEvent } from '../policy-support.ts';
 
-export type Client = { client_id: string; client_secret: string };
+type Client = { client_id: string; client_secret: string };
 
 /**
  * Registers, in the calling `describe`, the close of the server `start` makes under the test policy (changed by `change`):

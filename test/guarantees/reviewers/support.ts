@@ -3,10 +3,10 @@ import { afterEach } from 'vitest';
 import { createHarness, type EnrolledUser, type Harness } from '../../support/harness.ts';
 import { bcAuthorize, device, enrollWithRoles, onlyTier, pay, testPolicy, watchAudit, type SeenEvent } from '../policy-support.ts';
 
-export type Client = { client_id: string; client_secret: string };
+type Client = { client_id: string; client_secret: string };
 
 /** A policy whose only tier needs the customer and a finance reviewer, without number matching. */
-export const customerAndFinance = () =>
+const customerAndFinance = () =>
   testPolicy((policy) => {
     onlyTier(policy, { name: 'dual', approvers: ['customer', { role: 'reviewer:finance' }], number_matching: false });
   });

@@ -9,7 +9,7 @@ import { afterEach } from 'vitest';
 import { createHarness, type EnrolledUser, type Harness } from '../../support/harness.ts';
 import { bcAuthorize, pay, testPolicy } from '../policy-support.ts';
 
-export type Client = { client_id: string; client_secret: string };
+type Client = { client_id: string; client_secret: string };
 
 /** EUR 50,000: the whole of the user's velocity amount in these tests. */
 export const USER_EUR_LIMIT = 5_000_000;
