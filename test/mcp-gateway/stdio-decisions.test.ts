@@ -1,7 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { connectStdio, type GatewayClient } from '../support/mcp-gateway.ts';
-import { useGatewayScene } from './support.ts';
+import { describe, expect, it } from 'vitest';
+import { useGatewayScene, useStdioGateway } from './support.ts';
 
 // Over stdio, a client that waits: tools listed and passed through; a gated call runs once on approval, never on a denial or an expiry.
 
@@ -9,10 +8,7 @@ describe('MCP gateway', () => {
   const gw = useGatewayScene();
 
   describe('over stdio, a client that waits', () => {
-    let gateway: GatewayClient;
-    beforeAll(async () => {
-      gateway = gw.track(await connectStdio(await gw.workspace.config('waits', gw.client, gw.harness, { wait_seconds: 15 })));
-    });
+    const gateway = useStdioGateway(gw, 'waits', { wait_seconds: 15 });
 
     it('lists the upstream tools with their schemas and annotations, and marks the gated ones', async () => {
       const { tools } = await gateway.client.listTools();

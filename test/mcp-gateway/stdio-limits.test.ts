@@ -1,7 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { connectStdio, eventually, type GatewayClient } from '../support/mcp-gateway.ts';
-import { useGatewayScene } from './support.ts';
+import { describe, expect, it } from 'vitest';
+import { eventually } from '../support/mcp-gateway.ts';
+import { useGatewayScene, useStdioGateway } from './support.ts';
 
 // Over stdio, a client that waits: arguments over 8 KB, an upstream's own error, and two concurrent calls.
 
@@ -9,10 +9,7 @@ describe('MCP gateway', () => {
   const gw = useGatewayScene();
 
   describe('over stdio, a client that waits', () => {
-    let gateway: GatewayClient;
-    beforeAll(async () => {
-      gateway = gw.track(await connectStdio(await gw.workspace.config('waits', gw.client, gw.harness, { wait_seconds: 15 })));
-    });
+    const gateway = useStdioGateway(gw, 'waits', { wait_seconds: 15 });
 
     it('refuses arguments over 8 KB as JCS before anyone is asked, and calls nothing', async () => {
       const before = await gw.seenRequests();

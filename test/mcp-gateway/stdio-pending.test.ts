@@ -1,7 +1,7 @@
 import { ElicitRequestSchema, ElicitationCompleteNotificationSchema, type CallToolResult, type ElicitRequestURLParams } from '@modelcontextprotocol/sdk/types.js';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { connectStdio, eventually, type GatewayClient } from '../support/mcp-gateway.ts';
-import { useGatewayScene } from './support.ts';
+import { describe, expect, it } from 'vitest';
+import { connectStdio, eventually } from '../support/mcp-gateway.ts';
+import { useGatewayScene, useStdioGateway } from './support.ts';
 
 // Over stdio, a call that gives up waiting: approval_pending resumed by the same call, Tasks, and URL elicitation.
 
@@ -9,10 +9,7 @@ describe('MCP gateway', () => {
   const gw = useGatewayScene();
 
   describe('over stdio, a gateway that waits 1 s', () => {
-    let gateway: GatewayClient;
-    beforeAll(async () => {
-      gateway = gw.track(await connectStdio(await gw.workspace.config('quick', gw.client, gw.harness, { wait_seconds: 1 })));
-    });
+    const gateway = useStdioGateway(gw, 'quick', { wait_seconds: 1 });
 
     it('answers approval_pending to a client without elicitation, and the same call again resumes the same approval: one request on the phone', async () => {
       const before = await gw.seenRequests();

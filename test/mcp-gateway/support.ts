@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll } from 'vitest';
 import { createHarness, freePort, UNLIMITED_RATES, type EnrolledUser, type Harness } from '../support/harness.ts';
-import { createWorkspace, eventually, type GatewayClient, type Workspace } from '../support/mcp-gateway.ts';
+import { connectStdio, createWorkspace, eventually, type GatewayClient, type Workspace } from '../support/mcp-gateway.ts';
 
 /**
  * What the test/mcp-gateway/ files share. The MCP gateway (docs/mcp-gateway.md), end to end and
@@ -83,4 +83,20 @@ export function useGatewayScene(): GatewayScene {
     await gw.workspace?.remove();
   });
   return gw;
+}
+
+/**
+ * Before the calling describe's tests, connects a client over stdio to a gateway with the config
+ * `name` (plus `extra`); answers its MCP client once connected. Closed with the file's scene.
+ */
+export function useStdioGateway(gw: GatewayScene, name: string, extra: Record<string, unknown>): { readonly client: GatewayClient['client'] } {
+  let gateway: GatewayClient;
+  beforeAll(async () => {
+    gateway = gw.track(await connectStdio(await gw.workspace.config(name, gw.client, gw.harness, extra)));
+  });
+  return {
+    get client() {
+      return gateway.client;
+    },
+  };
 }
