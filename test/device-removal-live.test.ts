@@ -90,8 +90,9 @@ describe.each(['memory', 'redis'] as const)('a removed device, live on the other
 
   it('tells nobody else: another user’s open stream hears nothing of it', async () => {
     const stranger = await harness.enrollUser('erin');
-    const onStranger = await listen(stranger);
+    const [onStranger, onLaptop] = [await listen(stranger), await listen(laptop)];
     expect((await harness.admin('DELETE', `/users/dana/devices/${phoneId}`)).status).toBe(200);
+    expect((await deviceEvent(onLaptop)).device_id).toBe(phoneId);
     await expect(onStranger.next(() => true, 500)).rejects.toThrow('no matching server-sent event in time');
   });
 });
