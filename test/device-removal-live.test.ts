@@ -1,7 +1,8 @@
 import type { DeviceRemovedEvent } from '@countersign/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openEventStream, type EventStream } from './support/cluster.ts';
-import { createHarness, freePort, type EnrolledUser, type Harness } from './support/harness.ts';
+import { freePort, type EnrolledUser, type Harness } from './support/harness.ts';
+import { servedHarness } from './support/served-harness.ts';
 
 /** A stream opened over a real socket, as the PWA's `EventSource` opens it (not through `app.request`). */
 function overHttp(origin: string) {
@@ -26,22 +27,21 @@ describe.each(['memory', 'redis'] as const)('a removed device, live on the other
   const open: EventStream[] = [];
 
   beforeEach(async () => {
-    const [port, streamPort] = [await freePort(), await freePort()];
-    origin = `http://localhost:${port}`;
-    harness = await createHarness({ store, publicUrl: origin });
-    await harness.listen(port);
+    let port: number;
+    ({ harness, origin, port } = await servedHarness({ store }));
     phone = await harness.enrollUser('dana');
     laptop = await harness.enrollUser('dana');
-    await harness.call('PATCH', `/api/device/devices/${await thisDevice(phone)}`, { body: { name: 'Pixel' }, headers: { cookie: phone.cookie, origin } });
     phoneId = await thisDevice(phone);
-    streamsAt = `http://127.0.0.1:${store === 'memory' ? port : streamPort}`;
+    await harness.call('PATCH', `/api/device/devices/${phoneId}`, { body: { name: 'Pixel' }, headers: { cookie: phone.cookie, origin } });
     if (store === 'memory') {
       streams = harness;
     } else {
       // Same issuer and data, its own event bus: a second process behind the load balancer.
       streams = await harness.instance();
-      await streams.listen(streamPort);
+      port = await freePort();
+      await streams.listen(port);
     }
+    streamsAt = `http://127.0.0.1:${port}`;
   });
   afterEach(async () => {
     await Promise.all(open.splice(0).map((stream) => stream.close()));

@@ -1,7 +1,8 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, freePort, type Harness } from './support/harness.ts';
+import type { Harness } from './support/harness.ts';
 import { expectAccessibleInBothSchemes } from './support/pwa-axe.ts';
+import { servedHarness } from './support/served-harness.ts';
 import { enrollmentLink, launchChromium, openAppBrowser, screenshot, STEP_MS, VIEWPORTS, widthAt360, type AppBrowser, type ViewportName } from './support/pwa-browser.ts';
 
 const poll = { timeout: STEP_MS, interval: 50 };
@@ -20,10 +21,7 @@ describe.each(Object.keys(VIEWPORTS) as ViewportName[])('a device removed while 
   let pixel: AppBrowser;
 
   beforeAll(async () => {
-    const port = await freePort();
-    origin = `http://localhost:${port}`;
-    harness = await createHarness({ publicUrl: origin });
-    await harness.listen(port);
+    ({ harness, origin } = await servedHarness());
     browser = await launchChromium();
     [laptop, pixel] = [await openAppBrowser(browser, origin, viewport), await openAppBrowser(browser, origin, viewport)];
   });
