@@ -1,7 +1,8 @@
 import type { DeviceRemovedEvent } from '@countersign/shared';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { keys } from '@countersign/server';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openEventStream, type EventStream } from './support/cluster.ts';
-import { freePort, type EnrolledUser, type Harness } from './support/harness.ts';
+import { createHarness, freePort, type EnrolledUser, type Harness } from './support/harness.ts';
 import { servedHarness } from './support/served-harness.ts';
 
 /** A stream opened over a real socket, as the PWA's `EventSource` opens it (not through `app.request`). */
@@ -94,5 +95,33 @@ describe.each(['memory', 'redis'] as const)('a removed device, live on the other
     expect((await harness.admin('DELETE', `/users/dana/devices/${phoneId}`)).status).toBe(200);
     expect((await deviceEvent(onLaptop)).device_id).toBe(phoneId);
     await expect(onStranger.next(() => true, 500)).rejects.toThrow('no matching server-sent event in time');
+  });
+});
+
+describe('a removed device whose removal event never came', () => {
+  let harness: Harness;
+  afterEach(async () => {
+    vi.useRealTimers();
+    await harness.close();
+  });
+
+  it('has its stream ended at the next keep-alive, which finds the device gone', async () => {
+    harness = await createHarness();
+    const phone = await harness.enrollUser('gil');
+    const { body } = await harness.call('GET', '/api/device/devices', { headers: { cookie: phone.cookie, origin: harness.issuer } });
+    const phoneId = body.devices[0].device_id as string;
+    // Only the stream's timers are faked: its keep-alive wait, and the reader's deadline.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const stream = await openEventStream(harness, phone.cookie);
+    // Removed in the store behind the bus's back, as a removal whose event was lost would be.
+    await harness.store.setRemove(keys.userDevices('default', 'gil'), phoneId);
+    const ended = stream
+      .next(() => true, 60_000)
+      .then(
+        (event) => `got ${event.event}`,
+        (error: Error) => error.message,
+      );
+    await vi.advanceTimersByTimeAsync(25_000);
+    expect(await ended).toBe('the event stream ended');
   });
 });

@@ -4,6 +4,7 @@ import { streamSSE } from 'hono/streaming';
 import type { Deps } from '../deps.ts';
 import type { DeviceRemoved } from '../events/index.ts';
 import { acquireStreamSlot, enforceRate } from '../rate-limits/index.ts';
+import { hasDevice } from './device-record.ts';
 import { sessionSubject } from './device-limits.ts';
 import type { DeviceSession, DeviceVariables } from './session.ts';
 
@@ -15,7 +16,10 @@ const HEARTBEAT_SECONDS = 25;
  * `ready`, then a `request` per request change and a `device` per device removal, see
  * `DeviceRemovedEvent`, and a keep-alive comment every 25 s). The removal of the stream's own
  * device ends it after its `device` event: the device's sessions stopped working with the
- * removal, and the PWA reopening the stream gets `login_required`.
+ * removal, and the PWA reopening the stream gets `login_required`. A removal whose event was lost
+ * (a Redis hiccup), or came between the session check and the subscription, ends the stream at
+ * the next keep-alive, which checks the device is still there: a removed device's stream never
+ * goes on hearing of the user's requests.
  *
  * A session may open streams at `RATE_LIMIT_DEVICE_STREAMS` and hold at most `DEVICE_STREAMS_MAX`
  * open at once, on all instances together: each stream holds a lease on a slot, renewed with each
@@ -56,7 +60,8 @@ export function eventStreamHandler(deps: Deps) {
           }
           if (stream.aborted || stream.closed) break;
           // A slot lost (its lease ran out unrenewed and another stream took it) ends this stream.
-          if (!(await slot.renew())) break;
+          const [renewed, present] = await Promise.all([slot.renew(), hasDevice(deps.store, session.tenant, session.sub, session.device_id)]);
+          if (!renewed || !present) break;
           await stream.write(': keep-alive\n\n');
         }
       } finally {
