@@ -91,4 +91,21 @@ describe.each(Object.keys(VIEWPORTS) as ViewportName[])('a device removed while 
     expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('H1');
     expect(laptop.errors).toEqual([]);
   });
+  it('tells the device the person removed from another one, and shows the remover no banner', async () => {
+    // The signed-out browser comes back with a new link, as its screen says.
+    await enroll(pixel, 'Tablet');
+    const { page } = laptop;
+    await page.getByTestId('nav-devices').click();
+    const tablet = page.locator('[data-testid="device-item"]', { hasText: 'Tablet' });
+    await tablet.getByTestId('remove-device').click();
+    await page.getByTestId('remove-dialog-confirm').click();
+    await expect.poll(() => page.getByTestId('device-name').allTextContents(), poll).toEqual(['Laptop']);
+
+    await pixel.page.locator('[data-testid="not-enrolled"][data-removed-by="person"]').waitFor();
+    expect(await pixel.page.getByTestId('device-removed-here').textContent()).toBe('This device was removed from your account on one of your devices, so it can no longer approve anything.');
+    await page.getByTestId('nav-inbox').click();
+    await page.getByTestId('inbox-empty').waitFor();
+    expect(await page.getByTestId('device-removed').count()).toBe(0);
+    expect([laptop.errors, pixel.errors]).toEqual([[], []]);
+  });
 });
