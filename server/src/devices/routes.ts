@@ -128,8 +128,9 @@ export function deviceRoutes(deps: Deps, sessionRoutes: ((app: Hono<{ Variables:
     const body = await readJson(c, decisionBody);
     const viewer = viewerOf(c);
     const options = body.selected_code === undefined ? {} : { selected_code: body.selected_code };
-    const request = await verifyDecision(deps, session, viewer, c.req.param('auth_req_id'), body.decision, body.response, options);
-    return c.json({ request: requestDisplay(request, deps.clock.now(), viewer, await consoleClientId(deps.store, session.tenant)) }, 200, { 'Cache-Control': 'no-store' });
+    // The console client's id is read beside the decision, not after it: one round trip less.
+    const [request, testClient] = await Promise.all([verifyDecision(deps, session, viewer, c.req.param('auth_req_id'), body.decision, body.response, options), consoleClientId(deps.store, session.tenant)]);
+    return c.json({ request: requestDisplay(request, deps.clock.now(), viewer, testClient) }, 200, { 'Cache-Control': 'no-store' });
   });
 
   // "This wasn't me": answered with the request's deny prompt (see `verifyDecision`).
@@ -137,8 +138,8 @@ export function deviceRoutes(deps: Deps, sessionRoutes: ((app: Hono<{ Variables:
     const session = c.get('session');
     const body = await readJson(c, reportBody);
     const viewer = viewerOf(c);
-    const request = await verifyDecision(deps, session, viewer, c.req.param('auth_req_id'), 'deny', body.response, { report: true });
-    return c.json({ request: requestDisplay(request, deps.clock.now(), viewer, await consoleClientId(deps.store, session.tenant)) }, 200, { 'Cache-Control': 'no-store' });
+    const [request, testClient] = await Promise.all([verifyDecision(deps, session, viewer, c.req.param('auth_req_id'), 'deny', body.response, { report: true }), consoleClientId(deps.store, session.tenant)]);
+    return c.json({ request: requestDisplay(request, deps.clock.now(), viewer, testClient) }, 200, { 'Cache-Control': 'no-store' });
   });
 
   // History, devices, and a link to add another device: see manage-routes.ts.
