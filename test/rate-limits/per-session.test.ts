@@ -2,6 +2,7 @@ import { keys } from '@countersign/server';
 import { describe, expect, it } from 'vitest';
 import { bcAuthorize, device, pay } from '../guarantees/policy-support.ts';
 import { openEventStream } from '../support/cluster.ts';
+import type { EnrolledUser } from '../support/harness.ts';
 import { expectTooMany, rateLimitSuite, watchWrites } from './support.ts';
 
 /** Limits per device session: request views, state-changing calls, open event streams and how fast they open. */
