@@ -1,15 +1,10 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openApiPath, operationKey, OPERATIONS } from '../server/src/openapi/index.ts';
-import type { Harness } from './support/harness.ts';
-import { type Doc, documentedRoutes, METHODS, refsOf, registeredRoutes, resolvePointer, type Seen } from './support/openapi-document.ts';
-import { recordedHarness } from './support/openapi-recorded.ts';
+import { documentedRoutes, METHODS, refsOf, registeredRoutes, resolvePointer } from './support/openapi-document.ts';
+import { doc, harness, recordedHarness } from './support/openapi-recorded.ts';
 
 /** The served document itself: every registered route and only those, valid OpenAPI 3.1, refusals as OAuth bodies. */
-const recorded = recordedHarness();
-let harness: Harness;
-let doc: Doc;
-let seen: Seen[];
-beforeAll(() => ({ harness, doc, seen } = recorded));
+recordedHarness();
 
 describe('GET /openapi.json', () => {
   it('documents every registered route, and only those', () => {

@@ -1,19 +1,15 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { answer, bcAuthorize, device, pollToken } from './guarantees/policy-support.ts';
-import type { EnrolledUser, Harness } from './support/harness.ts';
+import type { EnrolledUser } from './support/harness.ts';
 import { approvedMandate, mandate, spend, spendPayment } from './support/mandate.ts';
-import { check, type Doc, type Seen, validator } from './support/openapi-document.ts';
+import { check, validator } from './support/openapi-document.ts';
 import { operatorReadsAndWrites, operatorToolsFlow } from './support/openapi-operator-flow.ts';
-import { coverage, FLOW_ANSWERS, recordedHarness, SENT_BODIES } from './support/openapi-recorded.ts';
+import { coverage, doc, FLOW_ANSWERS, harness, recordedHarness, SENT_BODIES, seen } from './support/openapi-recorded.ts';
 import { payment } from './support/payment.ts';
 import { basic } from './support/raw-request.ts';
 
 /** What the routes answer in a flow through every operation, errors included, fits the document. */
-const recorded = recordedHarness();
-let harness: Harness;
-let doc: Doc;
-let seen: Seen[];
-beforeAll(() => ({ harness, doc, seen } = recorded));
+recordedHarness();
 
 describe('GET /openapi.json', () => {
   it('describes what the routes answer in a real flow, errors included', async () => {

@@ -1,17 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { keys } from '../../server/src/store/index.ts';
-import type { NotificationReceiver } from '../support/notification-receiver.ts';
 import { payment } from '../support/payment.ts';
-import { forever, jobsSuite, MIN_IDLE_MS, NOTIFICATION_TOKEN, signal } from './support.ts';
+import { forever, jobsSuite, receiver, senders, MIN_IDLE_MS, NOTIFICATION_TOKEN, signal } from './support.ts';
 
 /** A job whose instance died holding it: taken over once idle, repeated safely, never doubled. */
 describe.each(['redis', 'cluster'] as const)('background jobs across two instances on one %s', (storeKind) => {
-  const jobs = jobsSuite(storeKind);
-  const { deployment, crash, agentFor, ask, auditOf, pending } = jobs;
-  let receiver: NotificationReceiver;
-  let senders: string[];
-  beforeEach(() => ({ receiver, senders } = jobs.state));
+  const { deployment, crash, agentFor, ask, auditOf, pending } = jobsSuite(storeKind);
 
   it('delivers a ping whose instance died holding it from the other instance, once it has been idle for min-idle', async () => {
     const reached = signal();

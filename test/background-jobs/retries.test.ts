@@ -1,15 +1,10 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { freePort } from '../support/harness.ts';
-import type { NotificationReceiver } from '../support/notification-receiver.ts';
-import { jobsSuite } from './support.ts';
+import { jobsSuite, receiver, senders } from './support.ts';
 
 /** A failing endpoint: retried on the backoff schedule by whichever instance, then given up and audited once. */
 describe.each(['redis', 'cluster'] as const)('background jobs across two instances on one %s', (storeKind) => {
-  const jobs = jobsSuite(storeKind);
-  const { deployment, agentFor, ask, auditOf, pending } = jobs;
-  let receiver: NotificationReceiver;
-  let senders: string[];
-  beforeEach(() => ({ receiver, senders } = jobs.state));
+  const { deployment, agentFor, ask, auditOf, pending } = jobsSuite(storeKind);
 
   it('retries a failing endpoint on the backoff schedule, each attempt due on the clock and taken by whichever instance moves it', async () => {
     receiver.script(503, 500, 502);

@@ -37,19 +37,18 @@ export function signal() {
 /** Never settles: the instance stops here, as a killed process would. */
 export const forever = () => new Promise<never>(() => {});
 
-/** What a test reads of the suite: this test's receiver and who sent what it got. */
-export type JobsState = { receiver: NotificationReceiver; senders: string[] };
+// What a test reads of the running suite, as live bindings that each test's `beforeEach` sets.
+/** This test's receiver of client notifications. */
+export let receiver: NotificationReceiver;
+/** Which instance sent each notification the receiver got, in order. */
+export let senders: string[];
 
 /**
  * The per-test set-up of a `background jobs across two instances on one %s` suite: a fresh
  * receiver before each test, every instance started by `deployment` closed after it.
  */
 export function jobsSuite(storeKind: 'redis' | 'cluster') {
-  const state = {} as JobsState;
-  let receiver: NotificationReceiver;
   let open: Harness[];
-  /** Which instance sent each notification the receiver got, in order. */
-  let senders: string[];
 
   /** A notification `fetch` that names the instance it belongs to, then sends for real. */
   const sendingAs =
@@ -97,11 +96,10 @@ export function jobsSuite(storeKind: 'redis' | 'cluster') {
     receiver = await startNotificationReceiver();
     open = [];
     senders = [];
-    Object.assign(state, { receiver, senders });
   });
   afterEach(async () => {
     await Promise.all(open.map((instance) => instance.close()));
     await receiver.close();
   });
-  return { state, deployment, crash, agentFor, ask, auditOf, pending };
+  return { deployment, crash, agentFor, ask, auditOf, pending };
 }

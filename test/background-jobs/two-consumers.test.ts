@@ -1,20 +1,15 @@
 import { createECDH, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { PushSender } from '../../server/src/push/index.ts';
 import { keys } from '../../server/src/store/index.ts';
-import type { NotificationReceiver } from '../support/notification-receiver.ts';
 import { payment } from '../support/payment.ts';
 import { testPolicy } from '../guarantees/policy-support.ts';
-import { jobsSuite, NOTIFICATION_TOKEN } from './support.ts';
+import { jobsSuite, NOTIFICATION_TOKEN, receiver, senders } from './support.ts';
 
 /** Both instances consume at once, or one only enqueues: each job runs once, on whichever instance runs jobs. */
 describe.each(['redis', 'cluster'] as const)('background jobs across two instances on one %s', (storeKind) => {
-  const jobs = jobsSuite(storeKind);
-  const { deployment, agentFor, ask, auditOf, pending } = jobs;
-  let receiver: NotificationReceiver;
-  let senders: string[];
-  beforeEach(() => ({ receiver, senders } = jobs.state));
+  const { deployment, agentFor, ask, auditOf, pending } = jobsSuite(storeKind);
 
   it('runs each job once while both instances consume at once: one ping per decision', async () => {
     // Eight requests of one client pending for one user at once: more than the shipped policy's share.

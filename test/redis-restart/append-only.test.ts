@@ -1,22 +1,15 @@
 import { CountersignError } from '@countersign/shared';
-import type { AgentClient } from '@countersign/agent';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { openEventStream, startRedisServer, stopRedisServer } from '../support/cluster.ts';
-import type { EnrolledUser, Harness } from '../support/harness.ts';
 import { payment } from '../support/payment.ts';
-import { errorOf, outageSuite, settle } from './support.ts';
+import { a, b, customer, errorOf, outageSuite, redis, settle, viaA, viaB } from './support.ts';
 
 /** With append-only persistence: a restart keeps the requests, an outage answers 503 everywhere until Redis is back. */
 describe('Redis restarts and outages, two instances', () => {
-  const { start, state, restart, untilReady, approved } = outageSuite();
-  let a: Harness;
-  let b: Harness;
-  let customer: EnrolledUser;
-  let viaA: AgentClient;
-  let viaB: AgentClient;
+  const { start, restart, untilReady, approved } = outageSuite();
 
   describe('with append-only persistence', () => {
-    beforeEach(async () => ({ a, b, customer, viaA, viaB } = await start({ appendOnly: true })));
+    beforeEach(() => start({ appendOnly: true }));
 
     it('keeps the requests made before a restart: they complete afterwards, and nothing is redeemed twice', async () => {
       const done = await approved('txn_before_1');
@@ -51,7 +44,7 @@ describe('Redis restarts and outages, two instances', () => {
 
     it('answers 503 temporarily_unavailable with Retry-After on every surface while Redis is down, and serves again once it is back', async () => {
       const ready = await approved('txn_outage');
-      await stopRedisServer(state.server);
+      await stopRedisServer(redis.server);
 
       const calls = await Promise.all([settle(viaA.requestApproval({ login_hint: customer.sub, authorization_details: payment({ transaction_id: 'txn_during' }) })), settle(viaB.pollToken(ready.auth_req_id)), settle(viaA.redeem(ready.token, ready.details)), settle(viaB.getRequest(ready.auth_req_id))]);
       for (const call of calls) expect([(call as CountersignError).code, (call as CountersignError).status]).toEqual(['temporarily_unavailable', 503]);
@@ -65,7 +58,7 @@ describe('Redis restarts and outages, two instances', () => {
       }
       expect((await a.call('GET', '/readyz')).status).toBe(503);
 
-      state.server = await startRedisServer({ port: state.server.port, dir: state.server.dir, appendOnly: true });
+      redis.server = await startRedisServer({ port: redis.server.port, dir: redis.server.dir, appendOnly: true });
       await untilReady();
       // The redeem sent during the outage timed out, its outcome unknown: the client knows its record
       // (cached), so the compare-and-swap was queued, and may have run once Redis came back. The

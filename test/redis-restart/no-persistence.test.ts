@@ -1,22 +1,15 @@
-import type { AgentClient } from '@countersign/agent';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { CLIENT_CACHE_TTL_MS } from '../../server/src/clients/index.ts';
 import { keys } from '../../server/src/store/index.ts';
-import type { EnrolledUser, Harness } from '../support/harness.ts';
 import { payment } from '../support/payment.ts';
-import { errorOf, outageSuite } from './support.ts';
+import { a, credentials, customer, errorOf, outageSuite, viaA, viaB } from './support.ts';
 
 /** Without persistence: what the restart lost is refused cleanly, never with a 500. */
 describe('Redis restarts and outages, two instances', () => {
   const { start, restart, approved } = outageSuite();
-  let a: Harness;
-  let customer: EnrolledUser;
-  let credentials: { client_id: string; client_secret: string };
-  let viaA: AgentClient;
-  let viaB: AgentClient;
 
   describe('without persistence', () => {
-    beforeEach(async () => ({ a, customer, credentials, viaA, viaB } = await start({ appendOnly: false })));
+    beforeEach(() => start({ appendOnly: false }));
 
     it('refuses the requests the restart lost cleanly — invalid_grant, invalid_token, not found — never with a 500', async () => {
       const pending = await viaA.requestApproval({ login_hint: customer.sub, authorization_details: payment({ transaction_id: 'txn_lost_1' }) });

@@ -1,25 +1,18 @@
-import type { AgentClient } from '@countersign/agent';
 import { Redis } from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { EnrolledUser, Harness } from '../support/harness.ts';
 import { payment } from '../support/payment.ts';
-import { errorOf, outageSuite } from './support.ts';
+import { a, credentials, customer, errorOf, outageSuite, redis, viaA, viaB } from './support.ts';
 
 /** A stalled Redis (CLIENT PAUSE) and a short command timeout: 503 while it stalls, a compare-and-swap that timed out never lands. */
 describe('Redis restarts and outages, two instances', () => {
-  const { start, state, approved } = outageSuite();
-  let a: Harness;
-  let customer: EnrolledUser;
-  let credentials: { client_id: string; client_secret: string };
-  let viaA: AgentClient;
-  let viaB: AgentClient;
+  const { start, approved } = outageSuite();
 
   describe('a stalled Redis (CLIENT PAUSE) and a 200 ms command timeout', () => {
     let admin: Redis;
     beforeEach(async () => {
-      ({ a, customer, credentials, viaA, viaB } = await start({ appendOnly: false, commandTimeoutMs: 200 }));
-      admin = new Redis(state.server.port);
+      await start({ appendOnly: false, commandTimeoutMs: 200 });
+      admin = new Redis(redis.server.port);
     });
     afterEach(() => {
       admin.disconnect();

@@ -7,6 +7,7 @@ import { afterEach, expect } from 'vitest';
 import { startRedisServer, stopRedisServer, type RedisServerProcess } from '../support/cluster.ts';
 import { createHarness, type EnrolledUser, type Harness } from '../support/harness.ts';
 import { payment } from '../support/payment.ts';
+import type { Credentials } from '../support/raw-request.ts';
 
 /**
  * Redis in trouble, on a redis-server of this file's own: restarted in the middle of a flow (with
@@ -33,26 +34,33 @@ export async function errorOf(promise: Promise<unknown>): Promise<CountersignErr
   throw new Error(`expected a refusal, got ${JSON.stringify(result)}`);
 }
 
-/** What one test runs on: its Redis (the one running now), the two instances, a customer and a client. */
-export type Outage = { server: RedisServerProcess; a: Harness; b: Harness; customer: EnrolledUser; credentials: { client_id: string; client_secret: string }; viaA: AgentClient; viaB: AgentClient };
+// What one test runs on, as live bindings that `start` sets: the two instances, a customer, a
+// client and an agent on each instance; `redis.server` is the Redis running now.
+/** Instance A. */
+export let a: Harness;
+/** Instance B, of the same deployment. */
+export let b: Harness;
+/** A person enrolled on A. */
+export let customer: EnrolledUser;
+/** A client registered on B. */
+export let credentials: Credentials;
+/** The client's agent, calling A. */
+export let viaA: AgentClient;
+/** The client's agent, calling B. */
+export let viaB: AgentClient;
+/** The redis-server running now: a test that starts Redis again sets it, so that it is stopped after the test. */
+export const redis = {} as { server: RedisServerProcess };
 
 /**
  * The set-up of the `Redis restarts and outages, two instances` suite: `start` runs Redis and the
  * two instances for one test (closed after it, Redis brought back first if the test left it down);
- * `state.server` is the Redis running now, which a test that starts Redis again must set.
+ * `redis.server` is the Redis running now, which a test that starts Redis again must set.
  */
 export function outageSuite() {
-  const state = {} as Outage;
   let server: RedisServerProcess;
   let appendOnly: boolean;
-  let a: Harness;
-  let b: Harness;
-  let customer: EnrolledUser;
-  let credentials: { client_id: string; client_secret: string };
-  let viaA: AgentClient;
-  let viaB: AgentClient;
 
-  async function start(options: { appendOnly: boolean; commandTimeoutMs?: number }): Promise<Outage> {
+  async function start(options: { appendOnly: boolean; commandTimeoutMs?: number }): Promise<void> {
     appendOnly = options.appendOnly;
     server = await startRedisServer({ appendOnly });
     a = await createHarness({ redisUrl: `redis://127.0.0.1:${server.port}`, redisCommandTimeoutMs: options.commandTimeoutMs ?? 300 });
@@ -61,13 +69,13 @@ export function outageSuite() {
     credentials = await b.createClient('Support agent');
     const agentOn = (instance: Harness) => createAgentClient({ issuer: instance.issuer, clientId: credentials.client_id, clientSecret: credentials.client_secret, fetch: instance.fetch });
     [viaA, viaB] = [agentOn(a), agentOn(b)];
-    return Object.assign(state, { server, a, b, customer, credentials, viaA, viaB });
+    redis.server = server;
   }
 
   /** SIGTERM (with AOF, Redis writes it out first), then a new redis-server on the same port and directory. */
   async function restart(): Promise<void> {
     await stopRedisServer(server);
-    server = state.server = await startRedisServer({ port: server.port, dir: server.dir, appendOnly });
+    server = redis.server = await startRedisServer({ port: server.port, dir: server.dir, appendOnly });
     await untilReady();
   }
 
@@ -88,7 +96,7 @@ export function outageSuite() {
   }
 
   afterEach(async () => {
-    server = state.server;
+    server = redis.server;
     // A test that failed during an outage: bring Redis back, so the instances close cleanly.
     if (server.child.exitCode !== null || server.child.signalCode !== null) server = await startRedisServer({ port: server.port, dir: server.dir, appendOnly });
     await Promise.all([a.close(), b.close()]);
@@ -104,5 +112,5 @@ export function outageSuite() {
     if (polled.status !== 'approved') throw new Error(`not approved: ${polled.status}`);
     return { auth_req_id: asked.auth_req_id, token: polled.token.access_token, details: payment({ transaction_id: transactionId }) };
   }
-  return { state, start, restart, untilReady, approved };
+  return { start, restart, untilReady, approved };
 }

@@ -5,20 +5,22 @@ import { check, checkSent, type Doc, documentedRoutes, type Seen, validator } fr
 // What test/openapi-document.test.ts and test/openapi-flow.test.ts share: one harness whose every
 // answer is recorded, the document it serves, and what the flow's answers covered of it.
 
-/** The harness of a file, every answer it gave, and the document it served at the start. */
-export type Recorded = { harness: Harness; doc: Doc; seen: Seen[] };
+// The file's harness, every answer it gave and the document it served at the start: live
+// bindings that `recordedHarness`'s `beforeAll` sets.
+/** The file's harness, its every answer recorded in {@link seen}. */
+export let harness: Harness;
+/** The document the harness served at the start. */
+export let doc: Doc;
+/** Every answer the app gave, in order. */
+export const seen: Seen[] = [];
 
 /**
  * Starts a harness before the file's tests (closed after them) that records every answer of the
  * app, those of the harness's own helpers (enrollment, admin) too, and reads `GET /openapi.json`.
  */
-export function recordedHarness(): Recorded {
-  const recorded = { seen: [] as Seen[] } as Recorded;
-  const seen = recorded.seen;
-  let harness: Harness;
+export function recordedHarness(): void {
   beforeAll(async () => {
     harness = await createHarness({ env: UNLIMITED_RATES });
-    recorded.harness = harness;
     // Every answer of the app is recorded, those of the harness's own helpers (enrollment, admin) too.
     const request = harness.app.request.bind(harness.app);
     harness.app.request = (async (input: string | Request | URL, init?: RequestInit) => {
@@ -36,13 +38,12 @@ export function recordedHarness(): Recorded {
     const served = await harness.call('GET', '/openapi.json');
     expect(served.status).toBe(200);
     expect(served.headers.get('cache-control')).toBe('public, max-age=300');
-    recorded.doc = served.body;
+    doc = served.body;
   });
 
   afterAll(async () => {
     await harness?.close();
   });
-  return recorded;
 }
 
 /** The request bodies the flow's accepted calls must have sent and had checked against the document. */
