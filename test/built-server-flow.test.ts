@@ -1,12 +1,9 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import type { RedisServerProcess } from './support/cluster.ts';
+import { describe, expect, it } from 'vitest';
 import { payment } from './support/payment.ts';
-import { ADMIN_TOKEN, deployedServer, enroll, startBuilt } from './support/built-server.ts';
+import { ADMIN_TOKEN, deployedServer, enroll, redis, startBuilt } from './support/built-server.ts';
 
 /** The deployed server passes the whole flow over HTTP, stops on SIGTERM with 0, and serves the console and PWA of its dist/. */
-const deployed = deployedServer();
-let redis: RedisServerProcess;
-beforeAll(() => ({ redis } = deployed));
+deployedServer();
 
 describe('the built server, run with plain node', () => {
   it('passes the whole flow over HTTP, then stops on SIGTERM with exit code 0', async () => {

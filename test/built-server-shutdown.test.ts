@@ -1,14 +1,11 @@
 import { Redis } from 'ioredis';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { testPolicy } from './guarantees/policy-support.ts';
-import type { RedisServerProcess } from './support/cluster.ts';
 import { payment } from './support/payment.ts';
-import { ADMIN_TOKEN, deployedServer, enroll, startBuilt } from './support/built-server.ts';
+import { ADMIN_TOKEN, deployedServer, enroll, redis, startBuilt } from './support/built-server.ts';
 
 /** SIGTERM under load on the deployed server: every accepted request answered or refused, no half-written record. */
-const deployed = deployedServer();
-let redis: RedisServerProcess;
-beforeAll(() => ({ redis } = deployed));
+deployedServer();
 
 describe('the built server, run with plain node', () => {
   it('answers or refuses every request it accepted when SIGTERM comes under load, and leaves no half-written record', async () => {

@@ -1,14 +1,10 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import type { Harness } from '../support/harness.ts';
-import { cliSuite } from './support.ts';
+import { describe, expect, it } from 'vitest';
+import { cliSuite, harness } from './support.ts';
 
 /** `client create`: credentials printed once (or as JSON) that work; a ping client needs its endpoint. */
 // Each test starts one or more Node processes: generous limits, for a loaded CI machine.
 describe('the operator CLI against a running server', { timeout: 90_000 }, () => {
-  const suite = cliSuite();
-  const { cli, fields } = suite;
-  let harness: Harness;
-  beforeAll(() => ({ harness } = suite.state));
+  const { cli, fields } = cliSuite();
 
   it('creates a client and prints its id and secret once, and the secret works', async () => {
     const run = await cli(['client', 'create', '--name', 'Billing agent', '--tenant', 'default']);

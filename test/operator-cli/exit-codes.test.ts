@@ -5,8 +5,7 @@ import { cliSuite } from './support.ts';
 /** How the CLI exits: 1 with the server's code or when the server is away, 2 with the usage for a bad command line. */
 // Each test starts one or more Node processes: generous limits, for a loaded CI machine.
 describe('the operator CLI against a running server', { timeout: 90_000 }, () => {
-  const suite = cliSuite();
-  const { cli } = suite;
+  const { cli } = cliSuite();
 
   it("exits 1 with the server's code for a wrong token, and when the server is not there", async () => {
     const wrong = await cli(['requests', 'pending'], { ADMIN_TOKEN: 'not-the-admin-token-0123456789' });

@@ -1,18 +1,11 @@
-import type { AgentClient } from '@countersign/agent';
-import { beforeAll, describe, expect, it } from 'vitest';
-import type { EnrolledUser, Harness } from '../support/harness.ts';
+import { describe, expect, it } from 'vitest';
 import { payment } from '../support/payment.ts';
-import { cliSuite } from './support.ts';
+import { agent, bob, cliSuite, harness } from './support.ts';
 
 /** `requests pending` and `audit follow`: what waits for a decision, and a request's audit trail as it happens. */
 // Each test starts one or more Node processes: generous limits, for a loaded CI machine.
 describe('the operator CLI against a running server', { timeout: 90_000 }, () => {
-  const suite = cliSuite();
-  const { cli, start } = suite;
-  let harness: Harness;
-  let agent: AgentClient;
-  let bob: EnrolledUser;
-  beforeAll(() => ({ harness, agent, bob } = suite.state));
+  const { cli, start } = cliSuite();
 
   it('lists pending requests, soonest deadline first, and no longer lists a decided one', async () => {
     const later = await agent.requestApproval({ login_hint: 'bob', authorization_details: payment({ transaction_id: 'txn_later' }), binding_message: 'Order 1042', requested_expiry: 300 });

@@ -23,19 +23,20 @@ export interface Run {
   stderr: string;
 }
 
-/** The running server of a file, its socket URL, an agent's client and bob, enrolled. */
-export type CliServer = { harness: Harness; url: string; agent: AgentClient; bob: EnrolledUser };
+// The file's running server and what it holds, as live bindings that `cliSuite`'s `beforeAll` sets.
+/** The server, listening on a socket. */
+export let harness: Harness;
+/** An agent of the client `Support agent`. */
+export let agent: AgentClient;
+/** A person enrolled with a device. */
+export let bob: EnrolledUser;
 
 /**
  * Starts a server listening on a socket before the file's tests (closed after them), and answers
  * `cli` (run to the end), `start` (running) and `fields` (read `key<TAB>value` output) against it.
  */
 export function cliSuite() {
-  const state = {} as CliServer;
-  let harness: Harness;
   let url: string;
-  let agent: AgentClient;
-  let bob: EnrolledUser;
 
   beforeAll(async () => {
     const port = await freePort();
@@ -46,7 +47,6 @@ export function cliSuite() {
     bob = await harness.enrollUser('bob');
     const credentials = await harness.createClient('Support agent');
     agent = createAgentClient({ issuer: harness.issuer, clientId: credentials.client_id, clientSecret: credentials.client_secret, fetch: harness.fetch });
-    Object.assign(state, { harness, url, agent, bob });
   });
 
   afterAll(async () => {
@@ -96,5 +96,5 @@ export function cliSuite() {
         .map((line) => line.split('\t') as [string, string]),
     );
   }
-  return { state, cli, start, fields };
+  return { cli, start, fields };
 }

@@ -1,14 +1,10 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import type { Harness } from '../support/harness.ts';
-import { cliSuite } from './support.ts';
+import { describe, expect, it } from 'vitest';
+import { cliSuite, harness } from './support.ts';
 
 /** `user add` and `enroll`: a user added once, a working enrollment link, with or without a QR code. */
 // Each test starts one or more Node processes: generous limits, for a loaded CI machine.
 describe('the operator CLI against a running server', { timeout: 90_000 }, () => {
-  const suite = cliSuite();
-  const { cli, fields } = suite;
-  let harness: Harness;
-  beforeAll(() => ({ harness } = suite.state));
+  const { cli, fields } = cliSuite();
 
   it('adds a user, and says so when the user already exists', async () => {
     const first = await cli(['user', 'add', 'alice', '--name', 'Alice Martin']);

@@ -74,14 +74,14 @@ export async function enroll(url: string, sub: string) {
   return { authenticator, cookie: (enrolled.headers.get('set-cookie') ?? '').split(';')[0]! };
 }
 
+/** The file's own redis-server, a live binding that `deployedServer`'s `beforeAll` sets. */
+export let redis: RedisServerProcess;
+
 /**
  * Deploys the built server before the file's tests (`pnpm deploy --prod`, checking that only
  * production dependencies came along) and starts a Redis of the file's own; removes both after.
  */
-export function deployedServer(): { redis: RedisServerProcess } {
-  const deployed = {} as { redis: RedisServerProcess };
-  let redis: RedisServerProcess;
-
+export function deployedServer(): void {
   beforeAll(async () => {
     expect(existsSync(join(ROOT, 'server/dist/main.js')), 'pnpm build emits server/dist/main.js').toBe(true);
     execFileSync('pnpm', ['--filter', '@countersign/server', 'deploy', '--prod', DEPLOYED], { cwd: ROOT, stdio: 'pipe', env: { ...process.env, NODE_OPTIONS: '' } });
@@ -89,11 +89,9 @@ export function deployedServer(): { redis: RedisServerProcess } {
     expect(['pino', 'prom-client', 'hono', '@countersign/shared'].map((name) => existsSync(join(DEPLOYED, 'node_modules', name)))).toEqual([true, true, true, true]);
     expect(['pino-pretty', 'tsx', 'vitest'].map((name) => existsSync(join(DEPLOYED, 'node_modules', name)))).toEqual([false, false, false]);
     redis = await startRedisServer();
-    deployed.redis = redis;
   }, 60_000);
   afterAll(async () => {
     await stopRedisServer(redis);
     rmSync(DEPLOYED, { recursive: true, force: true });
   });
-  return deployed;
 }
