@@ -41,6 +41,9 @@ export const targets = {
   memoryPerPendingBytes: 2048,
   /** p99 of `/redeem` at half its peak rate under this many milliseconds. */
   redeemP99AtHalfPeakMs: 10,
+  /** Request to push at the receiver, and approval to ping, at half the step's peak: p50 and p99 at most these milliseconds. */
+  deliveryP50Ms: 20,
+  deliveryP99Ms: 100,
 } as const;
 
 /** The server's rate limits, as `main.ts` reads them (see the README's configuration table). */

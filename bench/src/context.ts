@@ -3,10 +3,11 @@ import { waitIdle, type NodeChild, type Stalls } from './infra/child.ts';
 import { coreCount, machineBusyMicros, waitCalm } from './infra/machine.ts';
 import { info, redisCpuMicros, slowCommands, type BenchRedis, type SlowCommand } from './infra/redis.ts';
 import { runLoad } from './load/run-load.ts';
-import type { LoadResult, LoadSpec } from './load/spec.ts';
+import type { AnswerStamp, LoadResult, LoadSpec } from './load/spec.ts';
+import type { Delivery } from './measure/delivery.ts';
 
 /** One measured run, as reported: the load's result plus what the server and Redis spent on it. */
-export interface Measured extends Omit<LoadResult, 'captured'> {
+export interface Measured extends Omit<LoadResult, 'captured' | 'answers'> {
   /** Row label, e.g. `POST /redeem`. */
   label: string;
   /** `peer-redis`: the peer with its state in a Redis of its own (`peer/redis-adapter.ts`). */
@@ -31,6 +32,8 @@ export interface Measured extends Omit<LoadResult, 'captured'> {
    * run: the runs share a machine, and a busy neighbour lowers every figure.
    */
   foreignCpuShare: number | null;
+  /** What the requests set off, timed from their answers to where it arrived (a push, a ping). */
+  delivery?: Delivery;
   notes: string[];
 }
 
@@ -76,7 +79,7 @@ export async function measure(
   label: string,
   spec: Omit<LoadSpec, 'resultFile' | 'connections' | 'warmupSeconds' | 'durationSeconds'> & Partial<Pick<LoadSpec, 'connections' | 'warmupSeconds' | 'durationSeconds'>>,
   settle?: (result: LoadResult) => Promise<string | void>,
-): Promise<{ measured: Measured; captured: string[] }> {
+): Promise<{ measured: Measured; captured: string[]; answers: AnswerStamp[] }> {
   const full = {
     connections: benchConfig.connections,
     warmupSeconds: benchConfig.warmupSeconds,
@@ -103,7 +106,7 @@ export async function measure(
   const busy1 = machineBusyMicros();
   const [cpu1, redis1, stats1, own1] = await Promise.all([server.cpu(), redis ? redisCpuMicros(redis.admin) : 0, redis ? commandStats(redis) : null, ownCpu(ctx)]);
   const wall = (performance.now() - started) / 1000;
-  const { captured, ...rest } = result;
+  const { captured, answers, ...rest } = result;
   const answered = Math.max(1, result.totalResponses);
   const perRequest = (value: number) => Math.round((value / answered) * 100) / 100;
   let commands: Record<string, number> | undefined;
@@ -154,5 +157,5 @@ export async function measure(
       (withRedis ? `, redis ${measured.redisCpuMicrosPerRequest} µs/req, ${measured.redisCommandsPerRequest} commands in ${measured.redisRoundTripsPerRequest} round trips/req` : '') +
       `, load process ${Math.round(result.loadCpuShare * 100)}% of a core${notes.length ? `; ${notes.join('; ')}` : ''}`,
   );
-  return { measured, captured };
+  return { measured, captured, answers: answers ?? [] };
 }

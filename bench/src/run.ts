@@ -12,6 +12,7 @@ import { setupActors, startCountersign } from './countersign/server.ts';
 import { serverStore } from './countersign/steps.ts';
 import { REPO_ROOT } from './infra/child.ts';
 import { withDeadline } from './support/json-call.ts';
+import { startPingReceiver } from './infra/ping-receiver.ts';
 import { startPushReceiver } from './infra/push-receiver.ts';
 import { startRedis } from './infra/redis.ts';
 import { measureAuditChain } from './measure/audit-chain.ts';
@@ -59,6 +60,8 @@ async function main(): Promise<void> {
     if (load > 0.5) log(`warning: the machine is not idle (load average ${load}); other processes' share of the CPU is reported per run`);
     const receiver = await startPushReceiver(workDir);
     cleanups.push(() => receiver.close());
+    const pings = await startPingReceiver();
+    cleanups.push(() => pings.close());
     const policyFile = writeBenchPolicy(workDir, 'short');
     const shippedWindows = writeBenchPolicy(workDir, 'shipped');
 
@@ -77,11 +80,11 @@ async function main(): Promise<void> {
     ctx.own.push(server.child, peer.child, peerRedis.child);
     const store = await serverStore(ctx);
     cleanups.push(() => store.close());
-    const actors = await setupActors(server, receiver);
-    log(`set up: 1 client, ${actors.plain.length} users, ${actors.push.length} users with a push subscription`);
+    const actors = await setupActors(server, receiver, pings);
+    log(`set up: 1 client and 1 ping client, ${actors.plain.length} users, ${actors.push.length} users with a push subscription`);
 
     log('Countersign, and node-oidc-provider (the peer, in memory then on Redis) after each step it shares');
-    const countersign = await runCountersign(ctx, server, actors, receiver, store, peerSteps(ctx, peer), peerSteps(ctx, peerRedis));
+    const countersign = await runCountersign(ctx, server, actors, { push: receiver, pings }, store, peerSteps(ctx, peer), peerSteps(ctx, peerRedis));
     const peerRows = countersign.peerRows;
 
     log('Redis memory per pending request');

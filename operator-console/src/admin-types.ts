@@ -24,6 +24,8 @@ export interface PendingRequestSummary {
   expires_at: string;
   /** Whole seconds before `expires_at`. */
   seconds_left: number;
+  /** Made by the console itself (a test request: decidable, never redeemable). */
+  test: boolean;
 }
 
 /** `GET /requests?state=pending&tenant=…`. */

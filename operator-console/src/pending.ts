@@ -21,7 +21,7 @@ export async function refreshPending(tenant: string): Promise<void> {
           'li',
           { 'data-auth-req-id': request.auth_req_id },
           el('span', { class: 'pending-summary' }, `${request.summary} for ${request.sub}`),
-          el('span', { class: 'muted' }, `${request.client_name} · ${request.seconds_left} s left`),
+          el('span', { class: 'muted' }, `${request.test ? 'Test request · ' : ''}${request.client_name} · ${request.seconds_left} s left`),
           el('button', { type: 'button', class: 'btn btn-quiet', onclick: () => watch(request.auth_req_id, request.tenant), 'aria-label': `Watch ${request.summary} for ${request.sub}` }, 'Watch'),
         ),
       ),

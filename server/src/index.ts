@@ -7,7 +7,7 @@ export { createJobQueue, type Job, type JobQueue, type JobQueueOptions } from '.
 export { DEFAULT_RETRY_DELAYS_MS, type ClientNotifierOptions, type NotificationFetch } from './notifications/index.ts';
 export { endpointProblem, type HostResolver, type ResolvedAddress } from './outbound/index.ts';
 export type { ExpirySweeper, ExpirySweeperOptions } from './requests/index.ts';
-export { createPushNotifier, createWebPushSender, type PushSender } from './push/index.ts';
+export { createPushNotifier, createWebPushSender, topicFor, type PushSender } from './push/index.ts';
 export { createPinoLogger, intervalTicker, ManualClock, OffsetClock, REDACTED_PATHS, silentLogger, systemClock, type Clock, type Logger, type Ticker } from './runtime/index.ts';
 export { keys, MemoryStore, RedisStore, connectRedisStore, type Store } from './store/index.ts';
 export { KeyRing } from './tokens/index.ts';

@@ -1,5 +1,5 @@
 /**
- * Mutated requests for fuzzing (`fuzz.test.ts`): arbitraries of fast-check that change a valid
+ * Mutated requests for fuzzing (`test/fuzz/`): arbitraries of fast-check that change a valid
  * JSON or form body the way an attacker would (fields dropped, repeated, renamed, retyped or added;
  * odd strings and numbers; JSON that does not parse), rather than random bytes, so most inputs get
  * past the first parser and reach the checks behind it. Each arbitrary yields a description of the

@@ -37,6 +37,8 @@ export async function operatorToolsFlow(h: Harness, user: EnrolledUser): Promise
   expect(exported.body.user.sub).toBe(user.sub);
   expect(exported.body.devices.length).toBeGreaterThan(0);
   expect(exported.body.requests.length).toBeGreaterThan(0);
+  // Each request with its own trail, from its proposal on.
+  for (const request of exported.body.requests) expect(request.events[0]).toMatchObject({ type: 'proposed', auth_req_id: request.auth_req_id });
   expect(await h.admin('GET', '/users/nobody_here/export')).toMatchObject({ status: 404, body: { error: 'not_found' } });
 
   // Clients: searched, read, disabled, enabled, a new secret, deleted; each refused for an unknown one.

@@ -15,14 +15,16 @@ export interface PlannedRequest {
  * `count` distinct `/bc-authorize` bodies (form-encoded, CIBA Core §7.1), spread round-robin over
  * `subs`. Every body has its own `transaction_id`: the same one twice is, by design, the same request.
  * The binding message is short and plain, so the peer's default validator accepts it as well.
+ * A ping client's requests carry its `notificationToken` (CIBA Core §7.1 `client_notification_token`).
  */
-export function backchannelBodies(subs: string[], count: number, tag: string): { items: LoadItem[]; planned: PlannedRequest[] } {
+export function backchannelBodies(subs: string[], count: number, tag: string, notificationToken?: string): { items: LoadItem[]; planned: PlannedRequest[] } {
+  const token = notificationToken ? `&client_notification_token=${encodeURIComponent(notificationToken)}` : '';
   const items: LoadItem[] = [];
   const planned: PlannedRequest[] = [];
   for (let i = 0; i < count; i++) {
     const sub = subs[i % subs.length]!;
     const details = JSON.stringify(payment(`txn_${tag}_${i}`));
-    items.push({ body: `scope=openid&login_hint=${sub}&binding_message=Order-1042&authorization_details=${encodeURIComponent(details)}` });
+    items.push({ body: `scope=openid&login_hint=${sub}&binding_message=Order-1042&authorization_details=${encodeURIComponent(details)}${token}` });
     planned.push({ sub, details });
   }
   return { items, planned };

@@ -8,6 +8,8 @@ export interface BenchClient {
   client_secret: string;
   /** `Basic base64(id:secret)` (ids and secrets are base64url: nothing to form-encode). */
   authorization: string;
+  /** A ping client's `client_notification_token`, sent with each of its requests. */
+  notification_token?: string;
 }
 
 /** An enrolled user: a software passkey and its device session. */
@@ -25,7 +27,8 @@ export interface CountersignApi {
   /** `PUBLIC_URL` (`http://localhost:PORT`): the origin the PWA has. */
   publicUrl: string;
   call(method: string, path: string, init?: CallInit): Promise<CallAnswer>;
-  createClient(name: string): Promise<BenchClient>;
+  /** Registers a client; `metadata` adds to its name (a ping client's delivery mode and endpoint). */
+  createClient(name: string, metadata?: Record<string, string>): Promise<BenchClient>;
   /** Creates the user and enrolls one software passkey through the device API. */
   enrollUser(sub: string, counter: 'increment' | 'fixed'): Promise<BenchUser>;
   /** Registers a Web Push subscription for the user's device. */
@@ -44,8 +47,8 @@ export function countersignApi(target: string, publicUrl: string, adminToken: st
     target,
     publicUrl,
     call,
-    async createClient(name) {
-      const answer = await admin('POST', '/clients', { name });
+    async createClient(name, metadata = {}) {
+      const answer = await admin('POST', '/clients', { name, ...metadata });
       expect('create client', answer, 201);
       const { client_id, client_secret } = answer.body as { client_id: string; client_secret: string };
       return { client_id, client_secret, authorization: `Basic ${Buffer.from(`${client_id}:${client_secret}`).toString('base64')}` };

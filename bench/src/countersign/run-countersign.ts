@@ -2,10 +2,12 @@ import type { Store } from '@countersign/server';
 import { benchConfig } from '../config.ts';
 import type { BenchContext, Measured } from '../context.ts';
 import { measure } from '../context.ts';
+import type { PingReceiver } from '../infra/ping-receiver.ts';
 import type { PushReceiver } from '../infra/push-receiver.ts';
 import { runLoad } from '../load/run-load.ts';
 import type { LoadItem } from '../load/spec.ts';
 import type { PeerSteps } from '../peer/steps.ts';
+import { approvalToPing, preparePings, requestToPush } from './delivery-passes.ts';
 import type { Actors, CountersignServer } from './server.ts';
 import { approveInStore, backchannel, decide, issueTokens, makeTokens, pollPending, prepareDecisions, pushSettler, redeem, redeemItems, type ApprovalToken, type PendingRequest } from './steps.ts';
 
@@ -27,11 +29,14 @@ function poolFor(rate: number, seconds = benchConfig.warmupSeconds + benchConfig
  * Countersign's steps, each measured at `benchConfig.connections` for `benchConfig.durationSeconds`
  * after a warm-up: the HTTP floor, `/bc-authorize` with a push (and without, for the peer, whose
  * device trigger is a no-op), a pending poll, the device's approval, token issuance, and `/redeem`
- * at its peak and at half of it. The requests one step makes feed the next. The peer's same step
+ * at its peak and at half of it; and, paced at half their peaks, `/bc-authorize` with a push and the
+ * approval of a ping client's request, timed to the push and the ping they set off (`pings`, the
+ * ping client's notification endpoint). The requests one step makes feed the next. The peer's same step
  * runs right after each of Countersign's, so that both meet the same machine, and then the peer's
  * on Redis (`peerRedis`).
  */
-export async function runCountersign(ctx: BenchContext, server: CountersignServer, actors: Actors, receiver: PushReceiver, store: Store, peer: PeerSteps, peerRedis: PeerSteps): Promise<CountersignRun> {
+export async function runCountersign(ctx: BenchContext, server: CountersignServer, actors: Actors, receivers: { push: PushReceiver; pings: PingReceiver }, store: Store, peer: PeerSteps, peerRedis: PeerSteps): Promise<CountersignRun> {
+  const receiver = receivers.push;
   const rows: Record<string, Measured> = {};
   const peerRows: Record<string, Measured> = {};
   const peerRedisRows: Record<string, Measured> = {};
@@ -43,6 +48,8 @@ export async function runCountersign(ctx: BenchContext, server: CountersignServe
 
   const pushed = await backchannel(ctx, server, actors, actors.push, Math.min(poolFor(floor / 4), actors.push.length * 1000), 'POST /bc-authorize (push to 1 device)', pushSettler(receiver));
   rows.bcAuthorizePush = pushed.measured!;
+  const pushPaced = await requestToPush(ctx, server, actors, receiver, Math.max(1, Math.round(rows.bcAuthorizePush.rps / 2)));
+  rows.bcAuthorizePushHalf = pushPaced.measured;
 
   const plain = await backchannel(ctx, server, actors, actors.plain, Math.min(poolFor(floor / 2), actors.plain.length * 900), 'POST /bc-authorize (no push)');
   rows.bcAuthorize = plain.measured!;
@@ -73,6 +80,9 @@ export async function runCountersign(ctx: BenchContext, server: CountersignServe
   rows.decision = decided.measured;
   const usedDecisions = decided.measured.totalResponses + benchConfig.connections;
   const leftoverDecisions = decisionItems.slice(usedDecisions);
+  const pingRate = Math.max(1, Math.round(decided.measured.rps / 2));
+  ctx.log(`  making the ping client's requests for ${pingRate}/s, opening them on their devices and signing approvals`);
+  rows.decisionPing = await approvalToPing(ctx, server, receivers.pings, await preparePings(ctx, server, actors, pingRate), pingRate);
 
   const approved = await approveInStore(store, pending);
   ctx.log(`  ${approved} more requests approved in the store (with the decision's compare-and-swap)`);
@@ -139,5 +149,5 @@ export async function runCountersign(ctx: BenchContext, server: CountersignServe
   // process alone add to a p99 at this rate.
   rows.healthzPaced = (await measure(ctx, server.child, 'countersign', `GET /healthz (paced at ${halfRate}/s)`, { name: 'cs-healthz-paced', mode: 'paced', rate: halfRate, target, method: 'GET', path: '/healthz', headers: {}, expect: { status: 200 } })).measured;
 
-  return { rows, peerRows, peerRedisRows, leftover: { decisions: leftoverDecisions, tokens, pending: pushed.pending } };
+  return { rows, peerRows, peerRedisRows, leftover: { decisions: leftoverDecisions, tokens, pending: [...pushed.pending, ...pushPaced.pending] } };
 }

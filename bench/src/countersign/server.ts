@@ -4,6 +4,7 @@ import { benchConfig, benchRateLimits } from '../config.ts';
 import type { BenchContext } from '../context.ts';
 import { REPO_ROOT, startNodeChild, waitForHttp, type NodeChild } from '../infra/child.ts';
 import { freePort } from '../infra/free-port.ts';
+import type { PingReceiver } from '../infra/ping-receiver.ts';
 import type { PushReceiver } from '../infra/push-receiver.ts';
 import { countersignApi, mapLimit, type BenchClient, type BenchUser, type CountersignApi } from './api.ts';
 
@@ -55,9 +56,13 @@ export async function startCountersign(ctx: BenchContext, receiver: PushReceiver
   return { child, api: countersignApi(target, publicUrl, adminToken), target, publicUrl, adminToken, logFile };
 }
 
-/** Who takes part: one agent, users without push, and users whose device has a push subscription. */
+/**
+ * Who takes part: one agent, users without push, and users whose device has a push subscription;
+ * and a second agent in ping mode, whose notification endpoint is the benchmark's ping receiver.
+ */
 export interface Actors {
   client: BenchClient;
+  pingClient: BenchClient;
   plain: BenchUser[];
   push: BenchUser[];
 }
@@ -67,8 +72,10 @@ export interface Actors {
  * passkey. The passkeys keep their signature counter at 0 (as synced passkeys do), so assertions
  * made ahead of time may arrive in any order. Push users subscribe at the receiver, one endpoint each.
  */
-export async function setupActors(server: CountersignServer, receiver: PushReceiver): Promise<Actors> {
+export async function setupActors(server: CountersignServer, receiver: PushReceiver, ping: PingReceiver): Promise<Actors> {
   const client = await server.api.createClient('Bench agent');
+  const pingMode = { token_delivery_mode: 'ping', backchannel_client_notification_endpoint: ping.endpoint };
+  const pingClient = { ...(await server.api.createClient('Bench ping agent', pingMode)), notification_token: ping.token };
   const plainSubs = Array.from({ length: benchConfig.plainUsers }, (_, i) => `bench-user-${String(i).padStart(4, '0')}`);
   const pushSubs = Array.from({ length: benchConfig.pushUsers }, (_, i) => `bench-push-${String(i).padStart(4, '0')}`);
   const plain = await mapLimit(plainSubs, 8, (sub) => server.api.enrollUser(sub, 'fixed'));
@@ -77,5 +84,5 @@ export async function setupActors(server: CountersignServer, receiver: PushRecei
     await server.api.subscribePush(user, receiver.endpoint(`/push/${i}`));
     return user;
   });
-  return { client, plain, push };
+  return { client, pingClient, plain, push };
 }

@@ -44,6 +44,7 @@ export async function backchannel(ctx: BenchContext, server: CountersignServer, 
     users.map((user) => user.sub),
     count,
     tag,
+    actors.client.notification_token,
   );
   const spec = {
     name: `cs-bc-authorize-${tag}`,

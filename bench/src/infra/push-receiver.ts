@@ -4,12 +4,16 @@ import { Agent, createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { arrivalWaiter } from '../support/arrival-waiter.ts';
+import { monotonicMs } from './clock.ts';
 
 /**
  * A local stand-in for a push service (RFC 8030 §5) over HTTPS with a throwaway CA, as in
  * test/support/push-receiver.ts, cut down to what a benchmark needs: it counts the messages and
- * their bytes, checks each carries a VAPID `Authorization` and an aes128gcm body, and answers
- * 201 Created. Decrypting is left to the Web Push tests; here it would only load this process.
+ * their bytes, checks each carries a VAPID `Authorization` and an aes128gcm body, notes when the
+ * first message of each `Topic` arrived, and answers 201 Created. Decrypting is left to the Web
+ * Push tests; here it would only load this process: the server's `Topic` of a request's message
+ * (`topicFor(auth_req_id)`, RFC 8030 §5.4) already says which request it announces.
  */
 export interface PushReceiver {
   /** `https://127.0.0.1:PORT`. */
@@ -21,9 +25,13 @@ export interface PushReceiver {
   agent: Agent;
   /** Messages received, and how many of them lacked a VAPID header or an aes128gcm body. */
   stats: { received: number; malformed: number; bytes: number };
+  /** When the first message of each `Topic` was fully received, on the monotonic clock (`monotonicMs`). */
+  arrivals: Map<string, number>;
   endpoint(path: string): string;
   /** Resolves once `count` messages have arrived (or after `timeoutMs`); answers the wait in ms. */
   waitFor(count: number, timeoutMs: number): Promise<number>;
+  /** Resolves once `done()` holds, checked as messages arrive (or after `timeoutMs`); answers the wait in ms. */
+  waitUntil(done: () => boolean, timeoutMs: number): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -54,19 +62,22 @@ export async function startPushReceiver(workDir: string): Promise<PushReceiver> 
   const caFile = join(workDir, 'push-ca.pem');
   writeFileSync(caFile, material.ca);
   const stats = { received: 0, malformed: 0, bytes: 0 };
-  let waiter: { count: number; resolve: () => void } | null = null;
+  const arrivals = new Map<string, number>();
+  const waiter = arrivalWaiter();
 
   const server = createServer({ key: material.key, cert: material.cert, keepAliveTimeout: 30_000 }, (request, response) => {
     let bytes = 0;
     request.on('data', (chunk: Buffer) => (bytes += chunk.length));
     request.on('end', () => {
+      const topic = request.headers.topic;
+      if (typeof topic === 'string' && !arrivals.has(topic)) arrivals.set(topic, monotonicMs());
       stats.received++;
       stats.bytes += bytes;
       const vapid = /^vapid t=[\w-]+\.[\w-]+\.[\w-]+, k=[\w-]+$/.test(request.headers.authorization ?? '');
       if (!vapid || request.headers['content-encoding'] !== 'aes128gcm' || bytes === 0) stats.malformed++;
       response.setHeader('Location', `/message/${stats.received}`);
       response.writeHead(201).end();
-      if (waiter && stats.received >= waiter.count) waiter.resolve();
+      waiter.moved();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -79,24 +90,10 @@ export async function startPushReceiver(workDir: string): Promise<PushReceiver> 
     ca: material.ca,
     agent,
     stats,
+    arrivals,
     endpoint: (path) => `${origin}${path}`,
-    async waitFor(count, timeoutMs) {
-      const started = Date.now();
-      if (stats.received < count) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, timeoutMs);
-          waiter = {
-            count,
-            resolve: () => {
-              clearTimeout(timer);
-              resolve();
-            },
-          };
-        });
-        waiter = null;
-      }
-      return Date.now() - started;
-    },
+    waitFor: (count, timeoutMs) => waiter.waitUntil(() => stats.received >= count, timeoutMs),
+    waitUntil: waiter.waitUntil,
     async close() {
       agent.destroy();
       server.closeAllConnections();

@@ -46,7 +46,20 @@ export interface LoadSpec {
   expect: Expectation;
   /** A member of the expected JSON answers to hand back (`auth_req_id`, `access_token`). */
   capture?: string;
+  /**
+   * Hand back when each expected answer of the measured window arrived, on the machine's
+   * monotonic clock (`infra/clock.ts`), to time what the request sets off against it (a push).
+   */
+  stamp?: boolean;
   resultFile: string;
+}
+
+/** When the answer to one item arrived at the load process. */
+export interface AnswerStamp {
+  /** The item's position in `LoadSpec.items`. */
+  index: number;
+  /** Milliseconds on the machine's monotonic clock (`monotonicMs`). */
+  answeredAt: number;
 }
 
 export interface LatencySummary {
@@ -81,6 +94,8 @@ export interface LoadResult {
   unexpected: Record<string, number>;
   socketErrors: number;
   captured: string[];
+  /** With `LoadSpec.stamp`: the expected answers of the window, when each arrived. */
+  answers?: AnswerStamp[];
   /** CPU the load process used, as a share of one core over the run. */
   loadCpuShare: number;
   wallSeconds: number;

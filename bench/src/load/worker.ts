@@ -9,7 +9,9 @@ import autocannon from 'autocannon';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import type { LatencySummary, LoadItem, LoadResult, LoadSpec } from './spec.ts';
+import { monotonicMs } from '../infra/clock.ts';
+import { summarise } from './latency.ts';
+import type { AnswerStamp, LoadItem, LoadResult, LoadSpec } from './spec.ts';
 
 const spec = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as LoadSpec;
 
@@ -17,6 +19,8 @@ const spec = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as LoadSpec;
 interface Outcome {
   ok: boolean;
   label: string;
+  /** The item's position in `spec.items` (-1 without items). */
+  index: number;
 }
 
 const times: number[] = [];
@@ -24,6 +28,8 @@ const latencies: number[] = [];
 const oks: boolean[] = [];
 const unexpectedLabels: string[] = [];
 const captured: string[] = [];
+/** With `spec.stamp`: each expected answer's item, its time in the schedule (`at`), and when it arrived. */
+const stamps: (AnswerStamp & { at: number })[] = [];
 let socketErrors = 0;
 
 /** `index` is the item's position in `spec.items` (-1 without items); captures are `index<TAB>value`. */
@@ -44,7 +50,7 @@ function classify(status: number, body: string, index: number): Outcome {
     const value = json()[spec.capture];
     if (typeof value === 'string') captured.push(`${index}\t${value}`);
   }
-  return { ok, label: `${status}${error ? ` ${error}` : ''}` };
+  return { ok, label: `${status}${error ? ` ${error}` : ''}`, index };
 }
 
 function record(at: number, latencyMs: number, outcome: Outcome): void {
@@ -52,6 +58,7 @@ function record(at: number, latencyMs: number, outcome: Outcome): void {
   latencies.push(latencyMs);
   oks.push(outcome.ok);
   unexpectedLabels.push(outcome.ok ? '' : outcome.label);
+  if (spec.stamp && outcome.ok) stamps.push({ index: outcome.index, at, answeredAt: monotonicMs() });
 }
 
 let itemIndex = 0;
@@ -64,25 +71,6 @@ function nextItem(): { item: LoadItem; index: number } | null {
   }
   const index = itemIndex++;
   return { item: items[index]!, index };
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
-function summarise(values: number[]): LatencySummary {
-  const sorted = Float64Array.from(values).sort();
-  const list = Array.from(sorted);
-  const round = (ms: number) => Math.round(ms * 1000) / 1000;
-  return {
-    p50: round(percentile(list, 50)),
-    p90: round(percentile(list, 90)),
-    p99: round(percentile(list, 99)),
-    p999: round(percentile(list, 99.9)),
-    max: round(list.at(-1) ?? 0),
-    mean: round(list.reduce((a, b) => a + b, 0) / (list.length || 1)),
-  };
 }
 
 function finish(start: number, windowStart: number, windowEnd: number, cpuStart: NodeJS.CpuUsage): void {
@@ -113,6 +101,7 @@ function finish(start: number, windowStart: number, windowEnd: number, cpuStart:
     unexpected,
     socketErrors,
     captured,
+    ...(spec.stamp ? { answers: stamps.filter(({ at }) => at >= windowStart && at <= windowEnd).map(({ index, answeredAt }) => ({ index, answeredAt })) } : {}),
     loadCpuShare: Math.round(((cpu.user + cpu.system) / 1e6 / wall) * 100) / 100,
     wallSeconds: Math.round(wall * 100) / 100,
   };
@@ -173,7 +162,7 @@ function runClosed(): void {
     () => finish(start, windowStart, windowEnd, cpuStart),
   );
   instance.on('response', (_client: unknown, status: number, _bytes: number, responseTime: number) => {
-    const outcome = lastOutcome ?? { ok: status === spec.expect.status, label: String(status) };
+    const outcome = lastOutcome ?? { ok: status === spec.expect.status, label: String(status), index: -1 };
     lastOutcome = null;
     if (filler) {
       filler = false;

@@ -43,6 +43,12 @@ export function markdown(report: Report): string {
     for (const row of notes) lines.push(`- ${row.system === 'peer' ? 'peer ' : row.system === 'peer-redis' ? 'peer on Redis ' : ''}${row.label}: ${row.notes.join('; ')}.`);
   }
 
+  for (const row of report.rows.filter((candidate) => candidate.delivery)) {
+    const { delivery } = row;
+    const latency = delivery!.latency;
+    lines.push('', `**From ${delivery!.from} to ${delivery!.to}** (${row.label}, the same monotonic clock at both ends): p50 ${ms(latency.p50)} ms, p90 ${ms(latency.p90)} ms, p99 ${ms(latency.p99)} ms, max ${ms(latency.max)} ms; ${fmt(delivery!.arrived)} of ${fmt(delivery!.expected)} arrived.`);
+  }
+
   lines.push('', '**Targets**', '', '| target | goal | measured | |', '|---|---|---|---|');
   for (const target of report.targets) lines.push(`| ${target.name} | ${target.goal} | ${target.value} | ${target.met ? 'met' : '**missed**'} |`);
 

@@ -13,6 +13,7 @@ import type { PushSendResult } from '../measure/push-send.ts';
 import type { SweepPoint } from '../measure/sweep.ts';
 import type { WindowPoint } from '../measure/window-growth.ts';
 import type { ProfileSummary } from '../profile/summarize.ts';
+import { deliveryTargets } from './delivery-targets.ts';
 import { markdown } from './markdown.ts';
 
 /** One row of the results: a step of one system, with its ratios. */
@@ -174,6 +175,7 @@ export function buildReport(input: {
         value: `p99 ${half.latency.p99} ms (p50 ${half.latency.p50} ms)${quarter ? `; at a quarter of the peak (${quarter.rate} req/s): p99 ${quarter.latency.p99} ms` : ''}`,
         met: half.latency.p99 < targets.redeemP99AtHalfPeakMs && half.rps >= 0.95 * (half.rate ?? 0),
       },
+      ...deliveryTargets(rows),
     ],
     profiles: [],
   };

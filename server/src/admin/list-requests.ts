@@ -1,5 +1,6 @@
 import { CountersignError, tenantName } from '@countersign/shared';
 import type { Context } from 'hono';
+import { consoleClientId } from '../clients/index.ts';
 import type { Deps } from '../deps.ts';
 import { loadRequest, parseDeadlineMember, requestDisplay, settleExpiry } from '../requests/index.ts';
 import { secondsUntil } from '../runtime/index.ts';
@@ -29,6 +30,8 @@ export interface PendingRequestSummary {
   created_at: string;
   expires_at: string;
   seconds_left: number;
+  /** Whether the console's own client made it: a test request, decidable and never redeemable. */
+  test: boolean;
 }
 
 /**
@@ -62,7 +65,7 @@ export function listRequestsHandler(deps: Deps) {
     const { q, after } = readPageQuery(c, { limitParam: null });
     const cursor = after === null ? null : parseCursor(after);
 
-    const members = await deps.store.sortedRangeByScore(keys.deadlines(), Number.POSITIVE_INFINITY, MAX_SCANNED);
+    const [members, testClient] = await Promise.all([deps.store.sortedRangeByScore(keys.deadlines(), Number.POSITIVE_INFINITY, MAX_SCANNED), consoleClientId(deps.store, tenant.data)]);
     const requests: PendingRequestSummary[] = [];
     let truncated = members.length === MAX_SCANNED;
     let last: string | null = null;
@@ -91,6 +94,7 @@ export function listRequestsHandler(deps: Deps) {
         created_at: display.created_at,
         expires_at: new Date(request.expires_at).toISOString(),
         seconds_left: secondsUntil(request.expires_at, deps.clock.now()),
+        test: testClient !== null && request.client_id === testClient,
       });
     }
     return c.json({ requests, truncated, next_cursor: truncated && last !== null ? encodeCursor(last) : null });

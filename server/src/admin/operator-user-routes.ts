@@ -86,13 +86,17 @@ export function registerOperatorUserRoutes(app: Hono, deps: Deps): void {
     const tenant = tenantOf(c);
     const user = await requireUser(deps, tenant, subOf(c));
     const [devices, blocks, history] = await Promise.all([listOperatorDevices(deps, tenant, user.sub), listClientBlocks(deps.store, tenant, user.sub), listHistory(deps, user)]);
+    // Each request's own trail, read through its index in the tenant's chain (at most `HISTORY_LIMIT`
+    // requests). Events about the user that name no request (devices, roles) are in the chain
+    // only: it has no per-user index (docs/operator-tools.md).
+    const requests = await Promise.all(history.map(async (entry) => ({ ...entry, events: await deps.audit.forRequest(tenant, entry.auth_req_id) })));
     await deps.audit.record({ type: 'user_exported', tenant, sub: user.sub, channel: 'admin' });
     const exported = {
       exported_at: rfc3339(deps.clock.now()),
       user: userView(user),
       devices,
       blocks: blocks.map((block) => ({ ...block, blocked_at: rfc3339(block.blocked_at) })),
-      requests: history,
+      requests,
     };
     return c.json(exported, 200, { 'Content-Disposition': `attachment; filename="countersign-user-${user.sub}.json"` });
   });

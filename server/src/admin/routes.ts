@@ -1,6 +1,6 @@
 import { CountersignError, createClientBody, createEnrollmentBody, createUserBody, tenantName } from '@countersign/shared';
 import { Hono, type Context } from 'hono';
-import { checkClientEndpoints, createClient, type NewClient } from '../clients/index.ts';
+import { checkClientEndpoints, consoleClientId, createClient, type NewClient } from '../clients/index.ts';
 import type { Deps } from '../deps.ts';
 import { createEnrollment } from '../devices/index.ts';
 import { readJson } from '../http/index.ts';
@@ -88,7 +88,7 @@ export function adminRoutes(deps: Deps, adminToken: string): Hono {
     const request = await settleExpiry(deps, found);
     // Neither the token's id nor the number-matching code the agent shows belongs in the operator's view.
     const { token_jti: _jti, binding_code: _code, ...stored } = request;
-    return c.json({ request: stored, display: requestDisplay(request, deps.clock.now()) });
+    return c.json({ request: stored, display: requestDisplay(request, deps.clock.now(), undefined, await consoleClientId(deps.store, request.tenant)) });
   });
 
   app.get('/audit', async (c) => {

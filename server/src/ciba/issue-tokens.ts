@@ -2,14 +2,14 @@ import { CountersignError, type TokenResponse } from '@countersign/shared';
 import type { Deps } from '../deps.ts';
 import type { ApprovalRequest } from '../requests/index.ts';
 import type { Fields } from '../store/index.ts';
-import { signTokenResponse } from '../tokens/index.ts';
+import { signTokenResponse, tokenHash } from '../tokens/index.ts';
 
 /** What {@link bindTokens} needs of the server's dependencies. */
 export type BindTokensDeps = Pick<Deps, 'clock' | 'config' | 'ids' | 'keyRing' | 'lifecycle'> & Partial<Pick<Deps, 'metrics'>>;
 
 /**
  * Signs the token response of an approved request and binds it to the request, once
- * (`Lifecycle.issueToken`: `token_jti`, and `extra`, e.g. the push body, written only while the
+ * (`Lifecycle.issueToken`: `token_jti`, `token_hash` (what `/redeem` recognises the token by), and `extra`, e.g. the push body, written only while the
  * request is approved, has no token yet and the approval has not run out; its consequence audits
  * `token_issued`). Signed before the swap: a loser's tokens are thrown away, never bound or sent.
  *
@@ -22,7 +22,7 @@ export async function bindTokens(deps: BindTokensDeps, request: ApprovalRequest,
   const now = deps.clock.now();
   const jti = deps.ids(24);
   const tokens = await signTokenResponse(deps.keyRing, deps.config.publicUrl, request, jti, now);
-  const result = await deps.lifecycle.issueToken(request, { jti, expires_in: tokens.expires_in }, extra(tokens), now);
+  const result = await deps.lifecycle.issueToken(request, { jti, hash: tokenHash(tokens.access_token), expires_in: tokens.expires_in }, extra(tokens), now);
   if (!result.ok) return { ok: false, fields: result.fields };
   const approvedAt = Math.max(...(request.approvals ?? []).map((given) => given.at));
   if (Number.isFinite(approvedAt)) deps.metrics?.approvalToToken.observe(Math.max(0, now - approvedAt) / 1000);

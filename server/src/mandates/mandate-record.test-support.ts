@@ -10,6 +10,8 @@ export type MandateState = (typeof MANDATE_STATES)[number];
 
 export const JTI = 'jti_mandate_0123456789';
 export const HASH = 'details_hash_of_the_mandate';
+/** The `token_hash` kept with the mandate's record: the hash of the token {@link JTI} names. */
+export const TOKEN_HASH = 'sha256_of_the_mandate_token';
 /** The spend every fixture already holds (so an outcome report has one to find): EUR 1.00 as `bill_0`. */
 export const EARLIER = 'bill_0';
 export const earlierRedemption = (authReqId: string) => `rdm_earlier0000000.${authReqId}`;
@@ -56,6 +58,7 @@ export async function storeMandate(store: Store, state: MandateState, now: numbe
   const later: Fields = {
     approval_expires_at: String(options.endsAt ?? Date.parse(details.ends_at)),
     token_jti: JTI,
+    token_hash: TOKEN_HASH,
     ...(options.oneOff
       ? {}
       : {

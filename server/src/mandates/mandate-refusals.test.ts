@@ -5,7 +5,7 @@ import type { Deps } from '../deps.ts';
 import { LIFECYCLE_STORES, lifecycleWorld } from '../requests/lifecycle.test-support.ts';
 import { randomId } from '../runtime/index.ts';
 import type { Store } from '../store/index.ts';
-import { changedFields, EARLIER, earlierRedemption, HASH, JTI, storeMandate, type MandateState } from './mandate-record.test-support.ts';
+import { changedFields, EARLIER, earlierRedemption, HASH, JTI, storeMandate, TOKEN_HASH, type MandateState } from './mandate-record.test-support.ts';
 import { revokeMandate } from './revoke-mandate.ts';
 import { reportSpendOutcome } from './spend-outcome.ts';
 import { spendMandate } from './spend-mandate.ts';
@@ -45,7 +45,11 @@ describe.each(LIFECYCLE_STORES)('the mandate capabilities on the %s store', (_ki
     return { ...w, deps, audited };
   }
   const spendOn = (deps: Deps, record: Awaited<ReturnType<typeof storeMandate>>) =>
-    spendMandate(deps, CLIENT, { sub: 'alice', client_id: CLIENT.client_id, tenant: CLIENT.tenant, scope: 'openid', auth_req_id: record.id, authorization_details: [record.details], details_hash: HASH, jti: JTI }, record.details, { details: [PAYMENT], numbersExact: true, depth: 3 });
+    spendMandate(deps, { text: 'the.issued.token', hash: TOKEN_HASH, authentic: false, legacy: false, claims: { sub: 'alice', client_id: CLIENT.client_id, tenant: CLIENT.tenant, scope: 'openid', auth_req_id: record.id, authorization_details: [record.details], details_hash: HASH, jti: JTI } }, record.details, {
+      details: [PAYMENT],
+      numbersExact: true,
+      depth: 3,
+    });
 
   it.each([
     ['approved', 'ok'],

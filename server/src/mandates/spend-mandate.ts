@@ -1,16 +1,10 @@
 import { CountersignError, type MandateDetails, type RedeemResponse, type Redemption } from '@countersign/shared';
-import type { ClientRecord } from '../clients/index.ts';
 import type { Deps } from '../deps.ts';
-import { checkPreconditions, newRedemptionId, type PresentedAction } from '../redemption/index.ts';
+import { checkPreconditions, invalidToken, newRedemptionId, proveToken, type PresentedAction, type PresentedToken } from '../redemption/index.ts';
 import { MANDATE_FIELDS, periodKey, SPEND_GUARDS, type MandateSpend, type SpendOutcome } from '../requests/index.ts';
 import type { Fields } from '../store/index.ts';
-import type { ApprovalClaims } from '../tokens/index.ts';
 import { checkStaticBounds } from './check-bounds.ts';
 import { presentedPayment } from './present-payment.ts';
-
-function invalidToken(description: string): CountersignError {
-  return new CountersignError('invalid_token', description, { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
-}
 
 /** The redemption record of an earlier spend, as `already_redeemed` carries it. */
 export function spendRedemption(spend: MandateSpend, outcome: SpendOutcome | null): Redemption {
@@ -58,12 +52,13 @@ function refusal(failedGuard: number | undefined, fields: Fields | null, nowMs: 
 
 /**
  * Spends a mandate: one concrete payment, redeemed with the mandate's token at `/redeem`
- * (docs/mandates.md "Spending"). In order: the token is the calling client's; the payment is
+ * (docs/mandates.md "Spending"). In order (the caller checked that the token names the calling
+ * client, and has not proven it: see `redeemPresented`): the payment is
  * exactly one valid `payment` in canonical form (`presentedPayment`); its payee (id and name),
  * currency and amount fit the mandate's fixed bounds (`checkStaticBounds`); the preconditions of the
  * mandate and the payment name the versions the executor states; then ONE compare-and-swap on the
  * mandate's record (`Lifecycle.spend`, one Lua script on one key) checks that the mandate is
- * approved (not revoked, not ended), that the token is its token, that the clock (injected, passed
+ * approved (not revoked, not ended), that the token is its token (its `token_hash`), that the clock (injected, passed
  * in) is within `starts_at … ends_at`, that the payment's `transaction_id` was not spent, and that
  * the period's total and count stay within their bounds, and records the spend (its own redemption
  * id, idempotency key its `transaction_id`) and raises the counters. Its outbox entry audits it
@@ -73,18 +68,19 @@ function refusal(failedGuard: number | undefined, fields: Fields | null, nowMs: 
  * the same payment (same `transaction_id`, same JCS) answers `already_redeemed` with the spend's
  * record, also after the mandate ended or was revoked.
  *
- * @param mandate - the mandate the token's `authorization_details` carry (signed, so trusted).
- * @throws CountersignError `unauthorized_client` (403), `invalid_request` (400: not one payment, or
+ * A swap that fails proves the token against the record it answered (`proveToken`) before any
+ * refusal or replay is read from that record.
+ *
+ * @param mandate - the mandate the token's `authorization_details` carry (trusted once the token is proven).
+ * @throws CountersignError `invalid_request` (400: not one payment, or
  *   not canonical), `payee_not_allowed` (403), `mandate_exceeded` (403), `mandate_expired` (403),
  *   `mandate_revoked` (403), `stale_record` (409), `already_redeemed` (409, with `redemption`),
  *   `transaction_conflict` (409), `approval_mismatch` (400), `invalid_token` (401).
  * @see docs/design.md guarantees 3, 6 and 7; RFC 9396; RFC 8785
  */
-export async function spendMandate(deps: Deps, client: ClientRecord, claims: ApprovalClaims, mandate: MandateDetails, presented: PresentedAction, currentVersions: Record<string, string> = {}): Promise<RedeemResponse> {
+export async function spendMandate(deps: Deps, token: PresentedToken, mandate: MandateDetails, presented: PresentedAction, currentVersions: Record<string, string> = {}): Promise<RedeemResponse> {
   const now = deps.clock.now();
-  if (claims.client_id !== client.client_id || claims.tenant !== client.tenant) {
-    throw new CountersignError('unauthorized_client', 'This approval was not issued to this client.', { status: 403 });
-  }
+  const { claims } = token;
   const ref = { tenant: claims.tenant, auth_req_id: claims.auth_req_id };
   const { payment, payment_hash } = await presentedPayment(presented);
   const limit = checkStaticBounds(mandate, payment);
@@ -101,11 +97,17 @@ export async function spendMandate(deps: Deps, client: ClientRecord, claims: App
     payment_hash,
     purpose: payment.purpose,
   };
-  const result = await deps.lifecycle.spend(ref, { jti: claims.jti, details_hash: claims.details_hash, spend, total_max: limit.total_minor, ...(mandate.max_spends ? { count_max: mandate.max_spends } : {}) }, now);
+  const input = { jti: claims.jti, details_hash: claims.details_hash, spend, total_max: limit.total_minor, ...(mandate.max_spends ? { count_max: mandate.max_spends } : {}) };
+  let result = await deps.lifecycle.spend(ref, { ...input, hash: token.hash }, now);
+  if (!result.ok) {
+    await proveToken(deps, token, result.fields);
+    if (token.legacy) result = await deps.lifecycle.spend(ref, input, now);
+  }
   if (!result.ok) {
     // A replay is answered as one whatever else has happened since (revoked, ended, exhausted).
     throw (result.fields ? replayed(result.fields, spend.transaction_id, payment_hash) : null) ?? refusal(result.failedGuard, result.fields, now);
   }
+  token.authentic = true;
   return {
     status: 'redeemed',
     redemption_id: spend.redemption_id,

@@ -58,7 +58,8 @@ async function bodyFor(deps: NotifyClientDeps, request: ApprovalRequest, fields:
  *   next attempt, due after the backoff `delivery.retryDelaysMs`, on any instance);
  * - failed for good: marks `notify_failed_at` (emptying a kept push body) and audits `notify_failed`;
  *   so does an endpoint the server must not call (`endpoint_forbidden`, with `detail.problem`),
- *   checked before a push token is issued, and again by the transport on the resolved address.
+ *   checked before a push token is issued, and again by the transport on the resolved address;
+ *   so does a client an operator disabled (`client_disabled`), checked before anything is issued.
  *
  * Safe to run twice for one job (the queue delivers jobs at least once): a request already marked
  * either way is skipped, the marks are compare-and-swaps so each audit is written once, and a push
@@ -81,7 +82,7 @@ export async function notifyClient(deps: NotifyClientDeps, job: Pick<ClientNotif
   const audit = { tenant: request.tenant, auth_req_id: request.auth_req_id, client_id: request.client_id, sub: request.sub, channel: 'notification' as const };
   const mode = request.token_delivery_mode;
   /** Marks the notification given up on; audits it only when this run is the one that marked it. */
-  const giveUp = async (reason: DeliveryFailure | 'no_notification_endpoint', detail: Record<string, string | number>): Promise<NotifyOutcome> => {
+  const giveUp = async (reason: DeliveryFailure | 'no_notification_endpoint' | 'client_disabled', detail: Record<string, string | number>): Promise<NotifyOutcome> => {
     const marked = await deps.store.compareAndSet(
       key,
       [
@@ -97,6 +98,10 @@ export async function notifyClient(deps: NotifyClientDeps, job: Pick<ClientNotif
   };
 
   const client = await findClient(deps.store, request.client_id);
+  // A disabled client collects nothing (docs/operator-tools.md): no ping tells it to come for a
+  // token, and no push carries one. Given up for good, not retried: enabling the client again lets a
+  // ping client poll as before, and a push client's approval stays uncollected, as any disabled call.
+  if (client?.disabled_at !== undefined) return giveUp('client_disabled', { mode });
   const endpoint = client?.backchannel_client_notification_endpoint;
   if (!endpoint) return giveUp('no_notification_endpoint', { mode });
   // Before any token is issued for it: an endpoint the server must not call gets nothing, ever.

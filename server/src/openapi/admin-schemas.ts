@@ -51,6 +51,7 @@ export const pendingRequests = z.looseObject({
       created_at: z.iso.datetime(),
       expires_at: z.iso.datetime(),
       seconds_left: z.number().int().min(0),
+      test: z.boolean(),
     }),
   ),
   truncated: z.boolean(),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { historyEntry } from './device-schemas.ts';
+import { auditEvent } from './admin-schemas.ts';
 
 // Answers of the operator tools (docs/operator-tools.md), written from `ClientView`
 // (admin/client-routes.ts), `UserView` and the export (admin/operator-user-routes.ts) and
@@ -69,5 +70,6 @@ export const userExport = z.looseObject({
   user: userView,
   devices: z.array(operatorDevice),
   blocks: z.array(z.looseObject({ client_id: z.string(), auth_req_id: z.string(), blocked_at: z.iso.datetime() })),
-  requests: z.array(historyEntry),
+  /** The requests of the user's history, each with its audit trail in chain order. */
+  requests: z.array(historyEntry.extend({ events: z.array(auditEvent) })),
 });

@@ -5,12 +5,13 @@ import type { Deps } from '../deps.ts';
 import { isJcsNumber, readForm, readJson, readJsonDocument } from '../http/index.ts';
 import { awaitingParties } from '../policy/index.ts';
 import { escalationView, loadRequest, settleExpiry } from '../requests/index.ts';
-import { redeemVerified, verifyRedemptionToken, type MandateSpender } from './redeem.ts';
+import { readPresentedToken } from './presented-token.ts';
+import { redeemPresented, type MandateSpender } from './redeem.ts';
 import { reportOutcome, type SpendOutcomeReporter } from './report-outcome.ts';
 
 /**
  * Audits a refused redemption. It is filed in the tenant of the approval it names when the token
- * verified (`approval`), so the owner's trail shows every attempt on its approval, also one by a
+ * is proven to be the one issued for it (`approval`, see `proveToken`), so the owner's trail shows every attempt on its approval, also one by a
  * client of another tenant (whose tenant the event's `detail` names); otherwise in the caller's.
  */
 async function auditRefusal(deps: Deps, client: ClientRecord, error: unknown, endpoint: string, approval?: { auth_req_id: string; tenant: string }): Promise<void> {
@@ -90,19 +91,19 @@ export function redemptionRoutes(deps: Deps, options: { spendMandate?: MandateSp
     const client = await authenticateClient(c, deps, auth);
     // Before the try: a call over the client's limit is not audited, so a flood stores nothing.
     await limitClient(deps, 'redeem', client);
-    let approval: { auth_req_id: string; tenant: string } | undefined;
+    let token: ReturnType<typeof readPresentedToken> | undefined;
     try {
-      const claims = await verifyRedemptionToken(deps, body.token);
-      // Verified: its auth_req_id and tenant may be trusted to file a refusal under.
-      approval = { auth_req_id: claims.auth_req_id, tenant: claims.tenant };
+      token = readPresentedToken(deps.config.publicUrl, body.token);
       // The body's other members are strings (the schema says so), so its depth and numbers are the action's.
       // A number written as JCS writes it (`49000`, or `1.5` in a tool call's arguments) hashes as
       // written; any other spelling (`49000.0`, `1.50`) cannot be the approved text.
       const numbersExact = inexactNumbers.every((number) => number.path[0] !== 'authorization_details' || isJcsNumber(number.text));
       const presented = { details: body.authorization_details, numbersExact, depth };
-      const result = await redeemVerified(deps, client, claims, presented, body.current_versions, options.spendMandate);
+      const result = await redeemPresented(deps, client, token, presented, body.current_versions, options.spendMandate);
       return c.json(result, 200, { 'Cache-Control': 'no-store' });
     } catch (error) {
+      // Proven to be the token issued for the approval it names: a refusal is filed under it.
+      const approval = token?.authentic ? { auth_req_id: token.claims.auth_req_id, tenant: token.claims.tenant } : undefined;
       await auditRefusal(deps, client, error, 'redeem', approval);
       throw error;
     }

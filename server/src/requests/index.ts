@@ -8,7 +8,7 @@ export { holdLease, leaseTicker, type LeaseTickerOptions } from './sweep-lease.t
 export { deadlineMember, nextEscalation, parseDeadlineMember, trackApprovalDeadline, trackDeadline, trackEscalation, untrackDeadline, untrackEscalation, type RequestRef } from './request-deadlines.ts';
 export { currentDeadline, effectiveState, type ApprovalRequest, type EscalationStep } from './request-record.ts';
 export { approvalField, evidenceField, fromFields, notificationTokenOf, requestOf, toFields } from './request-fields.ts';
-export { createLifecycle, MANDATE_OPS, outboxOf, SPEND_GUARDS, TRANSITIONS, type SpendInput, wrongPickToken, type DenialCause, type Lifecycle, type LifecycleTimes, type PartyApprovalInput, type SwapResult, type Transition, type TransitionOp } from './lifecycle.ts';
+export { createLifecycle, MANDATE_OPS, outboxOf, SPEND_GUARDS, TRANSITIONS, type PresentedTokenGuard, type SpendInput, wrongPickToken, type DenialCause, type Lifecycle, type LifecycleTimes, type PartyApprovalInput, type SwapResult, type Transition, type TransitionOp } from './lifecycle.ts';
 export { createOutbox, creationFields, type Consequence, type Consequences, type Outbox, type OutboxDeps, type OutboxOptions, type TransitionEvent } from './outbox.ts';
 export { createStoreClock, type StoreClock } from './store-clock.ts';
 export { counterOf, MANDATE_FIELDS, mandateOf, periodKey, spendsOf, type MandateSpend, type SpendOutcome } from './mandate-fields.ts';

@@ -13,3 +13,10 @@ export const stepGuard = (request: ApprovalRequest): Guard => (request.escalatio
  * as guards: a spend is only ever recorded on an approved mandate, so no other state holds one.
  */
 export const spendOutcomeStates: Guard[] = (['pending', 'denied', 'redeemed'] as const).map((state) => ({ field: 'state', op: 'ne', value: state }));
+
+/**
+ * The token guard of a redemption or a spend: the stored `token_hash` equal to the presented
+ * token's hash, or, for a record bound to its token before hashes were kept (no `hash` given, see
+ * `PresentedTokenGuard`), the stored `token_jti` equal to the verified token's `jti`.
+ */
+export const tokenGuard = (presented: { jti: string; hash?: string }): Guard => (presented.hash === undefined ? { field: 'token_jti', op: 'eq', value: presented.jti } : { field: 'token_hash', op: 'eq', value: presented.hash });

@@ -1,4 +1,4 @@
-import { inState, spendOutcomeStates } from './lifecycle-guards.ts';
+import { inState, spendOutcomeStates, tokenGuard } from './lifecycle-guards.ts';
 import type { Lifecycle, LifecycleTimes, Swap } from './lifecycle-types.ts';
 import { MANDATE_FIELDS } from './mandate-fields.ts';
 
@@ -13,14 +13,7 @@ export function mandateOps(swap: Swap, times: LifecycleTimes): Pick<Lifecycle, '
       const { spend } = input;
       return swap(
         ref,
-        [
-          inState('approved'),
-          { field: 'token_jti', op: 'eq', value: input.jti },
-          { field: 'details_hash', op: 'eq', value: input.details_hash },
-          { field: 'approval_expires_at', op: 'gt', value: now },
-          { field: MANDATE_FIELDS.startsAt, op: 'lt', value: now + 1 },
-          { field: MANDATE_FIELDS.spend(spend.transaction_id), op: 'absent' },
-        ],
+        [inState('approved'), tokenGuard(input), { field: 'details_hash', op: 'eq', value: input.details_hash }, { field: 'approval_expires_at', op: 'gt', value: now }, { field: MANDATE_FIELDS.startsAt, op: 'lt', value: now + 1 }, { field: MANDATE_FIELDS.spend(spend.transaction_id), op: 'absent' }],
         { [MANDATE_FIELDS.spend(spend.transaction_id)]: JSON.stringify(spend), [MANDATE_FIELDS.redemption(spend.redemption_id)]: spend.transaction_id },
         { op: 'spend', at: now, redemption_id: spend.redemption_id, transaction_id: spend.transaction_id, amount_minor: spend.amount_minor, currency: spend.currency, payee_id: spend.payee.id },
         {

@@ -1,4 +1,4 @@
-import { inState } from './lifecycle-guards.ts';
+import { inState, tokenGuard } from './lifecycle-guards.ts';
 import type { Lifecycle, LifecycleTimes, Swap } from './lifecycle-types.ts';
 
 /**
@@ -8,12 +8,12 @@ import type { Lifecycle, LifecycleTimes, Swap } from './lifecycle-types.ts';
 export function tokenOps(swap: Swap, times: LifecycleTimes): Pick<Lifecycle, 'issueToken' | 'redeem' | 'reportOutcome' | 'flagOutcome'> {
   return {
     issueToken(request, token, extra, now) {
-      return swap(request, [inState('approved'), { field: 'token_jti', op: 'absent' }, { field: 'approval_expires_at', op: 'gt', value: now }], { token_jti: token.jti, token_issued_at: String(now), ...extra }, { op: 'issueToken', at: now, jti: token.jti, expires_in: token.expires_in });
+      return swap(request, [inState('approved'), { field: 'token_jti', op: 'absent' }, { field: 'approval_expires_at', op: 'gt', value: now }], { token_jti: token.jti, token_hash: token.hash, token_issued_at: String(now), ...extra }, { op: 'issueToken', at: now, jti: token.jti, expires_in: token.expires_in });
     },
     redeem(ref, presented, now) {
       return swap(
         ref,
-        [inState('approved'), { field: 'token_jti', op: 'eq', value: presented.jti }, { field: 'approval_expires_at', op: 'gt', value: now }, { field: 'details_hash', op: 'eq', value: presented.details_hash }],
+        [inState('approved'), tokenGuard(presented), { field: 'approval_expires_at', op: 'gt', value: now }, { field: 'details_hash', op: 'eq', value: presented.details_hash }],
         { state: 'redeemed', redemption_id: presented.redemption_id, redeemed_at: String(now), outcome_status: 'unknown' },
         { op: 'redeem', at: now, redemption_id: presented.redemption_id },
         { ttlSeconds: times.retentionSeconds },

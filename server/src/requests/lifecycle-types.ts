@@ -64,17 +64,23 @@ export interface Lifecycle {
    * redemption that beat the deadline. Not ok for a request in any other state.
    */
   expire(request: ApprovalRequest, now: number): Promise<SwapResult>;
-  /** Binds a token (`jti`) to an approved request, once, while the approval lasts; `extra` fields are written with it. */
-  issueToken(request: ApprovalRequest, token: { jti: string; expires_in: number }, extra: Fields, now: number): Promise<SwapResult>;
-  /** `approved → redeemed`, once, guarded by the token's `jti`, the approval's deadline and the presented `details_hash`. */
-  redeem(ref: RequestRef, presented: { jti: string; details_hash: string; redemption_id: string }, now: number): Promise<SwapResult>;
+  /**
+   * Binds a token (`jti`, and `hash`: base64url(SHA-256) of its compact text, kept as `token_hash`)
+   * to an approved request, once, while the approval lasts; `extra` fields are written with it.
+   */
+  issueToken(request: ApprovalRequest, token: { jti: string; hash: string; expires_in: number }, extra: Fields, now: number): Promise<SwapResult>;
+  /**
+   * `approved → redeemed`, once, guarded by the presented token ({@link PresentedTokenGuard}), the
+   * approval's deadline and the presented `details_hash`.
+   */
+  redeem(ref: RequestRef, presented: PresentedTokenGuard & { details_hash: string; redemption_id: string }, now: number): Promise<SwapResult>;
   /** Outcome `unknown → succeeded | failed` of the redemption `redemption_id`, once. */
   reportOutcome(ref: RequestRef, redemptionId: string, report: OutcomeReport, now: number): Promise<SwapResult>;
   /** Flags a redemption whose outcome is overdue, once (it stays `unknown`). */
   flagOutcome(ref: RequestRef, redemptionId: string, now: number): Promise<SwapResult>;
   /**
    * A mandate's spend, `approved → approved`, in one compare-and-swap: guarded (in the order of
-   * {@link SPEND_GUARDS}) by the state, the token's `jti`, the mandate's `details_hash`, its end
+   * {@link SPEND_GUARDS}) by the state, the token ({@link PresentedTokenGuard}), the mandate's `details_hash`, its end
    * (`approval_expires_at > now`) and start (`mandate_starts_at ≤ now`), the spend's
    * `transaction_id` not spent yet, and the period's total and count raised within their bounds.
    */
@@ -94,8 +100,7 @@ export interface Lifecycle {
  * One spend as {@link Lifecycle.spend} applies it: the token and mandate it is made under, the
  * spend to record, and the counters of its period with their bounds.
  */
-export interface SpendInput {
-  jti: string;
+export interface SpendInput extends PresentedTokenGuard {
   /** The mandate's `details_hash` (the token's claim). */
   details_hash: string;
   spend: MandateSpend;
@@ -103,6 +108,18 @@ export interface SpendInput {
   total_max: number;
   /** `max_spends`, when the mandate sets one. */
   count_max?: number;
+}
+
+/**
+ * What a redemption's swap knows of the token presented: its `jti` claim and, in `hash`, the
+ * base64url(SHA-256) of its text. With `hash`, the swap's token guard is `token_hash` = `hash`,
+ * which only the token issued for the record passes, whatever its (unverified) claims say. Without
+ * it, the guard is `token_jti` = `jti`: only for a record whose token was issued before hashes were
+ * kept, and only once the token's signature has been verified.
+ */
+export interface PresentedTokenGuard {
+  jti: string;
+  hash?: string;
 }
 
 /** The guards of a spend, in this order: what {@link SpendInput} refusals are read from (`failedGuard`). */

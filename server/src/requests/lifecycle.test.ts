@@ -20,6 +20,7 @@ const OPS = Object.keys(TRANSITIONS) as TransitionOp[];
 const SWAPS = OPS.filter((op) => op !== 'propose' && !(MANDATE_OPS as readonly string[]).includes(op));
 
 const JTI = 'jti_0123456789abcdef';
+const TOKEN_HASH = 'sha256_of_the_issued_token';
 const HASH = 'details_hash_of_the_action';
 const REDEMPTION = 'rdm_0123456789.req_lifecycle_0000000000';
 
@@ -53,6 +54,7 @@ function recordOf(request: ApprovalRequest): Fields {
     if (request[name] !== undefined) later[name] = String(request[name]);
   }
   if (request.outcome) later.outcome_status = request.outcome.status;
+  if (request.token_jti) later.token_hash = TOKEN_HASH;
   return { ...toFields(request), ...later };
 }
 
@@ -69,9 +71,9 @@ function apply(lifecycle: Lifecycle, op: TransitionOp, request: ApprovalRequest,
     case 'expire':
       return lifecycle.expire(request, now);
     case 'issueToken':
-      return lifecycle.issueToken(request, { jti: JTI, expires_in: 600 }, {}, now);
+      return lifecycle.issueToken(request, { jti: JTI, hash: TOKEN_HASH, expires_in: 600 }, {}, now);
     case 'redeem':
-      return lifecycle.redeem(request, { jti: JTI, details_hash: HASH, redemption_id: REDEMPTION }, now);
+      return lifecycle.redeem(request, { jti: JTI, hash: TOKEN_HASH, details_hash: HASH, redemption_id: REDEMPTION }, now);
     case 'reportOutcome':
       return lifecycle.reportOutcome(request, REDEMPTION, { status: 'succeeded', reference: 'ref_1' }, now);
     case 'flagOutcome':

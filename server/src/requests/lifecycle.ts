@@ -14,7 +14,7 @@ import type { Lifecycle, LifecycleTimes, Swap } from './lifecycle-types.ts';
 
 export { MANDATE_OPS, TRANSITIONS, type DenialCause, type Transition, type TransitionOp } from './lifecycle-transitions.ts';
 export { outboxField, outboxOf, PROPOSE_SEQ } from './lifecycle-entries.ts';
-export { SPEND_GUARDS, type Lifecycle, type LifecycleTimes, type PartyApprovalInput, type SpendInput, type Swap, type SwapResult } from './lifecycle-types.ts';
+export { SPEND_GUARDS, type Lifecycle, type LifecycleTimes, type PartyApprovalInput, type PresentedTokenGuard, type SpendInput, type Swap, type SwapResult } from './lifecycle-types.ts';
 
 /** The `once` token of a wrong number-matching pick's refusal (`AuditLog.record`), whichever path audits it. */
 export function wrongPickToken(pick: string): string {

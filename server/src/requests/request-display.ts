@@ -31,7 +31,8 @@ function approvalsShown(request: ApprovalRequest): PartyDisplay[] {
  *
  * @param consoleClientId - the tenant's console client (see `clients/console-client-id.ts`), or
  *   null when it has none: given, the display says whether the request is a console test
- *   (`test`). The device views give it, so the phone can mark a test request as one.
+ *   (`test`). The device views and the operator's views give it, so the phone and the console can
+ *   mark a test request as one.
  */
 export function requestDisplay(request: ApprovalRequest, nowMs: number, viewer?: Viewer, consoleClientId?: string | null): RequestDisplay {
   const deadline = currentDeadline(request);

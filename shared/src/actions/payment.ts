@@ -24,6 +24,12 @@ export const paymentDetails = z.strictObject({
     name: displayName(140),
   }),
   purpose: displayText(5000),
+  /**
+   * Optional: the payment gives money back (a refund to a customer), so the person is asked to
+   * "Refund", not to "Pay". It changes the words only: a refund is weighed, limited and redeemed as
+   * any payment of its amount.
+   */
+  refund: z.boolean().optional(),
   /** Optional: run only while this record is at this version; checked at `/redeem` (`stale_record`). */
   precondition: precondition.optional(),
 });
@@ -31,13 +37,14 @@ export const paymentDetails = z.strictObject({
 /** A validated `payment` action. */
 export type PaymentDetails = z.infer<typeof paymentDetails>;
 
-/** What the person sees for a payment: amount from minor units, payee and purpose. */
+/** What the person sees for a payment: the verb (`Refund` for a refund), amount from minor units, payee and purpose. */
 export function displayPayment(details: PaymentDetails): ActionDisplay {
   const amount = formatAmount(details.amount_minor, details.currency);
+  const verb = details.refund ? 'Refund' : 'Pay';
   return {
     type: 'payment',
-    verb: 'Pay',
-    title: `Pay ${amount.formatted_code} to ${details.payee.name}`,
+    verb,
+    title: `${verb} ${amount.formatted_code} to ${details.payee.name}`,
     summary: `${amount.formatted_code} to ${details.payee.name}`,
     amount,
     fields: [{ label: 'Amount', value: amount.formatted_code }, { label: 'Payee', value: `${details.payee.name} (${details.payee.id})` }, { label: 'Purpose', value: details.purpose }, { label: 'Transaction', value: details.transaction_id }, ...(details.precondition ? [displayPrecondition(details.precondition)] : [])],

@@ -20,6 +20,8 @@ describe('each action’s verb, for the approve button', () => {
   it('is the word its title starts with', () => {
     for (const [detail, verb] of [
       [payment, 'Pay'],
+      [{ ...payment, refund: true }, 'Refund'],
+      [{ ...payment, refund: false }, 'Pay'],
       [deletion, 'Delete'],
       [access(null, 'viewer'), 'Grant'],
       [access('viewer', null), 'Revoke'],
