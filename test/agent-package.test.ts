@@ -1,13 +1,12 @@
-import { exportJWK } from 'jose';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clientKey } from './support/client-jwt.ts';
 import { createHarness, freePort, type EnrolledUser, type Harness } from './support/harness.ts';
-import { MACHINE_NODE, pack, ROOT, run, userEnv } from './support/packed-project.ts';
+import { registerClient } from './support/agent-package.ts';
+import { importedPackages, MACHINE_NODE, pack, ROOT, run, userEnv } from './support/packed-project.ts';
 import { payment } from './support/payment.ts';
 
 /**
@@ -20,21 +19,6 @@ import { payment } from './support/payment.ts';
  */
 
 const NODE = MACHINE_NODE;
-
-/** The packages (not `node:` builtins, not relative files) the built `.js` files under `folder` import. */
-async function importedPackages(folder: string): Promise<string[]> {
-  const names = new Set<string>();
-  for (const entry of await readdir(folder, { recursive: true })) {
-    if (!entry.endsWith('.js')) continue;
-    const code = await readFile(join(folder, entry), 'utf8');
-    for (const [, specifier] of code.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g)) {
-      if (specifier!.startsWith('.') || specifier!.startsWith('node:') || specifier!.startsWith('#')) continue;
-      const parts = specifier!.split('/');
-      names.add(specifier!.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!);
-    }
-  }
-  return [...names].sort();
-}
 
 describe('the packed @countersign/agent on plain Node', () => {
   let work: string;
@@ -94,21 +78,8 @@ describe('the packed @countersign/agent on plain Node', () => {
     expect(agentManifest.dependencies.jose).toMatch(/^\d+\.\d+\.\d+$/);
   });
 
-  /** Registers a client for `method`; answers its id and the script's `auth` option. */
-  async function registerClient(method: string): Promise<{ clientId: string; auth: Record<string, unknown> }> {
-    if (method === 'private_key_jwt') {
-      const key = await clientKey('ES256');
-      const { body } = await harness.admin('POST', '/clients', { name: 'Packaged agent', token_endpoint_auth_method: method, jwks: { keys: [key.publicJwk] } });
-      // A private JWK straight from JSON, as a user keeps one in a secret store.
-      return { clientId: body.client_id, auth: { method, privateKey: { ...(await exportJWK(key.privateKey)), kid: key.publicJwk.kid } } };
-    }
-    const { status, body } = await harness.admin('POST', '/clients', { name: 'Packaged agent', ...(method === 'client_secret_basic' ? {} : { token_endpoint_auth_method: method }) });
-    expect(status).toBe(201);
-    return { clientId: body.client_id, auth: { method, clientSecret: body.client_secret } };
-  }
-
   it.each(['client_secret_basic', 'client_secret_post', 'private_key_jwt'])('asks, is approved, redeems and reports from a plain .mjs script with %s', async (method) => {
-    const { clientId, auth } = await registerClient(method);
+    const { clientId, auth } = await registerClient(harness, method);
     const transactionId = `refund_${method}`;
     const details = payment({ transaction_id: transactionId });
     const config = { issuer: harness.issuer, clientId, auth, login_hint: customer.sub, authorization_details: details, reference: `re_${method}` };

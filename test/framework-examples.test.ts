@@ -1,10 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createHarness, freePort, type EnrolledUser, type Harness } from './support/harness.ts';
+import { approveWhileRunning, expectRedeemedRefund, NODE_24, REFUND } from './support/framework-examples.ts';
 import { pack, ROOT, run, userEnv } from './support/packed-project.ts';
 
 /**
@@ -17,15 +18,12 @@ import { pack, ROOT, run, userEnv } from './support/packed-project.ts';
  * provider set to the SDK's `ScriptedModel` by a module loaded with `--import`.
  */
 
-const NODE_24 = process.execPath;
 const PACKAGES = ['shared', 'agent', 'adapters/ai-sdk', 'adapters/openai-agents'];
 /** The README's install lines for the two sections, as written there. */
 const FRAMEWORKS = { aiSdk: ['ai@7', '@ai-sdk/openai@4'], openaiAgents: ['@openai/agents@0.20', 'ioredis'] };
 /** The one line of the AI SDK example that needs OpenAI, and what the copy has in its place. */
 const AI_SDK_MODEL_LINE = "const model = openai('gpt-4.1-mini');";
 const SCRIPTED_MODEL_LINE = "const { model } = await import('./ai-sdk-model.mjs');";
-/** What the scripted models ask for: the README's refund of order 1042. */
-const REFUND = { order_id: '1042', amount_minor: 49000, currency: 'EUR', reason: 'Arrived broken' };
 
 /** Every file an `exports` or `imports` map points at (its string values, through every condition). */
 function targetsOf(map: unknown): string[] {
@@ -96,42 +94,6 @@ describe("the README's framework examples, in a fresh project that installs the 
     return { clientId: body.client_id, env };
   }
 
-  /**
-   * Runs `args` in the project while the person waits for the client's one request on the phone,
-   * checks the example printed nothing of the refund before the approval, approves it, and answers
-   * the example's output and the request.
-   */
-  async function approveWhileRunning(args: string[], clientId: string, env: NodeJS.ProcessEnv): Promise<{ stdout: string; auth_req_id: string }> {
-    const child = spawn(NODE_24, args, { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    children.push(child);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    const exited = new Promise<number | null>((resolveExit) => child.on('close', resolveExit));
-    const mine = async () => ((await harness.admin('GET', '/requests?state=pending')).body.requests as { auth_req_id: string; client_id: string }[]).filter((request) => request.client_id === clientId);
-    await expect.poll(mine, { timeout: 30_000, interval: 100 }).toHaveLength(1);
-    const [asked] = await mine();
-    expect(stdout).not.toMatch(/refunding/);
-    expect((await harness.decide(lead, asked!.auth_req_id, 'approve')).status).toBe(200);
-    expect({ code: await exited, stderr: stderr.replace(/^\(node:\d+\) ExperimentalWarning.*\n(\(Use .*\n)?/gm, '') }).toEqual({ code: 0, stderr: '' });
-    return { stdout, auth_req_id: asked!.auth_req_id };
-  }
-
-  /** The server's record of the request: redeemed once against the refund, its outcome reported. */
-  async function expectRedeemedRefund(auth_req_id: string, clientId: string): Promise<{ reference?: string }> {
-    const stored = (await harness.admin('GET', `/requests/${auth_req_id}`)).body.request;
-    expect(stored).toMatchObject({
-      client_id: clientId,
-      state: 'redeemed',
-      authorization_details: [{ type: 'payment', transaction_id: 'refund_1042', amount_minor: REFUND.amount_minor, currency: 'EUR', payee: { id: 'acct_77', name: 'ACME Ltd' }, purpose: REFUND.reason }],
-      outcome: { status: 'succeeded' },
-    });
-    const audit = (await harness.admin('GET', `/audit?auth_req_id=${encodeURIComponent(auth_req_id)}`)).body.events as { type: string }[];
-    expect(audit.filter((event) => event.type === 'redeemed')).toHaveLength(1);
-    return stored.outcome;
-  }
-
   it("runs the Vercel AI SDK section's example as printed, with only its model scripted: waits, the tool runs once approved, the model gets the real result", async () => {
     const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
     const example = await readFile(join(ROOT, 'examples/sdk/ai-sdk-refund.mjs'), 'utf8');
@@ -141,8 +103,8 @@ describe("the README's framework examples, in a fresh project that installs the 
     await writeFile(join(project, 'refund-agent.mjs'), lines.map((line) => (line === AI_SDK_MODEL_LINE ? SCRIPTED_MODEL_LINE : line)).join('\n'));
 
     const { clientId, env } = await exampleEnv('AI SDK refund agent');
-    const { stdout, auth_req_id } = await approveWhileRunning(['refund-agent.mjs'], clientId, env);
-    const outcome = await expectRedeemedRefund(auth_req_id, clientId);
+    const { stdout, auth_req_id } = await approveWhileRunning({ harness, project, person: lead, children }, ['refund-agent.mjs'], clientId, env);
+    const outcome = await expectRedeemedRefund(harness, auth_req_id, clientId);
     const printed = stdout.trim().split('\n');
     expect(printed.filter((line) => line.startsWith('refunding'))).toEqual([`refunding 49000 EUR on order 1042 (key refund_1042)`]);
     expect(printed.some((line) => line.includes(auth_req_id) && /Waiting/.test(line))).toBe(true);
@@ -160,8 +122,8 @@ describe("the README's framework examples, in a fresh project that installs the 
     // Its own Redis database: the example keeps its pending approvals under the default prefix.
     const redis = new URL(inject('redisUrl'));
     redis.pathname = '/7';
-    const { stdout, auth_req_id } = await approveWhileRunning(['--import', './openai-agents-provider.mjs', 'support-agent.ts'], clientId, { ...env, REDIS_URL: redis.href });
-    const outcome = await expectRedeemedRefund(auth_req_id, clientId);
+    const { stdout, auth_req_id } = await approveWhileRunning({ harness, project, person: lead, children }, ['--import', './openai-agents-provider.mjs', 'support-agent.ts'], clientId, { ...env, REDIS_URL: redis.href });
+    const outcome = await expectRedeemedRefund(harness, auth_req_id, clientId);
     expect(stdout).toMatch(/Waiting for the support lead to approve refund_order on their phone/);
     expect(stdout.match(/^refunding/gm)).toHaveLength(1);
     expect(stdout).toContain("idempotency_key: 'refund_1042'");

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -50,4 +50,19 @@ export async function pack(folder: string, destination: string): Promise<string>
   const added = (await readdir(destination)).filter((name) => name.endsWith('.tgz') && !before.has(name));
   if (added.length !== 1) throw new Error(`packing ${folder} added ${added.length} tarballs`);
   return join(destination, added[0]!);
+}
+
+/** The packages (not `node:` builtins, not relative files) the built `.js` files under `folder` import. */
+export async function importedPackages(folder: string): Promise<string[]> {
+  const names = new Set<string>();
+  for (const entry of await readdir(folder, { recursive: true })) {
+    if (!entry.endsWith('.js')) continue;
+    const code = await readFile(join(folder, entry), 'utf8');
+    for (const [, specifier] of code.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g)) {
+      if (specifier!.startsWith('.') || specifier!.startsWith('node:') || specifier!.startsWith('#')) continue;
+      const parts = specifier!.split('/');
+      names.add(specifier!.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!);
+    }
+  }
+  return [...names].sort();
 }

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { openApprovalRequests } from './open-approval-requests.ts';
 
 // Which approval requests of a history still wait for an answer; the flows with a real server
-// and the SDK's own generateText are in test/adapter-ai-sdk.test.ts.
+// and the SDK's own generateText are in test/adapter-ai-sdk/.
 
 const refund = { order_id: '1042', amount_minor: 49000 };
 
