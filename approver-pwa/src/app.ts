@@ -1,5 +1,6 @@
 import type { DeviceSession } from './api/index.ts';
 import { DEVICE_EVENTS_URL } from './api/index.ts';
+import { noteDeviceRemoval } from './live/device-removals.ts';
 import { createRequestEvents } from './live/request-events.ts';
 import type { Route } from './router.ts';
 import { mountDevicesScreen } from './screens/devices-screen.ts';
@@ -21,6 +22,10 @@ import { setFlash } from './ui/flash.ts';
  * main navigation (Requests, History, Mandates, Devices) shows on the enrolled device's list
  * screens; a request's screen keeps to its one task, with a way back; a mandate's screen belongs
  * to Mandates.
+ *
+ * While an enrolled screen is up, the live stream's device removals are heard here, whatever the
+ * screen: the removal of this device signs the app out at once (to "This device was removed",
+ * not an error on the next call); that of another device is noted for the inbox's banner.
  */
 export function createApp(root: HTMLElement): (route: Route) => void {
   const events = createRequestEvents({ url: DEVICE_EVENTS_URL });
@@ -28,10 +33,14 @@ export function createApp(root: HTMLElement): (route: Route) => void {
   let controller: AbortController | undefined;
   let generation = 0;
 
+  let stopDevices: (() => void) | undefined;
+
   const leave = () => {
     controller?.abort();
     dispose?.();
     dispose = undefined;
+    stopDevices?.();
+    stopDevices = undefined;
   };
 
   const onEnrolled = (session: DeviceSession) => {
@@ -70,21 +79,21 @@ export function createApp(root: HTMLElement): (route: Route) => void {
     }
     if (current !== generation) return;
     if (!session) return showNotEnrolled(root);
-    const ctx: ScreenContext = {
-      root,
-      signal: controller.signal,
-      session,
-      events,
-      loginRequired: () => {
-        if (current !== generation) return;
-        leave();
-        clearSession();
-        showNav(null);
-        showNotEnrolled(root);
-      },
+    const signOut = (removedBy?: 'operator' | 'person') => {
+      if (current !== generation) return;
+      leave();
+      clearSession();
+      showNav(null);
+      showNotEnrolled(root, removedBy);
     };
+    const ctx: ScreenContext = { root, signal: controller.signal, session, events, loginRequired: () => signOut() };
     showNav(route.name === 'request' ? null : route.name === 'mandate' ? 'mandates' : route.name);
     dispose = mount(ctx, route);
+    stopDevices = events.onDevice((event) => {
+      // Removed from this device itself (the Devices screen): that screen signs out as it always has.
+      if (event.this_device) signOut(event.by_this_device ? undefined : event.by);
+      else if (!event.by_this_device) noteDeviceRemoval(event);
+    });
   }
 
   function mount(ctx: ScreenContext, route: Extract<Route, { name: 'inbox' | 'request' | 'history' | 'devices' | 'mandates' | 'mandate' }>): Dispose {

@@ -1,4 +1,4 @@
-import type { RequestState } from '@countersign/shared';
+import type { DeviceRemovedEvent, RequestState } from '@countersign/shared';
 
 /** The data of a server-sent `request` event: something changed for one of the user's requests. */
 export interface RequestEvent {
@@ -12,6 +12,9 @@ export interface RequestEvent {
  */
 export type RequestListener = (event: RequestEvent | null) => void;
 
+/** A listener of the stream's `device` events: one of the user's devices was removed. */
+export type DeviceListener = (event: DeviceRemovedEvent) => void;
+
 /** Options for {@link createRequestEvents}. */
 export interface RequestEventsOptions {
   /** The server-sent events URL. */
@@ -22,10 +25,15 @@ export interface RequestEventsOptions {
   reopenMs?: number;
 }
 
-/** Live updates for the user's requests. */
+/** Live updates for the user's requests and devices. */
 export interface RequestEvents {
   /** Starts listening (the stream opens with the first listener); returns the unsubscribe. */
   subscribe(listener: RequestListener): () => void;
+  /**
+   * Listens to device removals, as they come on the stream (polling has none: a removed device
+   * then learns of it from its next call's `login_required`); opens the stream too.
+   */
+  onDevice(listener: DeviceListener): () => void;
 }
 
 /**
@@ -35,6 +43,8 @@ export interface RequestEvents {
  */
 export function createRequestEvents({ url, pollMs = 5000, reopenMs = 30_000 }: RequestEventsOptions): RequestEvents {
   const listeners = new Set<RequestListener>();
+  const deviceListeners = new Set<DeviceListener>();
+  const listening = () => listeners.size + deviceListeners.size;
   let source: EventSource | undefined;
   let poll: ReturnType<typeof setInterval> | undefined;
   let reopen: ReturnType<typeof setTimeout> | undefined;
@@ -70,6 +80,10 @@ export function createRequestEvents({ url, pollMs = 5000, reopenMs = 30_000 }: R
     stream.addEventListener('request', (message) => {
       emit(parseEvent(message.data));
     });
+    stream.addEventListener('device', (message) => {
+      const event = parseDeviceEvent(message.data);
+      if (event) for (const listener of [...deviceListeners]) listener(event);
+    });
     stream.addEventListener('error', () => {
       startPolling();
       // EventSource retries by itself unless the server refused the stream (readyState CLOSED).
@@ -90,21 +104,25 @@ export function createRequestEvents({ url, pollMs = 5000, reopenMs = 30_000 }: R
     removeEventListener('online', onVisible);
   };
 
+  /** Adds a listener to `set`; the stream opens with the first listener of either kind. */
+  function listen<T>(set: Set<T>, listener: T): () => void {
+    set.add(listener);
+    clearTimeout(idle);
+    idle = undefined;
+    if (listening() === 1 && !source && !poll && !reopen) {
+      open();
+      document.addEventListener('visibilitychange', onVisible);
+      addEventListener('online', onVisible);
+    }
+    return () => {
+      // Closed a moment later, so going from the inbox to a request keeps the same stream.
+      if (set.delete(listener) && listening() === 0) idle = setTimeout(close, 1000);
+    };
+  }
+
   return {
-    subscribe(listener) {
-      listeners.add(listener);
-      clearTimeout(idle);
-      idle = undefined;
-      if (listeners.size === 1 && !source && !poll && !reopen) {
-        open();
-        document.addEventListener('visibilitychange', onVisible);
-        addEventListener('online', onVisible);
-      }
-      return () => {
-        // Closed a moment later, so going from the inbox to a request keeps the same stream.
-        if (listeners.delete(listener) && listeners.size === 0) idle = setTimeout(close, 1000);
-      };
-    },
+    subscribe: (listener) => listen(listeners, listener),
+    onDevice: (listener) => listen(deviceListeners, listener),
   };
 }
 
@@ -116,6 +134,18 @@ function parseEvent(data: unknown): RequestEvent | null {
     }
   } catch {
     // A malformed event still means something changed.
+  }
+  return null;
+}
+
+function parseDeviceEvent(data: unknown): DeviceRemovedEvent | null {
+  try {
+    const value = JSON.parse(String(data)) as Partial<DeviceRemovedEvent> | null;
+    if (value?.kind === 'device_removed' && typeof value.device_id === 'string' && typeof value.name === 'string' && (value.by === 'operator' || value.by === 'person')) {
+      return { kind: value.kind, device_id: value.device_id, name: value.name, by: value.by, this_device: value.this_device === true, by_this_device: value.by_this_device === true };
+    }
+  } catch {
+    // Not an event this app knows: the next call tells a removed device anyway.
   }
   return null;
 }

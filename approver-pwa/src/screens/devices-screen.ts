@@ -144,8 +144,11 @@ export function mountDevicesScreen(ctx: ScreenContext): Dispose {
     }
   }
 
+  // A device removed elsewhere (by an operator, or on another device) leaves the list at once.
+  const stopDevices = ctx.events.onDevice(() => void refresh());
   void refresh();
   return () => {
+    stopDevices();
     add.dispose();
     ctx.root.querySelector('dialog')?.remove();
   };

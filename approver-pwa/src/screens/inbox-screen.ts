@@ -6,6 +6,7 @@ import { startCountdown } from '../ui/countdown.ts';
 import { focusHeading, h, setTitle } from '../ui/dom.ts';
 import { takeFlash } from '../ui/flash.ts';
 import { timeLeftText } from '../ui/format-duration.ts';
+import { deviceRemovalBanner } from './device-removal-banner.ts';
 import { errorBanner, errorMessage } from './messages.ts';
 import { tierText, waitingFor } from './request-facts.ts';
 import { requestTitle } from './request-title.ts';
@@ -13,17 +14,18 @@ import type { Dispose, ScreenContext } from './screen.ts';
 
 /**
  * The inbox (`#/`): the user's pending requests with their time left, kept live by server-sent
- * events (or polling), and the notifications panel.
+ * events (or polling), the notices of other devices removed meanwhile, and the notifications panel.
  */
 export function mountInboxScreen(ctx: ScreenContext): Dispose {
   setTitle('Requests');
   const notifications = notificationsCard(ctx.session.vapid_public_key);
+  const removals = deviceRemovalBanner(ctx.root);
   const list = h('div', { class: 'inbox', attrs: { 'aria-busy': true } }, h('p', { class: 'muted' }, 'Loading requests…'));
   const errorSlot = h('div', { class: 'slot' });
   const flash = takeFlash();
   let stopCountdowns: Dispose[] = [];
 
-  ctx.root.replaceChildren(h('section', { class: 'screen', testid: 'inbox' }, flash ? h('p', { class: 'banner banner-success', testid: 'flash', attrs: { role: 'status' } }, flash) : null, h('h1', {}, 'Requests'), errorSlot, list, notifications.element));
+  ctx.root.replaceChildren(h('section', { class: 'screen', testid: 'inbox' }, flash ? h('p', { class: 'banner banner-success', testid: 'flash', attrs: { role: 'status' } }, flash) : null, h('h1', {}, 'Requests'), removals.element, errorSlot, list, notifications.element));
   focusHeading(ctx.root);
 
   let loading = false;
@@ -97,6 +99,7 @@ export function mountInboxScreen(ctx: ScreenContext): Dispose {
 
   return () => {
     unsubscribe();
+    removals.dispose();
     notifications.dispose();
     for (const stop of stopCountdowns) stop();
   };

@@ -4,15 +4,22 @@ import { focusHeading, h, setTitle } from '../ui/dom.ts';
 import { errorMessage } from './messages.ts';
 import type { Dispose } from './screen.ts';
 
-/** Shown when this browser has no device session: the only way in is an enrollment link. */
-export function showNotEnrolled(root: HTMLElement): void {
-  setTitle('Not enrolled');
+/**
+ * Shown when this browser has no device session: the only way in is an enrollment link. After
+ * this device was removed while the app was open (`removedBy`), it says so first, so being signed
+ * out does not look like a fault.
+ */
+export function showNotEnrolled(root: HTMLElement, removedBy?: 'operator' | 'person'): void {
+  setTitle(removedBy ? 'Device removed' : 'Not enrolled');
   root.replaceChildren(
     h(
       'section',
-      { class: 'screen', testid: 'not-enrolled' },
-      h('h1', {}, 'This device is not enrolled'),
-      h('p', {}, 'To approve requests on this device, open the enrollment link you were given, here, in this browser.'),
+      { class: 'screen', testid: 'not-enrolled', attrs: { 'data-removed-by': removedBy } },
+      h('h1', {}, removedBy ? 'This device was removed' : 'This device is not enrolled'),
+      removedBy
+        ? h('p', { testid: 'device-removed-here' }, removedBy === 'operator' ? 'An administrator removed this device from your account, so it can no longer approve anything. If this is unexpected, contact them.' : 'This device was removed from your account on one of your devices, so it can no longer approve anything.')
+        : null,
+      h('p', {}, removedBy ? 'To approve requests on this device again, open a new enrollment link here, in this browser.' : 'To approve requests on this device, open the enrollment link you were given, here, in this browser.'),
       h('p', { class: 'muted' }, 'Links work once and expire after a short while. If yours has, ask whoever runs Countersign for you for a new one.'),
     ),
   );

@@ -49,11 +49,14 @@ export async function renameDevice(deps: Pick<Deps, 'store' | 'audit'>, session:
 /**
  * Removes one of the caller's devices, this one included (audited `device_removed`): its passkey
  * no longer approves anything, its push subscriptions are gone and its sessions stop working.
+ * The user's open PWAs hear of it on their live stream (`deps.events`): the others show it, the
+ * removed device's stream ends.
  * @throws CountersignError `not_found`.
  */
-export async function removeDevice(deps: Pick<Deps, 'store' | 'audit'>, session: DeviceSession, deviceId: string): Promise<void> {
+export async function removeDevice(deps: Pick<Deps, 'store' | 'audit' | 'events'>, session: DeviceSession, deviceId: string): Promise<void> {
   const device = await findDevice(deps.store, session.tenant, session.sub, deviceId);
   if (!device) throw new CountersignError('not_found', 'No such device.');
   await deleteDevice(deps.store, session.tenant, session.sub, deviceId);
   await auditDevice(deps, session, 'device_removed', { target_device_id: deviceId, target_credential_id: device.credential_id });
+  deps.events.publishDeviceRemoved(session.tenant, session.sub, { device_id: deviceId, name: device.name, by: 'person', by_device_id: session.device_id });
 }

@@ -49,17 +49,20 @@ export async function listOperatorDevices(deps: Pick<Deps, 'store'>, tenant: str
  * An operator revokes a user's device (a lost phone): the same removal as the person's own
  * (`removeDevice`: its passkey approves nothing from then on, its push subscriptions and sessions
  * are gone), audited `device_removed` on the `admin` channel with `detail.by` = `operator`. Then
- * the user's other devices are told by push (`kind: device_removed`), so a removal they did not
- * ask for does not go unnoticed; a push that fails is logged, and the removal stands.
+ * the user's other devices are told, so a removal they did not ask for does not go unnoticed: the
+ * PWAs open on them at once, by a `device` event on their live stream (`deps.events`, which also
+ * ends the removed device's own stream), and all of them by push (`kind: device_removed`), which
+ * reaches a device whose app is closed. A push that fails is logged, and the removal stands.
  *
  * @returns how many of the user's remaining push subscriptions accepted the notice.
  * @throws CountersignError `not_found` when the user has no such device.
  */
-export async function revokeDevice(deps: Pick<Deps, 'store' | 'audit' | 'push' | 'log'>, tenant: string, sub: string, deviceId: string): Promise<{ device_id: string; notified: number }> {
+export async function revokeDevice(deps: Pick<Deps, 'store' | 'audit' | 'push' | 'events' | 'log'>, tenant: string, sub: string, deviceId: string): Promise<{ device_id: string; notified: number }> {
   const device = await findDevice(deps.store, tenant, sub, deviceId);
   if (!device) throw new CountersignError('not_found', 'No such device.');
   await deleteDevice(deps.store, tenant, sub, deviceId);
   await deps.audit.record({ type: 'device_removed', tenant, sub, device_id: deviceId, credential_id: device.credential_id, channel: 'admin', detail: { by: 'operator', target_device_id: deviceId, target_credential_id: device.credential_id } });
+  deps.events.publishDeviceRemoved(tenant, sub, { device_id: deviceId, name: device.name, by: 'operator' });
   let notified = 0;
   try {
     const result = await deps.push.notifyUser({ tenant, sub, auth_req_id: deviceId, summary: `Your device "${device.name}" was removed by an administrator. If this is unexpected, contact them.`, ttlSeconds: REMOVAL_NOTICE_TTL_SECONDS, kind: 'device_removed' });

@@ -1,2 +1,2 @@
-export { EventBus, type RequestChanged } from './event-bus.ts';
+export { EventBus, type DeviceRemoved, type LiveEvent, type RequestChanged } from './event-bus.ts';
 export { connectRedisEventBus, RedisEventBus, type RedisEventBusOptions } from './redis-event-bus.ts';

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import type { Logger } from '../runtime/index.ts';
-import { EventBus, type RequestChanged } from './event-bus.ts';
+import { EventBus, type LiveEvent } from './event-bus.ts';
+import { encodeWireEvent, parseWireEvent } from './wire-event.ts';
 
 /** Options of {@link connectRedisEventBus}. */
 export interface RedisEventBusOptions {
@@ -15,17 +16,11 @@ export interface RedisEventBusOptions {
   log: Logger;
 }
 
-/** What travels on the channel: the origin instance, the user, the change. */
-interface WireEvent {
-  origin: string;
-  tenant: string;
-  sub: string;
-  event: RequestChanged;
-}
-
 /**
- * The {@link EventBus} of several instances on one Redis (or Redis Cluster): a change made on any
- * instance reaches the open PWA streams on every instance.
+ * The {@link EventBus} of several instances on one Redis (or Redis Cluster): an event (a request
+ * change, a device removal) published on any instance reaches the open PWA streams on every
+ * instance. The messages are versioned JSON (`wire-event.ts`), so instances of the previous
+ * release, during a rolling upgrade, go on delivering request changes and skip what they do not know.
  *
  * One channel per deployment, plain pub/sub (PUBLISH / SUBSCRIBE), subscribed once when the
  * instance starts, on a connection of its own (a subscribed connection can do nothing else):
@@ -86,11 +81,11 @@ export class RedisEventBus extends EventBus {
     return new RedisEventBus(options, subscriber);
   }
 
-  override publish(tenant: string, sub: string, event: RequestChanged): void {
-    this.deliver(tenant, sub, event);
-    const wire: WireEvent = { origin: this.#origin, tenant, sub, event: { auth_req_id: event.auth_req_id, state: event.state } };
-    this.#publisher.publish(this.#channel, JSON.stringify(wire)).catch((error: unknown) => {
-      this.#log.warn('live update not published', { auth_req_id: event.auth_req_id, error: String(error) });
+  protected override publishLive(tenant: string, sub: string, live: LiveEvent): void {
+    this.deliver(tenant, sub, live);
+    this.#publisher.publish(this.#channel, encodeWireEvent(this.#origin, tenant, sub, live)).catch((error: unknown) => {
+      const about = live.kind === 'request' ? { auth_req_id: live.event.auth_req_id } : { device_id: live.event.device_id };
+      this.#log.warn('live update not published', { kind: live.kind, ...about, error: String(error) });
     });
   }
 
@@ -101,32 +96,12 @@ export class RedisEventBus extends EventBus {
 
   #receive(message: string): void {
     const wire = parseWireEvent(message);
-    if (!wire) {
-      this.#log.warn('malformed live update ignored', { channel: this.#channel });
-      return;
-    }
-    if (wire.origin !== this.#origin) this.deliver(wire.tenant, wire.sub, wire.event);
+    if (wire.status === 'malformed') this.#log.warn('malformed live update ignored', { channel: this.#channel });
+    else if (wire.status === 'event' && wire.origin !== this.#origin) this.deliver(wire.tenant, wire.sub, wire.live);
   }
 }
 
 /** Shorthand for {@link RedisEventBus.connect}. */
 export function connectRedisEventBus(options: RedisEventBusOptions): Promise<RedisEventBus> {
   return RedisEventBus.connect(options);
-}
-
-/** A message of the channel, or null for anything that is not one: what is delivered is what the server published. */
-function parseWireEvent(message: string): WireEvent | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(message);
-  } catch {
-    return null;
-  }
-  if (typeof value !== 'object' || value === null) return null;
-  const { origin, tenant, sub, event } = value as Record<string, unknown>;
-  if (typeof origin !== 'string' || typeof tenant !== 'string' || typeof sub !== 'string') return null;
-  if (typeof event !== 'object' || event === null) return null;
-  const { auth_req_id: authReqId, state } = event as Record<string, unknown>;
-  if (typeof authReqId !== 'string' || typeof state !== 'string') return null;
-  return { origin, tenant, sub, event: { auth_req_id: authReqId, state } };
 }

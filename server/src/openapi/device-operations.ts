@@ -89,7 +89,13 @@ export const DEVICE_OPERATIONS: readonly Operation[] = [
   }),
   device('get', '/events', {
     summary: 'Live updates (Server-Sent Events)',
-    responses: { 200: { description: 'An event stream.', schema: z.string(), contentType: 'text/event-stream' } },
+    responses: {
+      200: {
+        description: 'An event stream: `ready`, then `request` ({auth_req_id, state}) when one of the user’s requests changes and `device` ({kind: device_removed, device_id, name, by, this_device, by_this_device}) when one of their devices is removed; the stream of the removed device ends after it.',
+        schema: z.string(),
+        contentType: 'text/event-stream',
+      },
+    },
     errors: [],
   }),
 ];

@@ -17,6 +17,46 @@ export const formattedAmount = z
   })
   .meta({ id: 'FormattedAmount' });
 
+/**
+ * `DisplayValue`: one JSON value of a tool call's arguments as the person reads it. Its `list` and
+ * `object` kinds nest further values, described here by their `kind` only: the document stays
+ * free of recursive schemas, which not every OpenAPI tool reads.
+ */
+const displayValue = z
+  .looseObject({
+    kind: z.enum(['text', 'number', 'boolean', 'null', 'list', 'object']),
+    preview: z.string().optional(),
+    full: z.string().optional(),
+    folded: z.boolean().optional(),
+    text: z.string().optional(),
+    items: z.array(z.looseObject({ kind: z.string() })).optional(),
+    members: z.array(z.looseObject({ name: z.string(), value: z.looseObject({ kind: z.string() }) })).optional(),
+  })
+  .meta({ id: 'DisplayValue' });
+
+/** `DisplayRecords`: what a deletion removes. */
+const displayRecords = z.looseObject({ kind: z.string(), system: z.string(), count: z.number().int().min(1), ids: z.array(z.string()), more: z.number().int().min(0), reversible: z.boolean() });
+
+/** `DisplayMessage`: who a mass message goes to, and what it says. */
+const displayMessage = z.looseObject({ channel: z.string(), recipient_count: z.number().int().min(1), list: z.string().nullable(), sample: z.array(z.string()), subject: z.string().nullable(), body: z.string() });
+
+/** `DisplayAccess`: an access change in words. */
+const displayAccess = z.looseObject({ kind: z.enum(['grant', 'revoke', 'change']), principal: z.string(), resource: z.string(), from_role: z.string().nullable(), to_role: z.string().nullable() });
+
+/** `DisplayChange`: one field of a record change, its value now and after. */
+const displayChange = z.looseObject({ field: z.string(), from: displayValue, to: displayValue });
+
+/** `DisplayMandate` (shared/src/actions/mandate.ts): a mandate's bounds as the person reads them. */
+const displayMandate = z.looseObject({
+  payees: z.array(z.looseObject({ id: z.string(), name: z.string() })),
+  limits: z.array(z.looseObject({ currency: z.string().regex(/^[A-Z]{3}$/), per_spend_min: formattedAmount, per_spend_max: formattedAmount, total: formattedAmount })),
+  max_spends: z.number().int().min(1).nullable(),
+  period: z.enum(['day', 'week', 'month']).nullable(),
+  starts_at: z.iso.datetime(),
+  ends_at: z.iso.datetime(),
+  receipts: z.boolean(),
+});
+
 /** `ActionDisplay` (shared/src/actions/display.ts): one action as the person reads it. */
 export const actionDisplay = z
   .looseObject({
@@ -26,12 +66,13 @@ export const actionDisplay = z
     summary: z.string(),
     amount: formattedAmount.optional(),
     fields: z.array(z.looseObject({ label: z.string(), value: z.string() })),
-    arguments: z.array(z.looseObject({ name: z.string(), value: z.unknown() })).optional(),
+    arguments: z.array(z.looseObject({ name: z.string(), value: displayValue })).optional(),
     warnings: z.array(z.string()).optional(),
-    records: z.looseObject({}).optional(),
-    message: z.looseObject({}).optional(),
-    access: z.looseObject({}).optional(),
-    changes: z.array(z.looseObject({})).optional(),
+    records: displayRecords.optional(),
+    message: displayMessage.optional(),
+    access: displayAccess.optional(),
+    changes: z.array(displayChange).optional(),
+    mandate: displayMandate.optional(),
   })
   .meta({ id: 'ActionDisplay' });
 

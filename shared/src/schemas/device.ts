@@ -116,6 +116,21 @@ export interface DeviceSummary {
 }
 
 /**
+ * The data of a `device` event on `GET /api/device/events`: one of the user's devices was removed,
+ * by an operator (a lost device) or by the person from one of their devices. `this_device` marks
+ * the stream's own device (its session is gone; the stream ends after this event);
+ * `by_this_device` the device the person removed it from.
+ */
+export interface DeviceRemovedEvent {
+  kind: 'device_removed';
+  device_id: string;
+  name: string;
+  by: 'operator' | 'person';
+  this_device: boolean;
+  by_this_device: boolean;
+}
+
+/**
  * `POST /api/device/enrollments`: a one-time link that adds another device (passkey) to the
  * caller's own account, and the link as a QR code for a phone's camera.
  */
