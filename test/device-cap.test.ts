@@ -83,7 +83,7 @@ describe.each(['memory', 'redis'] as const)('devices per user (%s store)', (stor
     expect([options.status, options.body]).toEqual([409, { error: 'too_many_devices', error_description: REFUSAL }]);
     const own = (await device(alice, 'GET', '/me')).body.device.device_id as string;
     const session = `${TENANT}:alice:${own}`;
-    // The one write is the session's allowance of changes (rate-limits.test.ts): no challenge, no audit event.
+    // The one write is the session's allowance of changes (test/rate-limits/per-session.test.ts): no challenge, no audit event.
     expect(optionWrites).toEqual([`rateLimit ${keys.rate('deviceChanges', session)}`]);
     const { result: link, writes: linkWrites } = await writesOf(() => device(alice, 'POST', '/enrollments', { response: answer }));
     expect([link.status, link.body.error]).toEqual([409, 'too_many_devices']);

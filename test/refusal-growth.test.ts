@@ -21,7 +21,7 @@ describe.each(['memory', 'redis'] as const)('refusals without a request (%s stor
 
   beforeEach(async () => {
     prefix = testPrefix();
-    // Room for the 100 refused decisions below in one session's allowance of changes (rate-limits.test.ts tests the limit).
+    // Room for the 100 refused decisions below in one session's allowance of changes (test/rate-limits/per-session.test.ts tests the limit).
     harness = await createHarness({ store: storeKind, redisPrefix: prefix, env: { RATE_LIMIT_DEVICE_CHANGES: '100/60' } });
     alice = await harness.enrollUser('alice');
     const client = await harness.createClient('Agent A');

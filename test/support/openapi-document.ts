@@ -3,7 +3,7 @@ import addFormatsModule from 'ajv-formats';
 import { operationKey, openApiPath } from '../../server/src/openapi/index.ts';
 import type { Harness } from './harness.ts';
 
-// Checks of an OpenAPI 3.1 document against the app (test/openapi.test.ts): its routes, its
+// Checks of an OpenAPI 3.1 document against the app (test/openapi-*.test.ts): its routes, its
 // references, and answers and request bodies validated with ajv against the documented schemas.
 
 // ajv-formats is CommonJS; its default export arrives wrapped once under vitest.

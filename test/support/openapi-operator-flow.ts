@@ -1,8 +1,10 @@
 import { expect } from 'vitest';
 import type { EnrolledUser, Harness } from './harness.ts';
+import { payment } from './payment.ts';
+import { basic, type Credentials } from './raw-request.ts';
 
 /**
- * The operator tools' calls of test/openapi.test.ts's flow (docs/operator-tools.md): each route once
+ * The operator tools' calls of test/openapi-flow.test.ts's flow (docs/operator-tools.md): each route once
  * with a real answer, and one refusal each (404 for an unknown client, user or device, 400 for a bad
  * `limit`), so that the recorded answers are validated against the document. `user` has decided
  * requests by now, so its export holds history entries; a second user's device is revoked.
@@ -60,4 +62,22 @@ export async function operatorToolsFlow(h: Harness, user: EnrolledUser): Promise
   ] as const) {
     expect(await h.admin(method, `/clients/${client.client_id}${path}`), `${method} ${path}`).toMatchObject({ status: 404, body: { error: 'not_found' } });
   }
+}
+
+/**
+ * The operator's other reads and writes in test/openapi-flow.test.ts's flow: a user, roles, the
+ * tenant policy, test requests, the audit, and refusals for an unknown mandate and a token that is
+ * none (presented by `client`).
+ */
+export async function operatorReadsAndWrites(h: Harness, client: Credentials): Promise<void> {
+  await h.admin('GET', '/users/alice');
+  await h.admin('PUT', '/users/alice/roles', { roles: ['reviewer:finance'] });
+  await h.admin('GET', '/tenants/default/policy');
+  await h.admin('GET', '/test-requests/samples');
+  await h.admin('POST', '/test-requests', { login_hint: 'alice', sample: 'deletion' });
+  await h.admin('GET', '/audit?type=policy_changed');
+  await h.admin('DELETE', '/tenants/default/policy');
+  expect((await h.admin('POST', '/mandates/unknownrequest0000000/revoke')).body.error).toBe('not_found');
+  expect((await h.admin('GET', '/mandates/unknownrequest0000000/evidence')).body.error).toBe('not_found');
+  expect((await h.call('POST', '/redeem', { body: { token: 'not-a-token', authorization_details: payment() }, headers: { authorization: basic(client) } })).body.error).toBe('invalid_token');
 }

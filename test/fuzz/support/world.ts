@@ -82,7 +82,7 @@ export async function approve(w: Pick<World, 'h' | 'alice' | 'a'>): Promise<{ id
 
 /** Sets up the world on `storeKind`, under `policy` (a policy file) where given. */
 export async function setUpWorld(storeKind: 'memory' | 'redis', policy?: string): Promise<World> {
-  // A session's allowance of changes is raised, so the fuzzed decisions reach the decision itself (rate-limits.test.ts tests the limit).
+  // A session's allowance of changes is raised, so the fuzzed decisions reach the decision itself (test/rate-limits/per-session.test.ts tests the limit).
   const h = await createHarness({ store: storeKind, env: { RATE_LIMIT_DEVICE_CHANGES: '1000000/1', ...(policy ? { POLICY_FILE: policy } : {}) } });
   const alice = await h.enrollUser('alice');
   const bob = await h.enrollUser('bob');
