@@ -13,7 +13,7 @@ import type { PushSendResult } from '../measure/push-send.ts';
 import type { SweepPoint } from '../measure/sweep.ts';
 import type { WindowPoint } from '../measure/window-growth.ts';
 import type { ProfileSummary } from '../profile/summarize.ts';
-import { deliveryTargets } from './delivery-targets.ts';
+import { benchTargets } from './targets.ts';
 import { markdown } from './markdown.ts';
 
 /** One row of the results: a step of one system, with its ratios. */
@@ -123,12 +123,6 @@ export function buildReport(input: {
   for (const [key, measured] of Object.entries(input.peerRedis)) {
     rows.push({ ...measured, key: `peerRedis.${key}`, peerKey: null, ratioToFloor: round2(measured.rps / floor), ratioToPeer: null });
   }
-  const row = (key: string) => rows.find((candidate) => candidate.key === key)!;
-  const redeem = row('redeem');
-  const half = row('redeemHalf');
-  const quarter = rows.find((candidate) => candidate.key === 'redeemQuarter');
-  const bcPush = row('bcAuthorizePush');
-  const bc = row('bcAuthorize');
   const cpu = cpus();
   return {
     meta: {
@@ -150,33 +144,7 @@ export function buildReport(input: {
     auditChain: input.auditChain,
     tenantSpread: input.tenantSpread,
     pushSend: input.pushSend,
-    targets: [
-      {
-        name: 'redeem ≥ half the HTTP floor',
-        goal: `≥ ${targets.redeemShareOfFloor} × ${floor} req/s`,
-        value: `${redeem.rps} req/s (${redeem.ratioToFloor} × floor)`,
-        met: redeem.rps >= targets.redeemShareOfFloor * floor,
-      },
-      {
-        name: '/bc-authorize ≥ 2× the peer',
-        goal: `≥ ${targets.bcAuthorizeOverPeer} × peer`,
-        value: `with a push: ${bcPush.ratioToPeer} × peer; without: ${bc.ratioToPeer} × peer (against the peer on Redis: ${bcPush.ratioToPeerRedis ?? '—'} and ${bc.ratioToPeerRedis ?? '—'})`,
-        met: (bcPush.ratioToPeer ?? 0) >= targets.bcAuthorizeOverPeer,
-      },
-      {
-        name: 'Redis memory per pending request ≤ 2 KB',
-        goal: `≤ ${targets.memoryPerPendingBytes} B`,
-        value: `${input.memory.bytesPerPendingRequest} B`,
-        met: input.memory.bytesPerPendingRequest <= targets.memoryPerPendingBytes,
-      },
-      {
-        name: 'redeem p99 < 10 ms at half the peak',
-        goal: `< ${targets.redeemP99AtHalfPeakMs} ms at ${half.rate ?? '?'} req/s`,
-        value: `p99 ${half.latency.p99} ms (p50 ${half.latency.p50} ms)${quarter ? `; at a quarter of the peak (${quarter.rate} req/s): p99 ${quarter.latency.p99} ms` : ''}`,
-        met: half.latency.p99 < targets.redeemP99AtHalfPeakMs && half.rps >= 0.95 * (half.rate ?? 0),
-      },
-      ...deliveryTargets(rows),
-    ],
+    targets: benchTargets(rows, input.memory, input.sweep),
     profiles: [],
   };
 }
