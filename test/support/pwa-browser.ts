@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type CDPSession, type Page, type Worker } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 import type { Harness } from './harness.ts';
 
 /** Screenshots of every screen go here (gitignored; CI keeps them as artifacts). */
@@ -22,6 +23,26 @@ export function launchChromium(): Promise<Browser> {
     executablePath: '/usr/bin/chromium',
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
+}
+
+/**
+ * One headless Chromium for the calling file (or describe): launched before its tests, closed
+ * after them; read it through `.browser`. A file checking both viewports shares it between them
+ * (each viewport gets contexts of its own), so a file launches Chromium once.
+ */
+export function useChromium(): { readonly browser: Browser } {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return {
+    get browser() {
+      return browser;
+    },
+  };
 }
 
 /** One browser profile on the app: a page, its CDP session and a virtual passkey authenticator. */
