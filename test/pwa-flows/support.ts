@@ -4,10 +4,10 @@ import { copyFile, mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { createHarness, freePort, type Harness } from '../support/harness.ts';
+import type { Harness } from '../support/harness.ts';
 import { payment } from '../support/payment.ts';
 import { expectAccessible } from '../support/pwa-axe.ts';
-import { ARTIFACTS, enrollmentLink, openAppBrowser, screenshot, STEP_MS, widthAt360, type AppBrowser, type ViewportName } from '../support/pwa-browser.ts';
+import { ARTIFACTS, enrollmentLink, enrollOnPage, listeningHarness, openAppBrowser, screenshot, STEP_MS, widthAt360, type AppBrowser, type ViewportName } from '../support/pwa-browser.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** How long the tests poll the page for a value. */
@@ -42,12 +42,12 @@ export function useJourneys(chromium: { readonly browser: Browser }, viewport: V
   let page: Page;
   let agent: AgentClient;
   let otherAgent: AgentClient;
+  // What the tests read, set before them.
+  const state = {} as { harness: Harness; origin: string; page: Page; phone: AppBrowser; reviewer: AppBrowser; agent: AgentClient; otherAgent: AgentClient };
 
   /** The customer enrolls on their phone, from an operator's link. */
   async function enrollCustomer(): Promise<void> {
-    await page.goto(await enrollmentLink(harness, customer, 'Cara Customer'));
-    await page.getByTestId('enroll-button').click();
-    await page.getByTestId('inbox-empty').waitFor();
+    await enrollOnPage(page, harness, customer, 'Cara Customer');
   }
 
   /** The finance reviewer enrolls on a device of their own, given the role before they finish. */
@@ -59,11 +59,8 @@ export function useJourneys(chromium: { readonly browser: Browser }, viewport: V
   }
 
   beforeAll(async () => {
-    const port = await freePort();
-    origin = `http://localhost:${port}`;
     // Two devices per user: the add-device journey reaches the cap and sees it refused.
-    harness = await createHarness({ publicUrl: origin, env: { MAX_DEVICES_PER_USER: '2' } });
-    await harness.listen(port);
+    ({ harness, origin } = await listeningHarness({ env: { MAX_DEVICES_PER_USER: '2' } }));
     const agentCredentials = await harness.createClient('Support agent');
     agent = createAgentClient({ issuer: origin, clientId: agentCredentials.client_id, clientSecret: agentCredentials.client_secret, fetch: harness.fetch });
     const otherCredentials = await harness.createClient('Unknown agent');
@@ -71,6 +68,7 @@ export function useJourneys(chromium: { readonly browser: Browser }, viewport: V
     phone = await openAppBrowser(chromium.browser, origin, viewport);
     reviewer = await openAppBrowser(chromium.browser, origin, viewport);
     page = phone.page;
+    Object.assign(state, { harness, origin, page, phone, reviewer, agent, otherAgent });
     await mkdir(`${ROOT}docs/screenshots`, { recursive: true });
     if (enroll) {
       await enrollCustomer();
@@ -115,37 +113,5 @@ export function useJourneys(chromium: { readonly browser: Browser }, viewport: V
     await expect.poll(() => on.getByTestId('request-screen').getAttribute('data-auth-req-id'), poll).toBe(id);
   }
 
-  return {
-    customer,
-    reviewerSub,
-    get harness() {
-      return harness;
-    },
-    get origin() {
-      return origin;
-    },
-    get page() {
-      return page;
-    },
-    get phone() {
-      return phone;
-    },
-    get reviewer() {
-      return reviewer;
-    },
-    get agent() {
-      return agent;
-    },
-    get otherAgent() {
-      return otherAgent;
-    },
-    enrollCustomer,
-    enrollReviewer,
-    check,
-    keepForReadme,
-    ask,
-    focused,
-    result,
-    open,
-  };
+  return Object.assign(state, { customer, reviewerSub, enrollCustomer, enrollReviewer, check, keepForReadme, ask, focused, result, open });
 }

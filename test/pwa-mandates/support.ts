@@ -3,10 +3,10 @@ import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { bcAuthorize, pollToken } from '../guarantees/policy-support.ts';
-import { createHarness, freePort, type Harness } from '../support/harness.ts';
+import type { Harness } from '../support/harness.ts';
 import { mandate, spend, spendPayment } from '../support/mandate.ts';
 import { expectAccessibleInBothSchemes } from '../support/pwa-axe.ts';
-import { ARTIFACTS, enrollmentLink, launchChromium, openAppBrowser, screenshot, STEP_MS, widthAt360, type AppBrowser } from '../support/pwa-browser.ts';
+import { ARTIFACTS, enrollOnPage, launchChromium, listeningHarness, openAppBrowser, screenshot, STEP_MS, widthAt360, type AppBrowser } from '../support/pwa-browser.ts';
 import { basic } from '../support/raw-request.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -37,19 +37,17 @@ export function useMandatePhone() {
   let app: AppBrowser;
   let page: Page;
   let client: { client_id: string; client_secret: string };
+  // What the tests read, set before them.
+  const state = {} as { harness: Harness; origin: string; app: AppBrowser; page: Page; client: typeof client };
 
   beforeAll(async () => {
-    const port = await freePort();
-    origin = `http://localhost:${port}`;
-    harness = await createHarness({ publicUrl: origin });
-    await harness.listen(port);
+    ({ harness, origin } = await listeningHarness());
     client = await harness.createClient('Bill payer');
     browser = await launchChromium();
     app = await openAppBrowser(browser, origin, 'phone');
     page = app.page;
-    await page.goto(await enrollmentLink(harness, sub, 'Mia Payer'));
-    await page.getByTestId('enroll-button').click();
-    await page.getByTestId('inbox-empty').waitFor();
+    await enrollOnPage(page, harness, sub, 'Mia Payer');
+    Object.assign(state, { harness, origin, app, page, client });
   });
 
   afterAll(async () => {
@@ -116,29 +114,5 @@ export function useMandatePhone() {
     return { authReqId: asked.authReqId, token };
   }
 
-  return {
-    sub,
-    get harness() {
-      return harness;
-    },
-    get origin() {
-      return origin;
-    },
-    get page() {
-      return page;
-    },
-    get app() {
-      return app;
-    },
-    get client() {
-      return client;
-    },
-    check,
-    signCount,
-    served,
-    texts,
-    askMandate,
-    approveOnPhone,
-    spentMandate,
-  };
+  return Object.assign(state, { sub, check, signCount, served, texts, askMandate, approveOnPhone, spentMandate });
 }

@@ -4,9 +4,9 @@ import { createAgentClient, type AgentClient } from '@countersign/agent';
 import { randomBytes } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { createHarness, freePort, type Harness } from '../support/harness.ts';
+import type { Harness } from '../support/harness.ts';
 import { payment } from '../support/payment.ts';
-import { enrollmentLink, openAppBrowser, screenshot, STEP_MS, widthAt360, type AppBrowser, type ViewportName } from '../support/pwa-browser.ts';
+import { enrollOnPage, listeningHarness, openAppBrowser, screenshot, STEP_MS, widthAt360, type AppBrowser, type ViewportName } from '../support/pwa-browser.ts';
 
 /** How long the tests poll the page for a value. */
 export const poll = { timeout: STEP_MS, interval: 50 };
@@ -71,21 +71,17 @@ export function useScreens(chromium: { readonly browser: Browser }, viewport: Vi
   let app: AppBrowser;
   let page: Page;
   let agent: AgentClient;
+  // What the tests read, set before them.
+  const state = {} as { harness: Harness; origin: string; app: AppBrowser; page: Page; agent: AgentClient };
 
   beforeAll(async () => {
-    const port = await freePort();
-    origin = `http://localhost:${port}`;
-    harness = await createHarness({ publicUrl: origin, pushSender });
-    await harness.listen(port);
+    ({ harness, origin } = await listeningHarness({ pushSender }));
     const credentials = await harness.createClient('Support agent');
     agent = createAgentClient({ issuer: origin, clientId: credentials.client_id, clientSecret: credentials.client_secret, fetch: harness.fetch });
     app = await openAppBrowser(chromium.browser, origin, viewport);
     page = app.page;
-    if (enroll) {
-      await page.goto(await enrollmentLink(harness, sub, 'Alice Martin'));
-      await page.getByTestId('enroll-button').click();
-      await page.getByTestId('inbox-empty').waitFor();
-    }
+    Object.assign(state, { harness, origin, app, page, agent });
+    if (enroll) await enrollOnPage(page, harness, sub, 'Alice Martin');
   });
 
   afterAll(async () => {
@@ -126,27 +122,5 @@ export function useScreens(chromium: { readonly browser: Browser }, viewport: Vi
     return asked;
   }
 
-  return {
-    sub,
-    sent,
-    get harness() {
-      return harness;
-    },
-    get origin() {
-      return origin;
-    },
-    get app() {
-      return app;
-    },
-    get page() {
-      return page;
-    },
-    get agent() {
-      return agent;
-    },
-    focused,
-    check,
-    ask,
-    openAsked,
-  };
+  return Object.assign(state, { sub, sent, focused, check, ask, openAsked });
 }

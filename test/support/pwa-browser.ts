@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type CDPSession, type Page, type Worker } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
-import type { Harness } from './harness.ts';
+import { createHarness, freePort, type Harness, type HarnessOptions } from './harness.ts';
 
 /** Screenshots of every screen go here (gitignored; CI keeps them as artifacts). */
 export const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
@@ -100,6 +100,22 @@ export async function enrollmentLink(harness: Harness, sub: string, displayName:
   const enrollment = await harness.admin('POST', `/users/${sub}/enrollments`);
   if (enrollment.status !== 201) throw new Error(`no enrollment: ${JSON.stringify(enrollment.body)}`);
   return enrollment.body.enrollment_url as string;
+}
+
+/** Enrolls `sub` (created as `displayName`) on `page` from an operator's link, and waits for the empty inbox. */
+export async function enrollOnPage(page: Page, harness: Harness, sub: string, displayName: string): Promise<void> {
+  await page.goto(await enrollmentLink(harness, sub, displayName));
+  await page.getByTestId('enroll-button').click();
+  await page.getByTestId('inbox-empty').waitFor();
+}
+
+/** A harness listening on a free port, its `PUBLIC_URL` that port's localhost origin (where a browser opens the app). */
+export async function listeningHarness(options: Omit<HarnessOptions, 'publicUrl'> = {}): Promise<{ harness: Harness; origin: string }> {
+  const port = await freePort();
+  const origin = `http://localhost:${port}`;
+  const harness = await createHarness({ ...options, publicUrl: origin });
+  await harness.listen(port);
+  return { harness, origin };
 }
 
 /** Waits until the service worker is active and controls the page (it claims clients on activate). */
