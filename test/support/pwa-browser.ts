@@ -1,7 +1,8 @@
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type CDPSession, type Page, type Worker } from 'playwright-core';
-import type { Harness } from './harness.ts';
+import { afterAll, beforeAll } from 'vitest';
+import { createHarness, freePort, type Harness, type HarnessOptions } from './harness.ts';
 
 /** Screenshots of every screen go here (gitignored; CI keeps them as artifacts). */
 export const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
@@ -22,6 +23,26 @@ export function launchChromium(): Promise<Browser> {
     executablePath: '/usr/bin/chromium',
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
+}
+
+/**
+ * One headless Chromium for the calling file (or describe): launched before its tests, closed
+ * after them; read it through `.browser`. A file checking both viewports shares it between them
+ * (each viewport gets contexts of its own), so a file launches Chromium once.
+ */
+export function useChromium(): { readonly browser: Browser } {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return {
+    get browser() {
+      return browser;
+    },
+  };
 }
 
 /** One browser profile on the app: a page, its CDP session and a virtual passkey authenticator. */
@@ -79,6 +100,22 @@ export async function enrollmentLink(harness: Harness, sub: string, displayName:
   const enrollment = await harness.admin('POST', `/users/${sub}/enrollments`);
   if (enrollment.status !== 201) throw new Error(`no enrollment: ${JSON.stringify(enrollment.body)}`);
   return enrollment.body.enrollment_url as string;
+}
+
+/** Enrolls `sub` (created as `displayName`) on `page` from an operator's link, and waits for the empty inbox. */
+export async function enrollOnPage(page: Page, harness: Harness, sub: string, displayName: string): Promise<void> {
+  await page.goto(await enrollmentLink(harness, sub, displayName));
+  await page.getByTestId('enroll-button').click();
+  await page.getByTestId('inbox-empty').waitFor();
+}
+
+/** A harness listening on a free port, its `PUBLIC_URL` that port's localhost origin (where a browser opens the app). */
+export async function listeningHarness(options: Omit<HarnessOptions, 'publicUrl'> = {}): Promise<{ harness: Harness; origin: string }> {
+  const port = await freePort();
+  const origin = `http://localhost:${port}`;
+  const harness = await createHarness({ ...options, publicUrl: origin });
+  await harness.listen(port);
+  return { harness, origin };
 }
 
 /** Waits until the service worker is active and controls the page (it claims clients on activate). */
