@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { requestId } from 'hono/request-id';
 import { performance } from 'node:perf_hooks';
-import type { Logger } from '../runtime/index.ts';
+import type { Logger, RequestLine } from '../runtime/index.ts';
 import { answeredRoute } from './answered-route.ts';
 
 declare module 'hono' {
@@ -30,14 +30,16 @@ export function requestLog(log: Logger): MiddlewareHandler[] {
     try {
       await next();
     } finally {
-      log.info('request', {
+      const line: RequestLine = {
         request_id: c.get('requestId'),
         method: c.req.method,
         route: answeredRoute(c),
         status: c.res.status,
         duration_ms: Math.round((performance.now() - started) * 100) / 100,
         ...(c.get('client_id') ? { client_id: c.get('client_id') } : {}),
-      });
+      };
+      if (log.request) log.request(line);
+      else log.info('request', { ...line });
     }
   };
   return [identify, logged];

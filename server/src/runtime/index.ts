@@ -2,5 +2,5 @@ export { Background } from './background.ts';
 export { ManualClock, OffsetClock, secondsUntil, systemClock, type Clock } from './clock.ts';
 export { randomId, type IdGenerator } from './ids.ts';
 export { intervalTicker, type Ticker } from './ticker.ts';
-export { consoleLogger, silentLogger, type Logger } from './logger.ts';
+export { consoleLogger, silentLogger, type Logger, type RequestLine } from './logger.ts';
 export { createPinoLogger, REDACTED_PATHS, type PinoLoggerOptions } from './pino-logger.ts';

@@ -6,6 +6,23 @@ export interface Logger {
   info(message: string, fields?: Record<string, unknown>): void;
   warn(message: string, fields?: Record<string, unknown>): void;
   error(message: string, fields?: Record<string, unknown>): void;
+  /**
+   * The line of one answered request (`msg: request`), at `info`. Its fields are a closed set of
+   * identifiers and numbers, so a logger may write it without searching it for secrets (the
+   * request log's cost is most of a cheap request's); without this method, `info('request', line)`.
+   */
+  request?(line: RequestLine): void;
+}
+
+/** The fields of a request's log line (`http/request-log.ts`): identifiers and numbers only. */
+export interface RequestLine {
+  request_id: string;
+  method: string;
+  /** The route's pattern, never the path with its ids. */
+  route: string;
+  status: number;
+  duration_ms: number;
+  client_id?: string;
 }
 
 /** One JSON line per entry on stdout/stderr. */

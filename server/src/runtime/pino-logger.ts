@@ -29,7 +29,16 @@ export interface PinoLoggerOptions {
  * through pino-pretty, loaded only then (a development dependency: a production install has none, and
  * then gets JSON lines).
  *
- * @see https://getpino.io (redaction: `redact.paths`, `censor`)
+ * Two costs of a cheap request's line are kept off it (measured in docs/performance.md):
+ * - Redaction: the request line ({@link Logger.request}: identifiers and numbers only) goes
+ *   through a second pino on the same destination, without redaction paths, which search every
+ *   line's members.
+ * - The write: to stdout, lines are written asynchronously (pino's `sync: false`): under load the
+ *   lines waiting for one write go out together, at low load each line as it comes. Lines not yet
+ *   written are flushed when the process exits; a hard kill loses them (the audit trail is in the
+ *   store, not in the log).
+ *
+ * @see https://getpino.io (redaction: `redact.paths`, `censor`; asynchronous logging: `pino.destination`)
  */
 export async function createPinoLogger(options: PinoLoggerOptions = {}): Promise<Logger> {
   let destination = options.destination;
@@ -39,10 +48,24 @@ export async function createPinoLogger(options: PinoLoggerOptions = {}): Promise
     const loaded = await import('pino-pretty').catch(() => null);
     if (loaded) destination = loaded.default({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', singleLine: true });
   }
-  const logger = pino({ level: options.level ?? 'info', base: undefined, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, destination);
+  if (!destination) {
+    const stdout = pino.destination({ dest: 1, sync: false });
+    process.once('exit', () => {
+      try {
+        stdout.flushSync();
+      } catch {
+        // Not open yet, or closed: nothing is waiting to be written.
+      }
+    });
+    destination = stdout;
+  }
+  const level = options.level ?? 'info';
+  const logger = pino({ level, base: undefined, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, destination);
+  const lines = pino({ level, base: undefined }, destination);
   return {
     info: (message, fields) => logger.info(fields ?? {}, message),
     warn: (message, fields) => logger.warn(fields ?? {}, message),
     error: (message, fields) => logger.error(fields ?? {}, message),
+    request: (line) => lines.info(line, 'request'),
   };
 }
