@@ -169,14 +169,13 @@ return 1`,
   countersignSortedWindowAdd: `
 local now, window, member = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[6])
-local had = redis.call('ZSCORE', KEYS[1], member)
 local count = redis.call('ZCARD', KEYS[1])
-if not had and count + 1 > tonumber(ARGV[5]) then return {0, count} end
-redis.call('ZADD', KEYS[1], ARGV[4], member)
+-- Whether the member is there matters only at the limit; below it, ZADD says (0: it was there).
+if count + 1 > tonumber(ARGV[5]) and not redis.call('ZSCORE', KEYS[1], member) then return {0, count} end
+local added = redis.call('ZADD', KEYS[1], ARGV[4], member)
 local newest = tonumber(redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')[2])
 redis.call('PEXPIRE', KEYS[1], string.format('%.0f', math.max(1, newest + window - now)))
-if had then return {1, count} end
-return {1, count + 1}`,
+return {1, count + added}`,
   // ARGV: now ms, step ms, span ms, '1' to peek (see rate-entry.ts). The generic cell rate
   // algorithm on one string, the schedule's next free time: read, compare and move on in one script,
   // so calls racing on many connections (and instances) are counted one after another and exactly
