@@ -27,7 +27,7 @@ describe('RedisStore windows', () => {
       }
       expect(await redis.type(`${prefix}${k}`)).toBe('list');
       expect(await redis.llen(`${prefix}${k}`)).toBe(1001);
-      expect(await redis.lindex(`${prefix}${k}`, 0)).toBe(`#${(T + 999).toString(36)} EUR=${1000 * 49_000 + 499_500}`);
+      expect(await redis.lindex(`${prefix}${k}`, 0)).toBe(`#${(T + 999).toString(36)}/${(1000).toString(36)} EUR=${1000 * 49_000 + 499_500}`);
       // An entry: its time and amount in base 36, a NUL, the member; about 40 bytes in a listpack.
       expect(await redis.lindex(`${prefix}${k}`, 1)).toMatch(new RegExp(`^${T.toString(36)} EUR${(49_000).toString(36)}\u0000[A-Za-z0-9_-]{16}$`));
       expect(Number(await redis.call('MEMORY', 'USAGE', `${prefix}${k}`, 'SAMPLES', '0')) / 1000).toBeLessThan(48);
@@ -46,6 +46,36 @@ describe('RedisStore windows', () => {
       await expect(store.windowAdd(foreign, { nowMs: T, windowMs: 60_000, member: 'a', maxCount: 5 })).rejects.toThrow(/has no header/);
       await expect(store.windowRemove(foreign, 'y')).resolves.toBe(false);
       expect(await redis.lrange(`${prefix}${foreign}`, 0, -1)).toStrictEqual(['x', 'y']);
+    } finally {
+      redis.disconnect();
+      await store.close();
+    }
+  });
+});
+
+describe('RedisStore windows written by the earlier layout, and long expiries', () => {
+  it('counts a window whose header has no count by its length, and drops many expired entries in one add', async () => {
+    const store = await connect();
+    const redis = new Redis(inject('redisUrl'));
+    try {
+      const T = 1_795_977_923_372;
+      // The layout an earlier version writes (and keeps writing during a rolling upgrade): no count in the header.
+      const old = `old-window:{${randomBytes(4).toString('hex')}}`;
+      await redis.rpush(`${prefix}${old}`, `#${(T + 1).toString(36)} EUR=300`, `${T.toString(36)} EUR${(100).toString(36)}\u0000a`, `${(T + 1).toString(36)} EUR${(200).toString(36)}\u0000b`);
+      expect(await store.windowAdd(old, { nowMs: T + 2, windowMs: 60_000, member: 'c', amounts: { EUR: 5 }, maxCount: 5 })).toStrictEqual({ ok: true, count: 3, totals: { EUR: 305 } });
+      expect(await redis.lindex(`${prefix}${old}`, 0)).toBe(`#${(T + 2).toString(36)}/3 EUR=305`);
+      expect(await store.windowRemove(old, 'a')).toBe(true);
+      expect(await redis.lrange(`${prefix}${old}`, 0, 0)).toStrictEqual([`#${(T + 2).toString(36)}/2 EUR=205`]);
+      // 100 entries, of which 61 leave at once: more than one read of the oldest entries.
+      const k = `long-window:{${randomBytes(4).toString('hex')}}`;
+      for (let i = 0; i < 100; i++) await store.windowAdd(k, { nowMs: T + i, windowMs: 1000, member: `m${i}`, amounts: { EUR: i }, maxCount: 1000 });
+      const kept = Array.from({ length: 39 }, (_, i) => 61 + i).reduce((a, b) => a + b, 0);
+      expect(await store.windowAdd(k, { nowMs: T + 1060, windowMs: 1000, member: 'last', amounts: { EUR: 1 }, maxCount: 1000 })).toStrictEqual({ ok: true, count: 40, totals: { EUR: kept + 1 } });
+      expect(await redis.llen(`${prefix}${k}`)).toBe(41);
+      expect(await redis.lindex(`${prefix}${k}`, 1)).toMatch(new RegExp(`^${(T + 61).toString(36)} `));
+      // Everything expired and the add refused: the window is gone.
+      expect(await store.windowAdd(k, { nowMs: T + 5000, windowMs: 1000, member: 'x', maxCount: 0 })).toMatchObject({ ok: false, exceeded: 'count' });
+      expect(await redis.exists(`${prefix}${k}`)).toBe(0);
     } finally {
       redis.disconnect();
       await store.close();

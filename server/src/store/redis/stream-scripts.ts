@@ -11,9 +11,9 @@ export const STREAM_SCRIPTS = {
   // lands whole after the named tail, indexed, or not at all; an index never names an entry the
   // chain lacks. An index is a string of ids separated by spaces (`StreamIndex`): GET and SET
   // rather than APPEND, whose growth doubles the allocation, so a request's two ids stay one
-  // embedded string. The types are checked before the first write, because a Lua error after an
-  // XADD would leave the entries appended but unindexed; a list index (the layout before) is read
-  // there and replaced by the string. Answers the new ids in order, or the tail it lost to.
+  // embedded string. The indexes are read (GET, and TYPE only when GET is refused) before the first
+  // write, because a Lua error after an XADD would leave the entries appended but unindexed; a list
+  // index (the layout before) is read there and replaced by the string. Answers the new ids in order, or the tail it lost to.
   // Mirrors `streamAppendManyAfter` in memory-store.ts.
   countersignStreamAppendManyAfter: `
 local newest = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)[1]
@@ -24,11 +24,14 @@ if newestId ~= ARGV[1] then
 end
 local joined, ttls = {}, {}
 for k = 2, #KEYS do
-  local kind = redis.call('TYPE', KEYS[k]).ok
-  if kind == 'string' then joined[k] = redis.call('GET', KEYS[k])
-  elseif kind == 'list' then joined[k] = table.concat(redis.call('LRANGE', KEYS[k], 0, -1), ' ')
-  elseif kind == 'none' then joined[k] = ''
-  else return redis.error_reply('WRONGTYPE the index ' .. KEYS[k] .. ' holds a ' .. kind) end
+  -- GET first (a string or none, the layout of now); TYPE only when it is refused (WRONGTYPE).
+  local got = redis.pcall('GET', KEYS[k])
+  if type(got) ~= 'table' then joined[k] = got or ''
+  else
+    local kind = redis.call('TYPE', KEYS[k]).ok
+    if kind == 'list' then joined[k] = table.concat(redis.call('LRANGE', KEYS[k], 0, -1), ' ')
+    else return redis.error_reply('WRONGTYPE the index ' .. KEYS[k] .. ' holds a ' .. kind) end
+  end
 end
 -- An entry whose once-token its index holds was appended before: nothing is written.
 -- So is the second of two entries of one batch with the same token.

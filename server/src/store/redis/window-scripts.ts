@@ -2,14 +2,17 @@
 
 /**
  * The layout of a sliding window (`Store.windowAdd`): ONE list, so a script touches KEYS[1] only.
- *  - index 0, the header: `#<newest time in base 36>` then ` CUR=<total>` per currency (decimal,
- *    only those above 0).
+ *  - index 0, the header: `#<newest time in base 36>/<entry count in base 36>` then ` CUR=<total>`
+ *    per currency (decimal, only those above 0). A header without the count (written by an
+ *    earlier version, which reads this one and rewrites it without the count) has its count read
+ *    as the list's length less one.
  *  - then the entries, oldest first: the time in base 36, ` CUR<amount in base 36>` per currency,
  *    a NUL byte, then the member (e.g. `mx26vup8 EUR11t4\0p3Sx0Vd-2hQ9Z8aL`).
- * Entries leave from the front in the order they came, so an add drops each expired entry with one
- * LPOP and adds with one RPUSH: O(1) per entry, whatever the window holds. A list is a quicklist of
- * listpacks, compact at any length (a hash or sorted set past 512 or 128 entries is not). A window
- * with no entries is deleted.
+ * Entries leave from the front in the order they came, so an add reads the header and the oldest
+ * entries with one LRANGE, drops what expired with one LTRIM, rewrites the header in place (LSET)
+ * and adds with one RPUSH: O(1) commands per add, whatever the window holds. A list is a
+ * quicklist of listpacks, compact at any length (a hash or sorted set past 512 or 128 entries is
+ * not). A window with no entries is deleted.
  *
  * (Before, a window was a hash holding a heap by score, under `win:{…}:velocity-user|client` keys:
  * those are no longer read, and expire within their window.)
@@ -42,19 +45,23 @@ local function add_amounts(totals, entry, sign)
     if total > 0 then totals[cur] = total else totals[cur] = nil end
   end
 end
--- Takes the header off the front: the newest time (nil for no window) and the totals. Checked
--- before it is popped: a script error does not undo what it wrote before it.
-local function take_header()
-  local header = redis.call('LINDEX', KEYS[1], 0)
+-- Reads a window from its first elements (the header, then the oldest entries): the newest time
+-- (nil for no window), the totals, and the entry count. The count is the header's, after a '/';
+-- a header an earlier version wrote has none (it rewrites the header without it), so it is then
+-- the list's length less the header. Checked before anything is written: a script error does not
+-- undo what it wrote before it.
+local function read_header(first)
+  local header = first[1]
   local totals = {}
-  if not header then return nil, totals end
+  if not header then return nil, totals, 0 end
   if not string.find(header, '^#%-?[0-9a-z]+') then error('the window ' .. KEYS[1] .. ' has no header') end
-  redis.call('LPOP', KEYS[1])
   for cur, amt in string.gmatch(header, ' (%u%u%u)=(%d+)') do totals[cur] = tonumber(amt) end
-  return from36(string.match(header, '^#(%-?[0-9a-z]+)')), totals
+  local count = string.match(header, '^#%-?[0-9a-z]+/([0-9a-z]+)')
+  if count then count = from36(count) else count = redis.call('LLEN', KEYS[1]) - 1 end
+  return from36(string.match(header, '^#(%-?[0-9a-z]+)')), totals, count
 end
--- Puts the header back (or deletes an empty window) and answers the totals above 0 as a flat list.
-local function put_header(newest, totals)
+-- The header for these figures, and the totals above 0 as a flat list (the scripts' answer).
+local function header_of(newest, count, totals)
   local parts, shown = {}, {}
   for cur, total in pairs(totals) do
     if total > 0 then
@@ -63,9 +70,7 @@ local function put_header(newest, totals)
       shown[#shown + 1] = string.format('%.0f', total)
     end
   end
-  if redis.call('LLEN', KEYS[1]) == 0 then redis.call('DEL', KEYS[1]) return shown end
-  redis.call('LPUSH', KEYS[1], '#' .. to36(newest) .. table.concat(parts))
-  return shown
+  return '#' .. to36(newest) .. '/' .. to36(count) .. table.concat(parts), shown
 end
 `;
 
@@ -87,14 +92,26 @@ for i = 0, n - 1 do
 end
 local m = tonumber(ARGV[6 + n * 2])
 local floor = now - window
-local newest, totals = take_header()
-while true do
-  local head = redis.call('LINDEX', KEYS[1], 0)
+-- The header and the eight oldest entries in one read; further entries 64 at a time, only while
+-- all of those read have expired. Expired entries are counted here and dropped with the header's
+-- write: LTRIM takes the header and all but the last of them, LSET turns that one into the header.
+local first = redis.call('LRANGE', KEYS[1], 0, 8)
+local newest, totals, count = read_header(first)
+local buf, base, dropped = first, 0, 0
+while dropped < count do
+  -- buf[k] is the list's element base + k - 1; the oldest entry left is element dropped + 1.
+  local k = dropped + 2 - base
+  if buf[k] == nil then
+    base = dropped + 1
+    buf = redis.call('LRANGE', KEYS[1], base, base + 63)
+    k = 1
+  end
+  local head = buf[k]
   if not head or score_of(head) > floor then break end
-  redis.call('LPOP', KEYS[1])
   add_amounts(totals, head, -1)
+  dropped = dropped + 1
 end
-local count = redis.call('LLEN', KEYS[1])
+count = count - dropped
 local verdict = 'ok'
 if count + 1 > maxCount then verdict = 'count'
 else
@@ -103,14 +120,26 @@ else
     if (totals[cur] or 0) + (amounts[cur] or 0) > tonumber(ARGV[8 + n * 2 + i * 2]) then verdict = 'amount' break end
   end
 end
+local entry
 if verdict == 'ok' then
-  redis.call('RPUSH', KEYS[1], value .. '\\0' .. member)
+  entry = value .. '\\0' .. member
   add_amounts(totals, value .. '\\0', 1)
   count = count + 1
   if newest == nil or now > newest then newest = now end
 end
 if newest == nil then newest = now end
-local shown = put_header(newest, totals)
+local header, shown = header_of(newest, count, totals)
+if count == 0 then
+  if first[1] then redis.call('DEL', KEYS[1]) end
+  return {verdict, count, unpack(shown)}
+end
+if not first[1] then
+  redis.call('RPUSH', KEYS[1], header, entry)
+else
+  if dropped > 0 then redis.call('LTRIM', KEYS[1], dropped, -1) end
+  if dropped > 0 or header ~= first[1] then redis.call('LSET', KEYS[1], 0, header) end
+  if entry then redis.call('RPUSH', KEYS[1], entry) end
+end
 if verdict == 'ok' then redis.call('PEXPIRE', KEYS[1], string.format('%.0f', math.max(1, newest + window - now))) end
 return {verdict, count, unpack(shown)}`,
   // ARGV: the member. Takes its newest entry out of a window (a rollback), looking from the newest
@@ -127,10 +156,11 @@ end
 local found = newest_of(redis.call('LRANGE', KEYS[1], -64, -1))
 if not found and redis.call('LLEN', KEYS[1]) > 64 then found = newest_of(redis.call('LRANGE', KEYS[1], 0, -65)) end
 if not found then return 0 end
-local newest, totals = take_header()
+local newest, totals, count = read_header({redis.call('LINDEX', KEYS[1], 0)})
 redis.call('LREM', KEYS[1], -1, found)
 add_amounts(totals, found, -1)
-put_header(newest, totals)
+count = count - 1
+if count <= 0 then redis.call('DEL', KEYS[1]) else redis.call('LSET', KEYS[1], 0, (header_of(newest, count, totals))) end
 return 1`,
   // ARGV: now, window, member, score, maxCount, floor (now - window). A counted window in a sorted
   // set: drop what left it, then add the member when it fits (a member that is there always does);
@@ -139,14 +169,13 @@ return 1`,
   countersignSortedWindowAdd: `
 local now, window, member = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[6])
-local had = redis.call('ZSCORE', KEYS[1], member)
 local count = redis.call('ZCARD', KEYS[1])
-if not had and count + 1 > tonumber(ARGV[5]) then return {0, count} end
-redis.call('ZADD', KEYS[1], ARGV[4], member)
+-- Whether the member is there matters only at the limit; below it, ZADD says (0: it was there).
+if count + 1 > tonumber(ARGV[5]) and not redis.call('ZSCORE', KEYS[1], member) then return {0, count} end
+local added = redis.call('ZADD', KEYS[1], ARGV[4], member)
 local newest = tonumber(redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')[2])
 redis.call('PEXPIRE', KEYS[1], string.format('%.0f', math.max(1, newest + window - now)))
-if had then return {1, count} end
-return {1, count + 1}`,
+return {1, count + added}`,
   // ARGV: now ms, step ms, span ms, '1' to peek (see rate-entry.ts). The generic cell rate
   // algorithm on one string, the schedule's next free time: read, compare and move on in one script,
   // so calls racing on many connections (and instances) are counted one after another and exactly
