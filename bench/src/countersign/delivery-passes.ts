@@ -41,7 +41,7 @@ function keyed(result: LoadResult, keyOf: (index: number) => string): { key: str
  * knows a request's message by its `Topic` (`topicFor(auth_req_id)`, what the server sends), so
  * nothing is decrypted. Answers the row, its `delivery`, and the requests it made.
  */
-export async function requestToPush(ctx: BenchContext, server: CountersignServer, actors: Actors, receiver: PushReceiver, rate: number): Promise<{ measured: Measured; pending: PendingRequest[] }> {
+export async function requestToPush(ctx: BenchContext, server: CountersignServer, actors: Actors, receiver: PushReceiver, rate: number, share: 'half' | 'quarter' = 'half'): Promise<{ measured: Measured; pending: PendingRequest[] }> {
   const tag = `pushpaced${Date.now().toString(36)}`;
   const { items, planned } = backchannelBodies(
     actors.push.map((user) => user.sub),
@@ -50,19 +50,22 @@ export async function requestToPush(ctx: BenchContext, server: CountersignServer
   );
   let delivery: Delivery | undefined;
   const spec = { name: `cs-${tag}`, mode: 'paced' as const, rate, target: server.target, method: 'POST' as const, path: '/bc-authorize', headers: { authorization: actors.client.authorization, 'content-type': 'application/x-www-form-urlencoded' }, items, expect: { status: 200 }, capture: 'auth_req_id', stamp: true };
-  const run = await measure(ctx, server.child, 'countersign', `POST /bc-authorize (push, paced at half the peak, ${rate}/s)`, spec, async (result) => {
+  const run = await measure(ctx, server.child, 'countersign', `POST /bc-authorize (push, paced at ${share === 'half' ? 'half' : 'a quarter of'} the peak, ${rate}/s)`, spec, async (result) => {
     const ids = new Map(parseCaptures(result.captured).map(({ index, value }) => [index, value]));
     const waited = await settle(
       receiver,
       [...ids.values()].map((id) => topicFor(id)),
     );
-    delivery = deliveryOf(
-      'push',
-      "/bc-authorize's answer at the load process",
-      'its push at the receiver',
-      keyed(result, (index) => topicFor(ids.get(index) ?? '')),
-      receiver.arrivals,
-    );
+    delivery = {
+      ...deliveryOf(
+        'push',
+        "/bc-authorize's answer at the load process",
+        'its push at the receiver',
+        keyed(result, (index) => topicFor(ids.get(index) ?? '')),
+        receiver.arrivals,
+      ),
+      share,
+    };
     return `${describeDelivery(delivery)}; the last push of the run ${(waited / 1000).toFixed(1)} s after the load stopped (${receiver.stats.malformed} malformed in all)`;
   });
   const pending = parseCaptures(run.captured).map(({ index, value }) => ({ id: value, sub: planned[index]!.sub, details: planned[index]!.details }));
@@ -83,7 +86,7 @@ export async function preparePings(ctx: BenchContext, server: CountersignServer,
  * and the time from each answer at the load process to the ping (`{auth_req_id}`, CIBA Core §10.2)
  * at the client's notification endpoint, the benchmark's ping receiver. Answers the row with its `delivery`.
  */
-export async function approvalToPing(ctx: BenchContext, server: CountersignServer, receiver: PingReceiver, pool: { pending: PendingRequest[]; items: LoadItem[] }, rate: number): Promise<Measured> {
+export async function approvalToPing(ctx: BenchContext, server: CountersignServer, receiver: PingReceiver, pool: { pending: PendingRequest[]; items: LoadItem[] }, rate: number, share: 'half' | 'quarter' = 'half'): Promise<Measured> {
   let delivery: Delivery | undefined;
   const spec = {
     name: `cs-decision-ping-${Date.now().toString(36)}`,
@@ -97,13 +100,13 @@ export async function approvalToPing(ctx: BenchContext, server: CountersignServe
     expect: { status: 200 },
     stamp: true,
   };
-  const run = await measure(ctx, server.child, 'countersign', `POST /api/device/requests/{id}/decision (ping client, paced at half the peak, ${rate}/s)`, spec, async (result) => {
+  const run = await measure(ctx, server.child, 'countersign', `POST /api/device/requests/{id}/decision (ping client, paced at ${share === 'half' ? 'half' : 'a quarter of'} the peak, ${rate}/s)`, spec, async (result) => {
     const approved = keyed(result, (index) => pool.pending[index]!.id);
     const waited = await settle(
       receiver,
       approved.map(({ key }) => key),
     );
-    delivery = deliveryOf('ping', "the decision's answer at the load process", 'its ping at the notification endpoint', approved, receiver.arrivals);
+    delivery = { ...deliveryOf('ping', "the decision's answer at the load process", 'its ping at the notification endpoint', approved, receiver.arrivals), share };
     return `${describeDelivery(delivery)}; the last ping of the window ${(waited / 1000).toFixed(1)} s after the load stopped (${receiver.stats.malformed} malformed in all)`;
   });
   return { ...run.measured, ...(delivery ? { delivery } : {}) };

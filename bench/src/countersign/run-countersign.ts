@@ -50,6 +50,10 @@ export async function runCountersign(ctx: BenchContext, server: CountersignServe
   rows.bcAuthorizePush = pushed.measured!;
   const pushPaced = await requestToPush(ctx, server, actors, receiver, Math.max(1, Math.round(rows.bcAuthorizePush.rps / 2)));
   rows.bcAuthorizePushHalf = pushPaced.measured;
+  // A quarter of the peak too: at half, the pushes may queue behind each other (the closed-loop
+  // peak counts answers, and the pushes follow them), and the latency away from saturation is
+  // what a person waiting for a phone to buzz sees.
+  rows.bcAuthorizePushQuarter = (await requestToPush(ctx, server, actors, receiver, Math.max(1, Math.round(rows.bcAuthorizePush.rps / 4)), 'quarter')).measured;
 
   const plain = await backchannel(ctx, server, actors, actors.plain, Math.min(poolFor(floor / 2), actors.plain.length * 900), 'POST /bc-authorize (no push)');
   rows.bcAuthorize = plain.measured!;
@@ -83,6 +87,8 @@ export async function runCountersign(ctx: BenchContext, server: CountersignServe
   const pingRate = Math.max(1, Math.round(decided.measured.rps / 2));
   ctx.log(`  making the ping client's requests for ${pingRate}/s, opening them on their devices and signing approvals`);
   rows.decisionPing = await approvalToPing(ctx, server, receivers.pings, await preparePings(ctx, server, actors, pingRate), pingRate);
+  const quarterPingRate = Math.max(1, Math.round(decided.measured.rps / 4));
+  rows.decisionPingQuarter = await approvalToPing(ctx, server, receivers.pings, await preparePings(ctx, server, actors, quarterPingRate), quarterPingRate, 'quarter');
 
   const approved = await approveInStore(store, pending);
   ctx.log(`  ${approved} more requests approved in the store (with the decision's compare-and-swap)`);

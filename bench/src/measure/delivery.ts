@@ -20,6 +20,8 @@ export interface Delivery {
   beforeAnswer: number;
   /** Answer to arrival, milliseconds. */
   latency: LatencySummary;
+  /** The share of the step's peak the run was paced at: the targets are judged at `half`; `quarter` shows the latency away from saturation. */
+  share?: 'half' | 'quarter';
 }
 
 /**
