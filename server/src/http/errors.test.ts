@@ -2,7 +2,8 @@ import { authorizationDetails, CountersignError, createClientBody } from '@count
 import { Hono } from 'hono';
 import { ReplyError } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import type { Logger } from '../runtime/index.ts';
+import { Writable } from 'node:stream';
+import { createPinoLogger, type Logger } from '../runtime/index.ts';
 import { StoreUnavailableError } from '../store/index.ts';
 import { describeIssue, errorHandler } from './errors.ts';
 
@@ -125,5 +126,19 @@ describe('describeIssue, for what a newcomer sends', () => {
     const parsed = createClientBody.safeParse(body);
     expect(parsed.success).toBe(false);
     expect(describeIssue(parsed.error!, '', body)).toBe('name is required; `nam` is not a known member');
+  });
+});
+
+describe('errorHandler and the log of an unexposed error', () => {
+  it("keeps the error's reason code in its log line (as error_code: `code` is a redacted member, for enrollment codes)", async () => {
+    const caught: string[] = [];
+    const sink = new Writable({ write: (chunk, _encoding, done) => void (caught.push(String(chunk)), done()) });
+    const app = new Hono();
+    app.onError(errorHandler(await createPinoLogger({ destination: sink })));
+    app.get('/', () => {
+      throw new CountersignError('temporarily_unavailable', 'This device is being changed by another call. Try again.');
+    });
+    expect((await app.request('/')).status).toBe(503);
+    expect(JSON.parse(caught.join(''))).toMatchObject({ msg: 'internal error', error_code: 'temporarily_unavailable' });
   });
 });

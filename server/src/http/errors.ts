@@ -129,7 +129,7 @@ export function errorHandler(log: Logger) {
       return storeUnavailable(c, failure);
     }
     if (error instanceof CountersignError) {
-      if (!error.expose) log.error('internal error', { code: error.code, error: String(error.cause ?? error.message) });
+      if (!error.expose) log.error('internal error', { error_code: error.code, error: String(error.cause ?? error.message) });
       const body = error.toJSON();
       return c.json({ ...body, error_description: oauthDescription(String(body.error_description)) }, error.status as ContentfulStatusCode, { 'Cache-Control': 'no-store', ...error.headers });
     }
