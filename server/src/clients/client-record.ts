@@ -1,6 +1,6 @@
 import type { CLIENT_SIGNING_ALGS, TOKEN_ENDPOINT_AUTH_METHODS } from '@countersign/shared';
 import type { JWK } from 'jose';
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { equalInConstantTime, sha256Base64url } from '../runtime/index.ts';
 
 /** A registered client (agent or backend), as stored. The secret is kept only as a hash. */
 export interface ClientRecord {
@@ -32,12 +32,10 @@ export interface ClientRecord {
 
 /** The hash a client secret is stored as. */
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('base64url');
+  return sha256Base64url(secret);
 }
 
 /** Compares a presented secret with the stored hash in constant time. */
 export function secretMatches(presented: string, secretHash: string): boolean {
-  const a = Buffer.from(hashSecret(presented));
-  const b = Buffer.from(secretHash);
-  return a.length === b.length && timingSafeEqual(a, b);
+  return equalInConstantTime(hashSecret(presented), secretHash);
 }

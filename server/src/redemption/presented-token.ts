@@ -1,7 +1,7 @@
 import { CountersignError, tenantName } from '@countersign/shared';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import { timingSafeEqual } from 'node:crypto';
 import type { Deps } from '../deps.ts';
+import { equalInConstantTime } from '../runtime/index.ts';
 import { isRequestId, mandateOf } from '../requests/index.ts';
 import type { Fields } from '../store/index.ts';
 import { approvalAudience, SIGNING_ALGORITHMS, TOKEN_HASH_FIELD, tokenHash, verifyApprovalToken, type ApprovalClaims } from '../tokens/index.ts';
@@ -68,12 +68,6 @@ export function readPresentedToken(issuer: string, text: string): PresentedToken
   return { text, claims: claims as unknown as ApprovalClaims, hash: tokenHash(text), authentic: false, legacy: false };
 }
 
-function sameText(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
-}
-
 /**
  * Whether the token's signature verifies (this server's key, the explicit algorithms, issuer,
  * audience, expiry; for a mandate's token, expiry less the grace period, so that the spend's own
@@ -108,7 +102,7 @@ export async function proveToken(deps: Pick<Deps, 'clock' | 'config' | 'keyRing'
   }
   const stored = fields[TOKEN_HASH_FIELD];
   if (stored) {
-    if (!sameText(stored, token.hash)) throw invalidToken('The token is not the one issued for this approval.');
+    if (!equalInConstantTime(stored, token.hash)) throw invalidToken('The token is not the one issued for this approval.');
     token.authentic = true;
     return;
   }

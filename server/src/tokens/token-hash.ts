@@ -1,5 +1,4 @@
-import { base64url } from '@countersign/shared';
-import { createHash } from 'node:crypto';
+import { sha256Base64url } from '../runtime/index.ts';
 
 /**
  * The field of a request's record that holds {@link tokenHash} of the approval token issued for it,
@@ -18,5 +17,5 @@ export const TOKEN_HASH_FIELD = 'token_hash';
  * the token back.
  */
 export function tokenHash(token: string): string {
-  return base64url(createHash('sha256').update(token, 'utf8').digest());
+  return sha256Base64url(token);
 }
