@@ -1,6 +1,7 @@
 /** The audit trail (docs/design.md guarantee 9, docs/audit.md): instances and concurrent records appending to one tenant at once never fork the chain. */
 import { describe, expect, it } from 'vitest';
 import { createAuditLog, type StoredAuditEvent } from '../../../server/src/audit/index.ts';
+import { counting } from '../../../server/src/audit/audit-log.test-support.ts';
 import { OffsetClock } from '../../../server/src/runtime/index.ts';
 import { testPrefix, testRedisStore } from '../../support/redis.ts';
 
@@ -28,18 +29,8 @@ describe('group commit: one instance appending many events to one tenant on Redi
   it('lands 200 concurrent records in a few script calls, in call order, and the chain verifies', async () => {
     const store = await testRedisStore();
     try {
-      const calls: Record<string, number> = {};
       // Counts the store's calls by method, so the number of script calls (round trips) shows.
-      const counted = new Proxy(store, {
-        get(target, name, receiver) {
-          const value = Reflect.get(target, name, receiver) as unknown;
-          if (typeof value !== 'function' || typeof name !== 'string') return value;
-          return (...args: unknown[]) => {
-            calls[name] = (calls[name] ?? 0) + 1;
-            return (value as (...a: unknown[]) => unknown).apply(target, args);
-          };
-        },
-      });
+      const { counted, calls } = counting(store);
       const audit = createAuditLog(counted, new OffsetClock(), 3600);
       await Promise.all(Array.from({ length: 200 }, (_, n) => audit.record({ type: 'refused', reason: 'invalid_request', tenant: 'default', auth_req_id: `req_${n % 8}`, channel: 'agent', detail: { n } })));
       expect(calls.streamAppendAfter ?? 0).toBe(0);
